@@ -1,0 +1,69 @@
+/**
+ * The two storage interfaces injected into the core (DESIGN.md): an immutable content-addressed
+ * ContentStore and the mutable NameService. Implementations live in src/storage.
+ */
+import type { CID } from 'multiformats/cid';
+
+/** Immutable, content-addressed blob storage. `get` must verify bytes against the CID. */
+export interface ContentStore {
+  /** Store bytes under the CID of the given kind codec (see commit/cid.ts); returns that CID. */
+  put(codec: number, bytes: Uint8Array): Promise<CID>;
+  /** Store bytes under a CID the caller computed; the store re-verifies it. */
+  putWithCid(cid: CID, bytes: Uint8Array): Promise<void>;
+  /** Bytes of a CID, verified; a missing object is a 404 LedgraphError, a digest mismatch a 502. */
+  get(cid: CID): Promise<Uint8Array>;
+  has(cid: CID): Promise<boolean>;
+  /** Remove an object (hard drop); missing objects are ignored. Returns true when something was deleted. */
+  delete(cid: CID): Promise<boolean>;
+  /** Release resources. */
+  close(): Promise<void>;
+}
+
+/** The nameservice record of one `name:branch` (replication.md §5). CIDs as base32 strings. */
+export interface NsRecord {
+  ledger_id: string;
+  name: string;
+  branch: string;
+  commit_head_id: string | null;
+  commit_t: number;
+  index_head_id: string | null;
+  index_t: number;
+  default_context: string | null;
+  config_id: string | null;
+  retracted: boolean;
+  source_branch?: string;
+  branches?: number;
+}
+
+/** A change-feed event: the record after the change, or `deleted` when purged. */
+export interface NsChange {
+  ledger_id: string;
+  kind: 'commit' | 'index' | 'retract' | 'delete' | 'create' | 'update';
+  record: NsRecord | null;
+}
+
+/** The mutable state: one record per `name:branch`, compare-and-set, list, change feed. */
+export interface NameService {
+  /** The record, or null when absent. */
+  get(ledgerId: string): Promise<NsRecord | null>;
+  /**
+   * Replace the record when the stored one still equals `expected` (compared by commit_head_id,
+   * commit_t, index_head_id, index_t and retracted; `null` = must not exist). Returns true on success.
+   */
+  compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean>;
+  /** Delete a record (hard drop). Returns true when one existed. */
+  delete(ledgerId: string): Promise<boolean>;
+  /** Every record. */
+  list(): Promise<NsRecord[]>;
+  /** Subscribe to changes (from this process and, where the store supports it, others). Returns unsubscribe. */
+  subscribe(listener: (change: NsChange) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** True when two records agree on the fields compare-and-set checks. */
+export function sameRecordVersion(a: NsRecord | null, b: NsRecord | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.commit_head_id === b.commit_head_id && a.commit_t === b.commit_t &&
+    a.index_head_id === b.index_head_id && a.index_t === b.index_t && a.retracted === b.retracted &&
+    (a.branches ?? 0) === (b.branches ?? 0);
+}
