@@ -1,0 +1,76 @@
+/**
+ * What a write front end (JSON-LD, Turtle/TriG, SPARQL UPDATE, ...) hands to the one write
+ * pipeline: parsed, IRI-expanded, but not yet resolved against the ledger. Blank nodes carry their
+ * document labels; the pipeline renames them to `lg<T>-<label>` once T is known.
+ */
+import type { Op } from '../query/algebra/algebra.js';
+import type { BlankNode, DefaultGraph, NamedNode, Term, Variable } from '../rdf/terms.js';
+
+/** A graph target: the default graph or a named graph IRI. */
+export type GraphRef = NamedNode | DefaultGraph;
+
+/** A ground statement to assert or retract. */
+export interface TxnQuad {
+  subject: NamedNode | BlankNode;
+  predicate: NamedNode;
+  object: Term;
+  graph: GraphRef;
+  /** Position in an ordered list (`@list`), when the value is a list item. */
+  listIndex?: number;
+}
+
+/** A statement template of an update; any position may be a variable. */
+export interface TemplateQuad {
+  subject: NamedNode | BlankNode | Variable;
+  predicate: NamedNode | Variable;
+  object: Term | Variable;
+  graph: GraphRef | Variable;
+  listIndex?: number;
+  /**
+   * For delete templates: the object was a plain JSON literal without `@type`/`@language`, so it
+   * retracts every current value it would match by value (jsonld-transactions.md §3.5).
+   */
+  looseObject?: boolean;
+}
+
+/** Commit metadata entry (txn-meta), predicate IRI and value. */
+export interface MetaEntry { predicate: string; object: Term }
+
+/** Options common to every write (jsonld-transactions.md §10). */
+export interface TxnOpts {
+  /** RFC 3339 commit timestamp (backdating). */
+  eventTime?: string;
+  /** Add time/fuel/policy to the receipt. */
+  meta?: boolean | { time?: boolean; fuel?: boolean; policy?: boolean };
+  maxFuel?: number;
+  identity?: string;
+  policyClass?: string[];
+  policy?: unknown;
+  policyValues?: unknown;
+  defaultAllow?: boolean;
+}
+
+export type TxnRequest =
+  /** Assert every quad. */
+  | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
+  /**
+   * For every (graph, subject, predicate) present in `quads`, retract current values not in the
+   * payload and assert payload values not present. `types` lists (graph, subject) pairs whose
+   * rdf:type set is replaced the same way (`@type` given on the node).
+   */
+  | { kind: 'upsert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
+  /**
+   * Evaluate `where` (with `values` already joined in, null = one empty solution) against the
+   * state before the transaction, then instantiate `delete` and `insert` per solution.
+   */
+  | { kind: 'update'; where: Op | null; delete: TemplateQuad[]; insert: TemplateQuad[]; meta: MetaEntry[]; opts: TxnOpts;
+      /** Default graph(s) of the WHERE (USING / `from`), IRIs; absent = the ledger's default graph. */
+      using?: NamedNode[];
+      /** Named graphs visible to WHERE (USING NAMED / `fromNamed`). */
+      usingNamed?: NamedNode[];
+    }
+  /**
+   * Replace a whole graph (or the default graph) with exactly these quads: retract current facts
+   * not present, assert new ones (sync, Graph Store PUT).
+   */
+  | { kind: 'replace'; graphs: GraphRef[]; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts };
