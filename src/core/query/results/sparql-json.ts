@@ -1,0 +1,124 @@
+/**
+ * SPARQL 1.1 Query Results JSON Format (application/sparql-results+json): a streaming writer and
+ * a parser. Also home of ResultTable, the materialised SELECT/ASK result the parsers return.
+ */
+import { badRequest, jsonParseError } from '../../errors.js';
+import { blankNode, literal, namedNode, type Term } from '../../rdf/terms.js';
+import { rdf, xsd } from '../../rdf/vocab.js';
+import type { Binding, QueryResult } from './types.js';
+
+/** A fully materialised SELECT or ASK result (parsed result documents, buffered results). */
+export type ResultTable =
+  | { type: 'bindings'; variables: string[]; rows: Binding[] }
+  | { type: 'boolean'; value: boolean };
+
+/** One RDF term in SPARQL JSON. */
+export interface SparqlJsonTerm {
+  type: 'uri' | 'bnode' | 'literal';
+  value: string;
+  'xml:lang'?: string;
+  datatype?: string;
+}
+
+/** A materialised table as a streaming QueryResult (for the writers). */
+export function tableToResult(table: ResultTable): QueryResult {
+  if (table.type === 'boolean') return table;
+  const rows = table.rows;
+  return { type: 'bindings', variables: table.variables, rows: (async function* () { yield* rows; })() };
+}
+
+/** Drain a SELECT/ASK QueryResult into a ResultTable. */
+export async function resultToTable(result: QueryResult): Promise<ResultTable> {
+  if (result.type === 'boolean') return result;
+  if (result.type !== 'bindings') throw badRequest('expected a SELECT or ASK result');
+  const rows: Binding[] = [];
+  for await (const r of result.rows) rows.push(r);
+  return { type: 'bindings', variables: result.variables, rows };
+}
+
+/** A term in SPARQL JSON (simple literals carry no datatype, language-tagged ones only xml:lang). */
+export function termToSparqlJson(t: Term): SparqlJsonTerm {
+  switch (t.termType) {
+    case 'NamedNode': return { type: 'uri', value: t.value };
+    case 'BlankNode': return { type: 'bnode', value: t.value };
+    case 'Literal':
+      if (t.language) return { type: 'literal', value: t.value, 'xml:lang': t.language };
+      if (t.datatype.value === xsd.string) return { type: 'literal', value: t.value };
+      return { type: 'literal', value: t.value, datatype: t.datatype.value };
+  }
+}
+
+/** A solution as a SPARQL JSON binding object (unbound variables omitted). */
+export function bindingToSparqlJson(b: Binding, variables?: string[]): Record<string, SparqlJsonTerm> {
+  const out: Record<string, SparqlJsonTerm> = {};
+  for (const v of variables ?? Object.keys(b)) {
+    const t = b[v];
+    if (t) out[v] = termToSparqlJson(t);
+  }
+  return out;
+}
+
+/** Stream a SELECT or ASK result as SPARQL JSON, one solution per line. */
+export async function* writeSparqlJson(result: QueryResult): AsyncIterable<string> {
+  if (result.type === 'boolean') {
+    yield `{"head":{},"boolean":${result.value}}\n`;
+    return;
+  }
+  if (result.type !== 'bindings') throw badRequest('SPARQL JSON serialises SELECT and ASK results only');
+  const vars = result.variables;
+  yield `{"head":{"vars":${JSON.stringify(vars)}},"results":{"bindings":[`;
+  let first = true;
+  for await (const row of result.rows) {
+    yield (first ? '\n' : ',\n') + JSON.stringify(bindingToSparqlJson(row, vars));
+    first = false;
+  }
+  yield first ? ']}}\n' : '\n]}}\n';
+}
+
+/** A SELECT or ASK result as a SPARQL JSON string. */
+export async function toSparqlJson(result: QueryResult): Promise<string> {
+  let s = '';
+  for await (const c of writeSparqlJson(result)) s += c;
+  return s;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** Decode one SPARQL JSON term (also accepts the legacy `typed-literal`). */
+export function sparqlJsonToTerm(j: unknown): Term {
+  if (!isObject(j) || typeof j.value !== 'string') throw badRequest('SPARQL JSON: a term needs a string "value"');
+  switch (j.type) {
+    case 'uri': return namedNode(j.value);
+    case 'bnode': return blankNode(j.value);
+    case 'literal':
+    case 'typed-literal': {
+      const lang = j['xml:lang'];
+      if (typeof lang === 'string' && lang !== '') return literal(j.value, lang);
+      const dt = j.datatype;
+      if (dt !== undefined && typeof dt !== 'string') throw badRequest('SPARQL JSON: "datatype" must be a string');
+      if (dt === rdf.langString) throw badRequest('SPARQL JSON: rdf:langString literal without xml:lang');
+      return literal(j.value, namedNode(dt ?? xsd.string));
+    }
+    default: throw badRequest(`SPARQL JSON: unknown term type ${JSON.stringify(j.type)}`);
+  }
+}
+
+/** Parse a SPARQL JSON results document. */
+export function parseSparqlJson(text: string): ResultTable {
+  let doc: unknown;
+  try { doc = JSON.parse(text); } catch (e) { throw jsonParseError('SPARQL JSON: ' + (e as Error).message); }
+  if (!isObject(doc) || !isObject(doc.head)) throw badRequest('SPARQL JSON: missing "head"');
+  if (typeof doc.boolean === 'boolean') return { type: 'boolean', value: doc.boolean };
+  const vars = doc.head.vars ?? [];
+  if (!Array.isArray(vars) || !vars.every((v) => typeof v === 'string')) throw badRequest('SPARQL JSON: "head.vars" must be an array of strings');
+  if (!isObject(doc.results) || !Array.isArray(doc.results.bindings)) throw badRequest('SPARQL JSON: missing "results.bindings"');
+  const rows: Binding[] = doc.results.bindings.map((b: unknown) => {
+    if (!isObject(b)) throw badRequest('SPARQL JSON: a binding must be an object');
+    const row: Binding = {};
+    for (const [k, v] of Object.entries(b)) row[k] = sparqlJsonToTerm(v);
+    return row;
+  });
+  return { type: 'bindings', variables: vars as string[], rows };
+}
