@@ -1,0 +1,74 @@
+/**
+ * The index job: merge novelty up to the head t captured at start into a new copy-on-write index
+ * (leaves, branches, dictionary chunks, root), publish its root in the nameservice, switch the
+ * ledger to it and drop the indexed novelty. Commits arriving meanwhile stay in novelty.
+ */
+import { CID } from 'multiformats/cid';
+import { Codec } from '../commit/cid.js';
+import { ORDERS, type IndexOrder } from '../flake/flake.js';
+import type { Connection } from '../ledger/connection.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { sameRecordVersion, type NsRecord } from '../store.js';
+import { updateOrder, writeBranches } from './build.js';
+import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from './root-codec.js';
+import { IndexTree, type LeafRef } from './tree.js';
+
+/** Keys per dictionary chunk blob. */
+export const DICT_CHUNK_KEYS = 65_536;
+
+/** Run one index job for a ledger. */
+export async function runIndexJob(conn: Connection, ledger: Ledger): Promise<void> {
+  // Capture a consistent state at one t under the write lock.
+  const snap = await ledger.lock.run(async () => ({
+    toT: ledger.head.t,
+    commitId: ledger.head.cid,
+    dictSize: ledger.dict.size,
+    ns: ledger.ns.allocated(),
+    graphs: ledger.graphs.named(),
+    datatypes: [...ledger.datatypes].sort(),
+    stats: ledger.stats.toJson(),
+    novelty: ledger.novelty,
+    tree: ledger.tree,
+  }));
+  const store = conn.content;
+  const leaves = {} as Record<IndexOrder, LeafRef[]>;
+  const tops = {} as Record<IndexOrder, string | null>;
+  for (const order of ORDERS) {
+    leaves[order] = await updateOrder(snap.tree, store, order, snap.novelty.all(order, snap.toT));
+    tops[order] = await writeBranches(store, order, leaves[order]);
+  }
+  const chunks = snap.tree ? [...snap.tree.root.dict.chunks] : [];
+  const from = snap.tree ? snap.tree.root.dict.size : 0;
+  for (let i = from; i < snap.dictSize; i += DICT_CHUNK_KEYS) {
+    const end = Math.min(snap.dictSize, i + DICT_CHUNK_KEYS);
+    chunks.push((await store.put(Codec.dict, encodeDictChunk(i, ledger.dict.slice(i, end)))).toString());
+  }
+  const root: IndexRoot = {
+    v: 1, ledger_id: ledger.id, index_t: snap.toT, base_t: 0, commit_id: snap.commitId, ns: snap.ns, graphs: snap.graphs,
+    datatypes: snap.datatypes, dict: { size: snap.dictSize, chunks }, orders: tops, stats: snap.stats,
+    prev_root: snap.tree ? snap.tree.rootCid.toString() : null,
+  };
+  const rootCid = await store.put(Codec.indexRoot, canonicalJsonBytes(root));
+  const tree = new IndexTree(store, rootCid, root, leaves, conn.leafCache);
+  await publishIndex(conn, ledger, tree);
+}
+
+/** Compare-and-set the index head (retrying while commits move the record), then install it. */
+export async function publishIndex(conn: Connection, ledger: Ledger, tree: IndexTree): Promise<void> {
+  await ledger.lock.run(async () => {
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const cur = await conn.ns.get(ledger.id);
+      if (!cur || cur.retracted) return;
+      if (cur.index_t > tree.t) return; // someone published a newer index
+      const next: NsRecord = { ...cur, index_head_id: tree.rootCid.toString(), index_t: tree.t };
+      if (await conn.ns.compareAndSet(ledger.id, cur, next)) {
+        if (sameRecordVersion(ledger.record, cur) || ledger.record.commit_head_id === cur.commit_head_id) ledger.record = next;
+        ledger.installIndex(tree);
+        return;
+      }
+    }
+    throw new Error(`could not publish index for ${ledger.id}: nameservice kept changing`);
+  });
+}
+
+export { CID };

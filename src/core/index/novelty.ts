@@ -1,0 +1,111 @@
+/**
+ * Novelty: the events (flakes) committed after the index's `index_t`, kept sorted in the four
+ * orders as small LSM-style runs. Immutable: adding a commit returns a new Novelty sharing the old
+ * runs, so a Db snapshot keeps a consistent view while writes go on.
+ */
+import { ORDERS, type Flake, type IndexOrder } from '../flake/flake.js';
+import {
+  allocRun, copyRow, keyCols, lowerBound, mergeRuns, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
+} from './run.js';
+
+type RunsByOrder = Record<IndexOrder, readonly Run[]>;
+
+export class Novelty {
+  private constructor(
+    private readonly runs: RunsByOrder,
+    /** Encoded size of the events (replication.md §13: commit flake-section bytes). */
+    readonly bytes: number,
+    /** Number of events. */
+    readonly size: number,
+    /** Highest t held (0 when empty). */
+    readonly maxT: number,
+  ) {}
+
+  static empty(): Novelty {
+    return new Novelty({ spot: [], psot: [], post: [], opst: [] }, 0, 0, 0);
+  }
+
+  /** A Novelty with one more commit's events. `isRef(o)` tells which objects belong in OPST. */
+  add(flakes: readonly Flake[], bytes: number, isRef: (o: number) => boolean): Novelty {
+    if (flakes.length === 0) return this;
+    const base = runFromFlakes(flakes);
+    const next = {} as Record<IndexOrder, Run[]>;
+    for (const order of ORDERS) {
+      let run = sortRun(base, order);
+      if (order === 'opst') run = filterRun(run, isRef);
+      next[order] = run.n === 0 ? [...this.runs[order]] : compact([...this.runs[order], run], order);
+    }
+    let maxT = this.maxT;
+    for (const f of flakes) if (f.t > maxT) maxT = f.t;
+    return new Novelty(next, this.bytes + bytes, this.size + flakes.length, maxT);
+  }
+
+  /** Drop the events with t <= `t` (they are now in the index). `bytesLeft` is the new size. */
+  dropUpTo(t: number, bytesLeft: number): Novelty {
+    const next = {} as Record<IndexOrder, Run[]>;
+    let size = 0;
+    for (const order of ORDERS) {
+      const kept: Run[] = [];
+      for (const r of this.runs[order]) {
+        const f = filterRunByT(r, t);
+        if (f.n > 0) kept.push(f);
+        if (order === 'spot') size += f.n;
+      }
+      next[order] = kept;
+    }
+    return new Novelty(next, size === 0 ? 0 : bytesLeft, size, size === 0 ? 0 : this.maxT);
+  }
+
+  /**
+   * Events in an order whose key starts with `prefix` and whose t <= maxT, sorted by key then t
+   * descending (then retract first).
+   */
+  range(order: IndexOrder, prefix: KeyPrefix, maxT: number): Run {
+    const parts: Run[] = [];
+    let total = 0;
+    for (const r of this.runs[order]) {
+      const cols = keyCols(r, order);
+      const lo = lowerBound(cols, 0, r.n, prefix);
+      const hi = upperBound(cols, lo, r.n, prefix);
+      if (hi > lo) {
+        const part = allocRun(hi - lo);
+        for (let i = lo; i < hi; i++) if (r.t[i]! <= maxT) copyRow(part, r, i);
+        if (part.n > 0) { parts.push(part); total += part.n; }
+      }
+    }
+    if (parts.length === 0) return allocRun(0);
+    let out = parts[0]!;
+    for (let i = 1; i < parts.length; i++) out = mergeRuns(out, parts[i]!, order);
+    return out;
+  }
+
+  /** Every event with t <= maxT in an order, sorted (for the indexer). */
+  all(order: IndexOrder, maxT: number): Run {
+    return this.range(order, [], maxT);
+  }
+}
+
+function filterRun(r: Run, keep: (o: number) => boolean): Run {
+  const out = allocRun(r.n);
+  for (let i = 0; i < r.n; i++) if (keep(r.o[i]!)) copyRow(out, r, i);
+  return out;
+}
+
+function filterRunByT(r: Run, t: number): Run {
+  let any = false;
+  for (let i = 0; i < r.n; i++) if (r.t[i]! <= t) { any = true; break; }
+  if (!any) return r;
+  const out = allocRun(r.n);
+  for (let i = 0; i < r.n; i++) if (r.t[i]! > t) copyRow(out, r, i);
+  return out;
+}
+
+/** Merge the newest runs while a run is at least half the size of its predecessor (size tiers). */
+function compact(runs: Run[], order: IndexOrder): Run[] {
+  while (runs.length >= 2) {
+    const last = runs[runs.length - 1]!, prev = runs[runs.length - 2]!;
+    if (last.n * 2 < prev.n && runs.length <= 12) break;
+    runs.splice(runs.length - 2, 2, mergeRuns(prev, last, order));
+  }
+  return runs;
+}

@@ -1,0 +1,136 @@
+/**
+ * A sorted run of facts as parallel Int32Array columns (g, s, p, o, m, t) plus an op column.
+ * Index leaves, leaf history and novelty are all runs; scans binary-search them by key prefix.
+ */
+import type { Flake, IndexOrder } from '../flake/flake.js';
+
+export interface Run {
+  n: number;
+  g: Int32Array;
+  s: Int32Array;
+  p: Int32Array;
+  o: Int32Array;
+  m: Int32Array;
+  t: Int32Array;
+  /** 1 = assert, 0 = retract. */
+  op: Uint8Array;
+}
+
+/** An empty run with capacity `cap`. */
+export function allocRun(cap: number): Run {
+  return {
+    n: 0,
+    g: new Int32Array(cap), s: new Int32Array(cap), p: new Int32Array(cap), o: new Int32Array(cap),
+    m: new Int32Array(cap), t: new Int32Array(cap), op: new Uint8Array(cap),
+  };
+}
+
+/** Append row `i` of `src` to `dst` (capacity must suffice). */
+export function copyRow(dst: Run, src: Run, i: number): void {
+  const j = dst.n++;
+  dst.g[j] = src.g[i]!; dst.s[j] = src.s[i]!; dst.p[j] = src.p[i]!; dst.o[j] = src.o[i]!;
+  dst.m[j] = src.m[i]!; dst.t[j] = src.t[i]!; dst.op[j] = src.op[i]!;
+}
+
+/** Shrink a run's columns to exactly n rows (copies). */
+export function trimRun(r: Run): Run {
+  return {
+    n: r.n, g: r.g.slice(0, r.n), s: r.s.slice(0, r.n), p: r.p.slice(0, r.n), o: r.o.slice(0, r.n),
+    m: r.m.slice(0, r.n), t: r.t.slice(0, r.n), op: r.op.slice(0, r.n),
+  };
+}
+
+/** A run from flakes (already sorted by the caller's order). */
+export function runFromFlakes(flakes: readonly Flake[]): Run {
+  const r = allocRun(flakes.length);
+  for (const f of flakes) {
+    const j = r.n++;
+    r.g[j] = f.g; r.s[j] = f.s; r.p[j] = f.p; r.o[j] = f.o; r.m[j] = f.m; r.t[j] = f.t; r.op[j] = f.op ? 1 : 0;
+  }
+  return r;
+}
+
+/** Row i of a run as a flake. */
+export function rowFlake(r: Run, i: number): Flake {
+  return { g: r.g[i]!, s: r.s[i]!, p: r.p[i]!, o: r.o[i]!, m: r.m[i]!, t: r.t[i]!, op: r.op[i] === 1 };
+}
+
+/**
+ * The key columns of an order, in sort order after g: e.g. post -> [p, o, s, m].
+ * Returned as column arrays of the run so comparisons index them directly.
+ */
+export function keyCols(r: Run, order: IndexOrder): [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array] {
+  switch (order) {
+    case 'spot': return [r.g, r.s, r.p, r.o, r.m];
+    case 'psot': return [r.g, r.p, r.s, r.o, r.m];
+    case 'post': return [r.g, r.p, r.o, r.s, r.m];
+    case 'opst': return [r.g, r.o, r.p, r.s, r.m];
+  }
+}
+
+/** A key prefix: up to five values in the order's key column order (g first). */
+export type KeyPrefix = number[];
+
+/** Compare row i's key against a prefix (only the prefix's length is compared). */
+export function cmpRowPrefix(cols: Int32Array[], i: number, prefix: KeyPrefix): number {
+  for (let c = 0; c < prefix.length; c++) {
+    const d = cols[c]![i]! - prefix[c]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** First row index in [lo, hi) whose key is >= prefix. */
+export function lowerBound(cols: Int32Array[], lo: number, hi: number, prefix: KeyPrefix): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmpRowPrefix(cols, mid, prefix) < 0) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/** First row index in [lo, hi) whose key is > prefix (on the prefix's columns). */
+export function upperBound(cols: Int32Array[], lo: number, hi: number, prefix: KeyPrefix): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmpRowPrefix(cols, mid, prefix) <= 0) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/** Compare the full fact keys (5 columns) of row i in a and row j in b. */
+export function cmpRows(ca: Int32Array[], i: number, cb: Int32Array[], j: number): number {
+  for (let c = 0; c < 5; c++) {
+    const d = ca[c]![i]! - cb[c]![j]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Sort a run by an order's fact key, then t descending, then retract first. Returns a new run. */
+export function sortRun(r: Run, order: IndexOrder): Run {
+  const cols = keyCols(r, order);
+  const [c0, c1, c2, c3, c4] = cols;
+  const t = r.t, op = r.op;
+  const idx = new Array<number>(r.n);
+  for (let i = 0; i < r.n; i++) idx[i] = i;
+  idx.sort((a, b) => (c0[a]! - c0[b]!) || (c1[a]! - c1[b]!) || (c2[a]! - c2[b]!) || (c3[a]! - c3[b]!) ||
+    (c4[a]! - c4[b]!) || (t[b]! - t[a]!) || (op[a]! - op[b]!));
+  const out = allocRun(r.n);
+  for (let k = 0; k < idx.length; k++) copyRow(out, r, idx[k]!);
+  return out;
+}
+
+/** Merge two runs sorted in the same order into a new sorted run. */
+export function mergeRuns(a: Run, b: Run, order: IndexOrder): Run {
+  const ca = keyCols(a, order), cb = keyCols(b, order);
+  const out = allocRun(a.n + b.n);
+  let i = 0, j = 0;
+  while (i < a.n && j < b.n) {
+    const d = cmpRows(ca, i, cb, j) || (b.t[j]! - a.t[i]!) || (a.op[i]! - b.op[j]!);
+    if (d <= 0) copyRow(out, a, i++); else copyRow(out, b, j++);
+  }
+  while (i < a.n) copyRow(out, a, i++);
+  while (j < b.n) copyRow(out, b, j++);
+  return out;
+}

@@ -1,0 +1,124 @@
+/**
+ * The persisted index of one snapshot: root, per-order leaf references (branch nodes flattened on
+ * load) and a shared cache of decoded leaves. Leaves are fetched by CID on first use, so a peer only
+ * pulls the leaves its queries touch.
+ */
+import { CID } from 'multiformats/cid';
+import { ORDERS, type IndexOrder } from '../flake/flake.js';
+import type { ContentStore } from '../store.js';
+import { decodeLeaf, type DecodedLeaf } from './leaf-codec.js';
+import { parseJsonNode, type BranchNode, type IndexRoot } from './root-codec.js';
+import type { KeyPrefix, Run } from './run.js';
+
+export interface LeafRef { first: number[]; last: number[]; rows: number; cid: CID }
+
+/** Compare a key (5 columns) with a prefix on the prefix's columns. */
+export function cmpKeyPrefix(key: number[], prefix: KeyPrefix): number {
+  for (let c = 0; c < prefix.length; c++) {
+    const d = key[c]! - prefix[c]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Decoded leaves shared by every tree of a connection, bounded by bytes (oldest evicted first). */
+export class LeafCache {
+  private readonly map = new Map<string, { leaf: DecodedLeaf; bytes: number }>();
+  private bytes = 0;
+  constructor(private readonly maxBytes = 1024 * 1024 * 1024) {}
+
+  get(cid: CID): DecodedLeaf | undefined {
+    return this.map.get(cid.toString())?.leaf;
+  }
+  set(cid: CID, leaf: DecodedLeaf, bytes: number): void {
+    const k = cid.toString();
+    if (this.map.has(k)) return;
+    this.map.set(k, { leaf, bytes });
+    this.bytes += bytes;
+    for (const [key, v] of this.map) {
+      if (this.bytes <= this.maxBytes) break;
+      this.map.delete(key);
+      this.bytes -= v.bytes;
+    }
+  }
+}
+
+export class IndexTree {
+  private readonly pending = new Map<string, Promise<DecodedLeaf>>();
+
+  constructor(
+    readonly store: ContentStore,
+    readonly rootCid: CID,
+    readonly root: IndexRoot,
+    readonly leaves: Record<IndexOrder, LeafRef[]>,
+    private readonly cache: LeafCache,
+  ) {}
+
+  /** Load a root and its branch nodes. */
+  static async load(store: ContentStore, rootCid: CID, cache: LeafCache): Promise<IndexTree> {
+    const root = parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root');
+    const leaves = {} as Record<IndexOrder, LeafRef[]>;
+    for (const order of ORDERS) {
+      const top = root.orders[order];
+      leaves[order] = top ? await flatten(store, CID.parse(top)) : [];
+    }
+    return new IndexTree(store, rootCid, root, leaves, cache);
+  }
+
+  get t(): number { return this.root.index_t; }
+
+  /** Index range [lo, hi) of the leaves of `order` that may hold keys starting with `prefix`. */
+  leafSpan(order: IndexOrder, prefix: KeyPrefix): [number, number] {
+    const refs = this.leaves[order];
+    let lo = 0, hi = refs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmpKeyPrefix(refs[mid]!.last, prefix) < 0) lo = mid + 1; else hi = mid;
+    }
+    let end = lo;
+    while (end < refs.length && cmpKeyPrefix(refs[end]!.first, prefix) <= 0) end++;
+    return [lo, end];
+  }
+
+  /** The decoded leaf (current rows and history pointer). */
+  async leaf(ref: LeafRef): Promise<DecodedLeaf> {
+    return this.fetch(ref.cid);
+  }
+
+  /** The leaf if already decoded (sync, for estimates). */
+  cachedLeaf(ref: LeafRef): DecodedLeaf | undefined {
+    return this.cache.get(ref.cid);
+  }
+
+  /** The history run of a leaf (events older than the current rows), empty when none. */
+  async history(leaf: DecodedLeaf): Promise<Run | null> {
+    if (!leaf.history) return null;
+    return (await this.fetch(leaf.history)).run;
+  }
+
+  private async fetch(cid: CID): Promise<DecodedLeaf> {
+    const hit = this.cache.get(cid);
+    if (hit) return hit;
+    const k = cid.toString();
+    let p = this.pending.get(k);
+    if (!p) {
+      p = this.store.get(cid).then((bytes) => {
+        const leaf = decodeLeaf(bytes);
+        this.cache.set(cid, leaf, bytes.length);
+        return leaf;
+      }).finally(() => this.pending.delete(k));
+      this.pending.set(k, p);
+    }
+    return p;
+  }
+}
+
+async function flatten(store: ContentStore, cid: CID): Promise<LeafRef[]> {
+  const node = parseJsonNode<BranchNode>(await store.get(cid), 'index branch');
+  const out: LeafRef[] = [];
+  for (const c of node.children) {
+    if (node.level === 1) out.push({ first: c.first, last: c.last, rows: c.rows, cid: CID.parse(c.cid) });
+    else out.push(...(await flatten(store, CID.parse(c.cid))));
+  }
+  return out;
+}

@@ -1,0 +1,189 @@
+/**
+ * Connection: ledgers over one ContentStore + NameService — create, drop, exists, list, load (with
+ * a cache of loaded ledgers), snapshots by ledger reference, writes and background indexing.
+ */
+import { CID } from 'multiformats/cid';
+import { decodeCommit, decodeEnvelope } from '../commit/commit-codec.js';
+import { ledgerExists, notFound, internalError } from '../errors.js';
+import { LeafCache } from '../index/tree.js';
+import type { ContentStore, NameService, NsRecord } from '../store.js';
+import type { TxnRequest } from '../transact/txn-request.js';
+import { transact, writeGenesis, type Receipt, type TxnContext } from '../transact/pipeline.js';
+import { runIndexJob } from '../index/indexer.js';
+import type { Db } from './db.js';
+import { dropLedger } from './drop.js';
+import { Ledger } from './ledger.js';
+import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
+
+export interface ConnectionOptions {
+  /** Novelty size that starts a background index job (default 100,000 bytes). */
+  reindexMinBytes?: number;
+  /** Novelty size at which writes are refused (default 1,000,000 bytes). */
+  reindexMaxBytes?: number;
+  /** Run index jobs in the background (default true). */
+  indexingEnabled?: boolean;
+  /** Store transaction blobs (default true). */
+  storeTxn?: boolean;
+  /** Bytes of decoded index leaves kept in memory (default 1 GiB). */
+  leafCacheBytes?: number;
+}
+
+export interface Storage { content: ContentStore; ns: NameService }
+
+export interface CreateResponse { ledger: string; t: 0; 'tx-id': string; commit: { commit_id: string } }
+export interface DropResponse { ledger_id: string; status: 'dropped' | 'already_retracted' | 'not_found'; files_deleted: number; branches_dropped: string[] }
+
+export class Connection {
+  readonly content: ContentStore;
+  readonly ns: NameService;
+  readonly opts: Required<ConnectionOptions>;
+  readonly leafCache: LeafCache;
+  private readonly loaded = new Map<string, Promise<Ledger>>();
+
+  constructor(storage: Storage, opts: ConnectionOptions = {}) {
+    this.content = storage.content;
+    this.ns = storage.ns;
+    this.opts = {
+      reindexMinBytes: opts.reindexMinBytes ?? 100_000,
+      reindexMaxBytes: opts.reindexMaxBytes ?? 1_000_000,
+      indexingEnabled: opts.indexingEnabled ?? true,
+      storeTxn: opts.storeTxn ?? true,
+      leafCacheBytes: opts.leafCacheBytes ?? 1024 * 1024 * 1024,
+    };
+    this.leafCache = new LeafCache(this.opts.leafCacheBytes);
+  }
+
+  /** Create a ledger with its genesis commit (t = 0); 409 when it exists. */
+  async create(ledgerId: string): Promise<CreateResponse> {
+    const id = normalizeLedgerId(ledgerId);
+    const { name, branch } = splitLedgerId(id);
+    if (await this.ns.get(id)) throw ledgerExists(`ledger ${id} already exists`);
+    const record: NsRecord = {
+      ledger_id: id, name, branch, commit_head_id: null, commit_t: 0, index_head_id: null, index_t: 0,
+      default_context: null, config_id: null, retracted: false,
+    };
+    const ledger = Ledger.blank(this.content, record);
+    const { cid, record: next } = await writeGenesis(this, ledger);
+    if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
+    ledger.record = next;
+    this.loaded.set(id, Promise.resolve(ledger));
+    return { ledger: id, t: 0, 'tx-id': cid, commit: { commit_id: cid } };
+  }
+
+  /** True when the ledger exists and is not retracted. */
+  async exists(ledgerId: string): Promise<boolean> {
+    const rec = await this.ns.get(normalizeLedgerId(ledgerId));
+    return !!rec && !rec.retracted;
+  }
+
+  /** Every live (not retracted) record. */
+  async list(): Promise<NsRecord[]> {
+    return (await this.ns.list()).filter((r) => !r.retracted);
+  }
+
+  /** The loaded ledger (404 when absent or retracted). Reloads when another process moved the head. */
+  async ledger(ledgerId: string): Promise<Ledger> {
+    const id = normalizeLedgerId(ledgerId);
+    const rec = await this.ns.get(id);
+    if (!rec || rec.retracted) {
+      this.loaded.delete(id);
+      throw notFound(`ledger ${id} not found`);
+    }
+    let p = this.loaded.get(id);
+    if (p) {
+      const l = await p.catch(() => null);
+      if (l && l.record.commit_head_id === rec.commit_head_id) return l;
+      if (l && rec.commit_t > l.t) {
+        await l.lock.run(() => this.catchUp(l));
+        return l;
+      }
+    }
+    p = Ledger.open(this.content, rec, this.leafCache);
+    this.loaded.set(id, p);
+    try {
+      return await p;
+    } catch (e) {
+      this.loaded.delete(id);
+      throw e;
+    }
+  }
+
+  /** Apply commits another process published after our head (a peer sharing the storage). */
+  async catchUp(l: Ledger): Promise<void> {
+    const rec = await this.ns.get(l.id);
+    if (!rec || !rec.commit_head_id || rec.commit_head_id === l.head.cid) return;
+    const pending: { cid: CID; bytes: Uint8Array }[] = [];
+    let cur: CID | null = CID.parse(rec.commit_head_id);
+    while (cur && cur.toString() !== l.head.cid) {
+      const bytes = await this.content.get(cur);
+      pending.push({ cid: cur, bytes });
+      cur = decodeEnvelope(bytes).parents[0] ?? null;
+    }
+    if (!cur) throw internalError(`ledger ${l.id}: new head does not descend from the loaded head`);
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const { cid, bytes } = pending[i]!;
+      l.applyCommit(decodeCommit(bytes, l.ns), cid.toString(), bytes);
+    }
+    l.record = rec;
+  }
+
+  /** A snapshot from a ledger reference with an optional time specifier (`name:branch@t:3`). */
+  async db(ref: string): Promise<Db> {
+    const r = parseLedgerRef(ref);
+    const ledger = await this.ledger(r.id);
+    return ledger.db(r.time);
+  }
+
+  /** Run one write through the pipeline. */
+  async transact(ledgerId: string, req: TxnRequest, ctx: TxnContext = {}): Promise<Receipt> {
+    const ledger = await this.ledger(ledgerId);
+    const receipt = await transact(this, ledger, req, ctx);
+    this.maybeIndex(ledger);
+    return receipt;
+  }
+
+  /** Start a background index job when novelty passed reindex_min_bytes. */
+  maybeIndex(ledger: Ledger): void {
+    if (!this.opts.indexingEnabled || ledger.indexing) return;
+    if (ledger.novelty.bytes < this.opts.reindexMinBytes) return;
+    ledger.indexing = runIndexJob(this, ledger)
+      .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); })
+      .finally(() => { ledger.indexing = null; this.maybeIndex(ledger); });
+  }
+
+  /** Index now (the `/reindex` command): waits for a running job, then indexes what is left. */
+  async reindex(ledgerId: string): Promise<{ ledger: string; index_t: number; index_id: string | null }> {
+    const ledger = await this.ledger(ledgerId);
+    if (ledger.indexing) await ledger.indexing;
+    if (ledger.novelty.size > 0 || !ledger.tree) await runIndexJob(this, ledger);
+    return { ledger: ledger.id, index_t: ledger.tree?.t ?? 0, index_id: ledger.record.index_head_id };
+  }
+
+  /** Wait for background indexing of every loaded ledger (tests, shutdown). */
+  async idle(): Promise<void> {
+    for (const p of this.loaded.values()) {
+      const l = await p.catch(() => null);
+      while (l?.indexing) await l.indexing;
+    }
+  }
+
+  /**
+   * Drop a ledger (bare name, all branches): soft retracts records; hard also deletes every object
+   * reachable from them and purges the records (http-api.md §3).
+   */
+  async drop(name: string, opts: { hard?: boolean } = {}): Promise<DropResponse> {
+    const records = (await this.ns.list()).filter((r) => r.name === name);
+    if (records.length === 0) return { ledger_id: name, status: 'not_found', files_deleted: 0, branches_dropped: [] };
+    const res = await dropLedger(this, name, records, !!opts.hard);
+    for (const r of records) this.loaded.delete(r.ledger_id);
+    return res;
+  }
+
+  /** Forget loaded state (tests) and close storage. */
+  async close(): Promise<void> {
+    await this.idle();
+    this.loaded.clear();
+    await this.content.close();
+    await this.ns.close();
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Db: an immutable snapshot of a ledger at transaction time t, and the engine's DbView. It reads
+ * the index tree and novelty captured when it was made; later commits never change what it sees.
+ */
+import { FIRST_NAMED_GRAPH, type IndexOrder } from '../flake/flake.js';
+import type { TermDict } from '../index/dict.js';
+import type { Novelty } from '../index/novelty.js';
+import { allocRun, keyCols, type KeyPrefix } from '../index/run.js';
+import { estimateOrder, newBatch, NO_FILTER, scanOrder, type RowFilter, type ScanSource } from '../index/scan.js';
+import type { IndexTree } from '../index/tree.js';
+import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
+import type { GraphTable } from './graph-table.js';
+import type { LedgerStats } from './stats.js';
+
+/** What a Db needs from its ledger. */
+export interface DbParts {
+  ledgerId: string;
+  dict: TermDict;
+  graphs: GraphTable;
+  stats: LedgerStats;
+  tree: IndexTree | null;
+  novelty: Novelty;
+  /** Head t when the snapshot was taken. */
+  headT: number;
+  /** Commit CID string at t (when known). */
+  commitId: string | null;
+}
+
+interface ScanStep { order: IndexOrder; prefix: KeyPrefix; filter: RowFilter }
+
+export class Db implements DbView {
+  readonly t: number;
+  readonly dict: TermDict;
+  readonly ledgerId: string;
+  readonly commitId: string | null;
+  private readonly src: ScanSource;
+
+  constructor(private readonly parts: DbParts, t: number) {
+    this.t = t;
+    this.dict = parts.dict;
+    this.ledgerId = parts.ledgerId;
+    this.commitId = parts.commitId;
+    this.src = { tree: parts.tree, novelty: parts.novelty, t };
+  }
+
+  /** The head t of the ledger when this snapshot was made. */
+  get headT(): number { return this.parts.headT; }
+
+  graphId(iri: string): number | undefined { return this.parts.graphs.id(iri); }
+  graphIri(g: number): string | undefined { return g === 0 ? undefined : this.parts.graphs.iri(g); }
+
+  namedGraphs(): number[] {
+    const out: number[] = [];
+    for (const [id] of this.parts.graphs.named()) {
+      // Exact at the head; before it, every graph that existed is listed (scans of it may be empty).
+      if (this.t < this.parts.headT || (this.parts.stats.graphs.get(id) ?? 0) > 0) out.push(id);
+    }
+    return out;
+  }
+
+  /** Graph ids a scan with unbound g visits: default, txn-meta, config and named graphs. */
+  private allGraphs(): number[] {
+    return [0, 1, 2, ...this.parts.graphs.named().map(([id]) => id)];
+  }
+
+  private steps(p: ScanPattern, g: number): ScanStep[] {
+    const { s, p: pr, o } = p;
+    if (s !== undefined) {
+      if (pr !== undefined) return [{ order: 'spot', prefix: o !== undefined ? [g, s, pr, o] : [g, s, pr], filter: NO_FILTER }];
+      return [{ order: 'spot', prefix: [g, s], filter: o !== undefined ? { s: -1, p: -1, o } : NO_FILTER }];
+    }
+    if (pr !== undefined) return [{ order: o !== undefined ? 'post' : 'psot', prefix: o !== undefined ? [g, pr, o] : [g, pr], filter: NO_FILTER }];
+    if (o !== undefined) {
+      if (this.dict.kind(o) !== 2) return [{ order: 'opst', prefix: [g, o], filter: NO_FILTER }];
+      // Literal objects are not in OPST: probe POST once per known predicate.
+      return [...this.parts.stats.properties.keys()].sort((a, b) => a - b).map((pid) => ({ order: 'post' as const, prefix: [g, pid, o], filter: NO_FILTER }));
+    }
+    return [{ order: 'spot', prefix: [g], filter: NO_FILTER }];
+  }
+
+  async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+    const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
+    const batch = newBatch();
+    for (const g of graphs) {
+      for (const step of this.steps(pattern, g)) {
+        for await (const b of scanOrder(this.src, step.order, step.prefix, step.filter, batch)) {
+          if (opts?.signal?.aborted) return;
+          yield b;
+        }
+      }
+    }
+  }
+
+  estimate(pattern: ScanPattern): number {
+    const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
+    let n = 0;
+    for (const g of graphs) {
+      for (const step of this.steps(pattern, g)) {
+        const est = estimateOrder(this.src, step.order, step.prefix);
+        // A post-prefix filter keeps a fraction of the range.
+        n += step.filter === NO_FILTER ? est : Math.ceil(est / 10);
+      }
+    }
+    return n;
+  }
+
+  async *history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent> {
+    const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
+    const events: HistoryEvent[] = [];
+    for (const g of graphs) {
+      for (const step of this.steps(pattern, g)) {
+        const keep = (r: { g: Int32Array; s: Int32Array; p: Int32Array; o: Int32Array; m: Int32Array; t: Int32Array; op: Uint8Array }, i: number): void => {
+          const t = r.t[i]!;
+          if (t < fromT || t > toT) return;
+          const f = step.filter;
+          if ((f.s >= 0 && r.s[i] !== f.s) || (f.p >= 0 && r.p[i] !== f.p) || (f.o >= 0 && r.o[i] !== f.o)) return;
+          events.push({ g: r.g[i]!, s: r.s[i]!, p: r.p[i]!, o: r.o[i]!, m: r.m[i]!, t, op: r.op[i] === 1 });
+        };
+        const tree = this.parts.tree;
+        if (tree) {
+          const [lo, hi] = tree.leafSpan(step.order, step.prefix);
+          for (let li = lo; li < hi; li++) {
+            const leaf = await tree.leaf(tree.leaves[step.order][li]!);
+            for (const run of [leaf.run, (await tree.history(leaf)) ?? allocRun(0)]) {
+              const cols = keyCols(run, step.order);
+              for (let i = 0; i < run.n; i++) {
+                let ok = true;
+                for (let c = 0; c < step.prefix.length; c++) if (cols[c]![i] !== step.prefix[c]) { ok = false; break; }
+                if (ok) keep(run, i);
+              }
+            }
+          }
+        }
+        const nov = this.parts.novelty.range(step.order, step.prefix, toT);
+        for (let i = 0; i < nov.n; i++) keep(nov, i);
+      }
+    }
+    events.sort((a, b) => (a.t - b.t) || (Number(a.op) - Number(b.op)) || (a.g - b.g) || (a.s - b.s) || (a.p - b.p) || (a.o - b.o) || (a.m - b.m));
+    for (const e of events) yield e;
+  }
+
+  get stats(): ViewStats {
+    const st = this.parts.stats;
+    return {
+      flakes: st.flakes,
+      subjects: Math.max(1, Math.round(st.flakes / 8)),
+      predicateCount: (p: number) => Math.max(0, st.properties.get(p) ?? 0),
+      classCount: (c: number) => Math.max(0, st.classes.get(c) ?? 0),
+    };
+  }
+
+  /** True when the named graph id denotes a user graph. */
+  static isNamedGraph(g: number): boolean { return g >= FIRST_NAMED_GRAPH; }
+}

@@ -1,0 +1,67 @@
+/** Ledger identifiers: `name:branch`, bare names, time specifiers and the `#txn-meta` fragment. */
+import { badRequest } from '../errors.js';
+
+export type TimeSpec =
+  | { kind: 'head' }
+  | { kind: 't'; t: number }
+  | { kind: 'time'; iso: string; ms: number }
+  | { kind: 'commit'; ref: string };
+
+export interface LedgerRef { name: string; branch: string; id: string; time: TimeSpec; fragment: string | null }
+
+const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$/;
+
+/** Normalise `name` / `name:branch` to `name:branch` (validating both parts). */
+export function normalizeLedgerId(s: string): string {
+  const { name, branch } = splitLedgerId(s);
+  return `${name}:${branch}`;
+}
+
+/** Split `name[:branch]`; the branch defaults to `main`. */
+export function splitLedgerId(s: string): { name: string; branch: string } {
+  if (typeof s !== 'string' || s.length === 0) throw badRequest('ledger id must be a non-empty string');
+  const i = s.lastIndexOf(':');
+  const name = i < 0 ? s : s.slice(0, i);
+  const branch = i < 0 ? 'main' : s.slice(i + 1);
+  if (!NAME_RE.test(name) || name.includes('//') || name.endsWith('/')) throw badRequest(`invalid ledger name "${name}": use letters, digits, _ . - and / between segments`);
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.\-]*$/.test(branch)) throw badRequest(`invalid branch name "${branch}"`);
+  return { name, branch };
+}
+
+/** Parse `name:branch[@t:N|@time:ISO|@iso:ISO|@commit:REF][#fragment]`. */
+export function parseLedgerRef(s: string): LedgerRef {
+  let rest = s;
+  let fragment: string | null = null;
+  const hash = rest.indexOf('#');
+  if (hash >= 0) { fragment = rest.slice(hash + 1); rest = rest.slice(0, hash); }
+  let time: TimeSpec = { kind: 'head' };
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    time = parseTimeSpec(rest.slice(at + 1));
+    rest = rest.slice(0, at);
+  }
+  const { name, branch } = splitLedgerId(rest);
+  return { name, branch, id: `${name}:${branch}`, time, fragment };
+}
+
+/** Parse a time specifier without its `@` (`t:5`, `time:2024-01-01T00:00:00Z`, `commit:bag…`). */
+export function parseTimeSpec(spec: string): TimeSpec {
+  const c = spec.indexOf(':');
+  const kind = c < 0 ? spec : spec.slice(0, c);
+  const val = c < 0 ? '' : spec.slice(c + 1);
+  if (kind === 't') {
+    if (val === 'latest') return { kind: 'head' };
+    if (!/^\d+$/.test(val)) throw badRequest(`invalid time specifier "@${spec}": t must be a non-negative integer`);
+    return { kind: 't', t: Number(val) };
+  }
+  if (kind === 'time' || kind === 'iso') {
+    const ms = Date.parse(val);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(val) || Number.isNaN(ms)) throw badRequest(`invalid time specifier "@${spec}": expected an ISO 8601 date-time`);
+    return { kind: 'time', iso: val, ms };
+  }
+  if (kind === 'commit') {
+    if (!/^(b[a-z2-7]{10,}|[0-9a-f]{6,64})$/.test(val)) throw badRequest(`invalid time specifier "@${spec}": expected a CID or a hex digest prefix of at least 6 characters`);
+    return { kind: 'commit', ref: val };
+  }
+  throw badRequest(`invalid time specifier "@${spec}": use @t:N, @time:ISO or @commit:REF`);
+}

@@ -1,0 +1,224 @@
+/**
+ * Ledger: the loaded state of one `name:branch` — dictionary, namespace and graph tables, stats,
+ * index tree and novelty at the head — plus commit application and time-travel resolution.
+ */
+import { CID } from 'multiformats/cid';
+import { Codec, digestHex } from '../commit/cid.js';
+import { decodeCommit, decodeEnvelope, type CommitData } from '../commit/commit-codec.js';
+import { NamespaceTable } from '../commit/namespaces.js';
+import { badRequest, notFound } from '../errors.js';
+import { GRAPH_TXN_META, type Flake } from '../flake/flake.js';
+import { TermDict } from '../index/dict.js';
+import { Novelty } from '../index/novelty.js';
+import { parseJsonNode, type DictChunk } from '../index/root-codec.js';
+import { IndexTree, type LeafCache } from '../index/tree.js';
+import { termKey, type Term } from '../rdf/terms.js';
+import { rdf } from '../rdf/vocab.js';
+import type { ContentStore, NsRecord } from '../store.js';
+import { Mutex } from '../util/mutex.js';
+import { commitMetaFacts, commitSubject } from './commit-meta.js';
+import { Db } from './db.js';
+import { GraphTable } from './graph-table.js';
+import type { TimeSpec } from './ledger-id.js';
+import { LedgerStats } from './stats.js';
+import { RESERVED_DATATYPES } from './datatypes-limit.js';
+
+/** One entry of the first-parent chain. */
+export interface ChainEntry { t: number; cid: string; time: string }
+
+export class Ledger {
+  readonly dict = new TermDict();
+  graphs = new GraphTable();
+  ns = new NamespaceTable();
+  readonly stats: LedgerStats;
+  /** Non-reserved datatype IRIs ever used (the 16,369 limit counts these). */
+  readonly datatypes = new Set<string>();
+  tree: IndexTree | null = null;
+  novelty = Novelty.empty();
+  /** Novelty bytes contributed per t (to shrink novelty after indexing). */
+  private readonly noveltyBytesByT = new Map<number, number>();
+  head: ChainEntry = { t: -1, cid: '', time: '' };
+  record: NsRecord;
+  /** Serialises writes and index publishes of this ledger. */
+  readonly lock = new Mutex();
+  /** First-parent chain by t, filled lazily (time travel, log) and on commit. */
+  private chain: ChainEntry[] | null = null;
+  /** Background index job, when one runs. */
+  indexing: Promise<void> | null = null;
+
+  private constructor(readonly store: ContentStore, record: NsRecord) {
+    this.record = record;
+    this.stats = new LedgerStats(() => this.dict.idOfKey(rdf.type));
+  }
+
+  get id(): string { return this.record.ledger_id; }
+  get t(): number { return this.head.t; }
+
+  /** Load a ledger from its nameservice record: index root, then replay of later commits. */
+  static async open(store: ContentStore, record: NsRecord, cache: LeafCache): Promise<Ledger> {
+    const l = new Ledger(store, record);
+    let stopAt: string | null = null;
+    if (record.index_head_id) {
+      const tree = await IndexTree.load(store, CID.parse(record.index_head_id), cache);
+      const root = tree.root;
+      for (const c of root.dict.chunks) {
+        const chunk = parseJsonNode<DictChunk>(await store.get(CID.parse(c)), 'dictionary chunk');
+        if (chunk.from !== l.dict.size) throw badRequest('dictionary chunks out of order in index root');
+        for (const k of chunk.keys) l.dict.internKey(k);
+      }
+      l.ns.applyDelta(root.ns);
+      l.graphs = new GraphTable(root.graphs);
+      for (const d of root.datatypes) l.datatypes.add(d);
+      l.stats.load(root.stats);
+      l.tree = tree;
+      stopAt = root.commit_id;
+      l.head = { t: root.index_t, cid: root.commit_id, time: '' };
+    }
+    if (record.commit_head_id) {
+      // Walk back from the head to the indexed commit, then replay forward.
+      const pending: { cid: CID; bytes: Uint8Array }[] = [];
+      let cur: CID | null = CID.parse(record.commit_head_id);
+      while (cur && cur.toString() !== stopAt) {
+        const bytes = await store.get(cur);
+        pending.push({ cid: cur, bytes });
+        const env = decodeEnvelope(bytes);
+        cur = env.parents[0] ?? null;
+      }
+      for (let i = pending.length - 1; i >= 0; i--) {
+        const { cid, bytes } = pending[i]!;
+        const data = decodeCommit(bytes, l.ns);
+        l.applyCommit(data, cid.toString(), bytes);
+      }
+      if (l.head.time === '' && stopAt) {
+        const env = decodeEnvelope(await store.get(CID.parse(stopAt)));
+        l.head = { ...l.head, time: env.time };
+      }
+    }
+    return l;
+  }
+
+  /** A fresh ledger object for a record about to be created (genesis applied by the caller). */
+  static blank(store: ContentStore, record: NsRecord): Ledger {
+    return new Ledger(store, record);
+  }
+
+  /**
+   * Apply a decoded commit to the in-memory state: intern terms, add its flakes and commit-metadata
+   * facts to novelty, update stats.
+   */
+  applyCommit(data: CommitData, cid: string, blob: Uint8Array): void {
+    this.ns.applyDelta(data.nsDelta);
+    for (const [g, iri] of data.graphDelta) this.graphs.set(g, iri);
+    const t = data.t;
+    const flakes: Flake[] = [];
+    let asserts = 0, retracts = 0;
+    for (const f of data.flakes) {
+      if (f.op) asserts++; else retracts++;
+      flakes.push({ g: f.g, s: this.dict.intern(f.s), p: this.dict.intern(f.p), o: this.internObject(f.o), m: f.i ?? -1, t, op: f.op });
+    }
+    const prev = data.parents[0]?.toString() ?? null;
+    const metaFacts = commitMetaFacts({ cid, t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
+    const subj = this.dict.intern(commitSubject(cid));
+    for (const m of metaFacts) {
+      flakes.push({ g: GRAPH_TXN_META, s: subj, p: this.dict.intern(m.p), o: this.internObject(m.o), m: -1, t, op: true });
+    }
+    const bytes = blob.length;
+    this.novelty = this.novelty.add(flakes, bytes, (o) => this.dict.kind(o) !== 2);
+    this.noveltyBytesByT.set(t, bytes);
+    this.stats.apply(flakes, bytes);
+    this.head = { t, cid, time: data.time };
+    if (this.chain) this.chain[t] = this.head;
+  }
+
+  private internObject(o: Term): number {
+    if (o.termType === 'Literal') {
+      const dt = o.datatype.value;
+      if (!RESERVED_DATATYPES.has(dt)) this.datatypes.add(dt);
+    }
+    return this.dict.internKey(termKey(o));
+  }
+
+  /** Novelty bytes still unindexed after dropping everything up to t. */
+  noveltyBytesAfter(t: number): number {
+    let n = 0;
+    for (const [k, v] of this.noveltyBytesByT) if (k > t) n += v;
+    return n;
+  }
+
+  /** After an index covering t is published: switch to it and drop indexed novelty. */
+  installIndex(tree: IndexTree): void {
+    const t = tree.t;
+    this.tree = tree;
+    this.novelty = this.novelty.dropUpTo(t, this.noveltyBytesAfter(t));
+    for (const k of [...this.noveltyBytesByT.keys()]) if (k <= t) this.noveltyBytesByT.delete(k);
+  }
+
+  /** A snapshot at the head or at a time specifier. */
+  async db(spec: TimeSpec = { kind: 'head' }): Promise<Db> {
+    const t = await this.resolveT(spec);
+    const commitId = t === this.head.t ? this.head.cid : (await this.chainEntries())[t]?.cid ?? null;
+    return new Db({
+      ledgerId: this.id, dict: this.dict, graphs: this.graphs, stats: this.stats, tree: this.tree,
+      novelty: this.novelty, headT: this.head.t, commitId,
+    }, t);
+  }
+
+  /** The t a time specifier denotes on this branch. */
+  async resolveT(spec: TimeSpec): Promise<number> {
+    switch (spec.kind) {
+      case 'head': return this.head.t;
+      case 't':
+        if (spec.t > this.head.t) throw notFound(`ledger ${this.id} has no t ${spec.t} (head is t ${this.head.t})`);
+        return spec.t;
+      case 'time': {
+        const chain = await this.chainEntries();
+        // Latest commit at or before the instant (times are non-decreasing along the chain).
+        let lo = 0, hi = chain.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (Date.parse(chain[mid]!.time) <= spec.ms) lo = mid + 1; else hi = mid;
+        }
+        if (lo === 0) throw notFound(`ledger ${this.id} has no commit at or before ${spec.iso}`);
+        return chain[lo - 1]!.t;
+      }
+      case 'commit': return (await this.findCommit(spec.ref)).t;
+    }
+  }
+
+  /** Find a commit on the chain by full CID or hex digest prefix (>= 6). */
+  async findCommit(ref: string): Promise<ChainEntry> {
+    const chain = await this.chainEntries();
+    if (ref.startsWith('b')) {
+      const hit = chain.find((e) => e.cid === ref);
+      if (!hit) throw notFound(`commit ${ref} not found in ledger ${this.id}`);
+      return hit;
+    }
+    const hex = ref.toLowerCase();
+    if (hex.length < 6 || !/^[0-9a-f]+$/.test(hex)) throw badRequest('a commit prefix must be at least 6 hex characters');
+    const hits = chain.filter((e) => digestHex(CID.parse(e.cid)).startsWith(hex));
+    if (hits.length === 0) throw notFound(`commit ${ref} not found in ledger ${this.id}`);
+    if (hits.length > 1) throw badRequest(`ambiguous commit prefix "${ref}" (${hits.length} commits match)`);
+    return hits[0]!;
+  }
+
+  /** The first-parent chain indexed by t (genesis first). */
+  async chainEntries(): Promise<ChainEntry[]> {
+    if (this.chain) return this.chain;
+    const out: ChainEntry[] = [];
+    let cur: CID | null = this.head.cid ? CID.parse(this.head.cid) : null;
+    while (cur) {
+      const env = decodeEnvelope(await this.store.get(cur));
+      out[env.t] = { t: env.t, cid: cur.toString(), time: env.time };
+      cur = env.parents[0] ?? null;
+    }
+    this.chain = out;
+    return out;
+  }
+
+  /** The raw commit blob at a CID (verified by the store). */
+  async commitBytes(cid: string): Promise<Uint8Array> {
+    const c = CID.parse(cid);
+    if (c.code !== Codec.commit) throw badRequest(`${cid} is not a commit`);
+    return this.store.get(c);
+  }
+}

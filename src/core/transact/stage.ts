@@ -1,0 +1,110 @@
+/**
+ * Staging: resolve asserts and retracts against the state before the transaction. Asserting a
+ * current fact or retracting a non-current one produces nothing; an assert and a retract of the same
+ * fact in one transaction cancel out (jsonld-transactions.md §2).
+ */
+import type { CommitFlake } from '../commit/commit-codec.js';
+import { badRequest } from '../errors.js';
+import { GRAPH_DEFAULT } from '../flake/flake.js';
+import type { Db } from '../ledger/db.js';
+import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
+import { termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
+import type { GraphRef, TxnQuad } from './txn-request.js';
+
+/** Most new named graphs one transaction may introduce. */
+export const MAX_NEW_GRAPHS = 256;
+/** Longest graph IRI. */
+export const MAX_GRAPH_IRI_BYTES = 8192;
+
+interface Staged { g: number; s: NamedNode | BlankNode; p: NamedNode; o: Term; i: number; op: boolean }
+
+export class Stager {
+  private readonly staged = new Map<string, Staged>();
+  /** New named graphs: IRI -> id. */
+  readonly newGraphs = new Map<string, number>();
+  private nextGraph: number;
+
+  constructor(readonly db: Db, nextGraphId: number) {
+    this.nextGraph = nextGraphId;
+  }
+
+  /** Graph id for a graph reference, allocating new named graphs. */
+  graphId(ref: GraphRef): number {
+    if (ref.termType === 'DefaultGraph') return GRAPH_DEFAULT;
+    const iri = ref.value;
+    if (iri === TXN_META_IRI || iri === CONFIG_GRAPH_IRI || iri === 'txn-meta' || iri === 'default') {
+      throw badRequest(`graph name "${iri}" is reserved and cannot be written directly`);
+    }
+    const known = this.db.graphId(iri) ?? this.newGraphs.get(iri);
+    if (known !== undefined) return known;
+    if (new TextEncoder().encode(iri).length > MAX_GRAPH_IRI_BYTES) throw badRequest(`graph IRI longer than ${MAX_GRAPH_IRI_BYTES} bytes`);
+    if (this.newGraphs.size >= MAX_NEW_GRAPHS) throw badRequest(`a transaction may create at most ${MAX_NEW_GRAPHS} named graphs`);
+    const id = this.nextGraph++;
+    this.newGraphs.set(iri, id);
+    return id;
+  }
+
+  /** Graph id if the graph exists (no allocation). */
+  existingGraphId(ref: GraphRef): number | undefined {
+    if (ref.termType === 'DefaultGraph') return GRAPH_DEFAULT;
+    return this.db.graphId(ref.value) ?? this.newGraphs.get(ref.value);
+  }
+
+  private key(g: number, s: Term, p: NamedNode, o: Term, i: number): string {
+    return `${g}\u0001${termKey(s)}\u0001${p.value}\u0001${i}\u0001${termKey(o)}`;
+  }
+
+  /** True when the fact is current in the snapshot. */
+  async isCurrent(g: number, s: Term, p: NamedNode, o: Term, i: number): Promise<boolean> {
+    const dict = this.db.dict;
+    const si = dict.idOf(s), pi = dict.idOf(p), oi = dict.idOf(o);
+    if (si === undefined || pi === undefined || oi === undefined) return false;
+    for await (const b of this.db.scan({ g, s: si, p: pi, o: oi })) {
+      for (let k = 0; k < b.n; k++) if (b.m[k] === i) return true;
+    }
+    return false;
+  }
+
+  /** Stage an assertion. */
+  async assert(q: TxnQuad): Promise<void> {
+    const g = this.graphId(q.graph);
+    await this.stage(g, q.subject, q.predicate, q.object, q.listIndex ?? -1, true);
+  }
+
+  /** Stage a retraction (of a fact in graph id g). */
+  async retract(q: TxnQuad): Promise<void> {
+    const g = this.existingGraphId(q.graph);
+    if (g === undefined) return;
+    await this.stage(g, q.subject, q.predicate, q.object, q.listIndex ?? -1, false);
+  }
+
+  /** Stage by graph id (used when the fact came from a scan). */
+  async stage(g: number, s: NamedNode | BlankNode, p: NamedNode, o: Term, i: number, op: boolean): Promise<void> {
+    const k = this.key(g, s, p, o, i);
+    const prev = this.staged.get(k);
+    if (prev) {
+      if (prev.op !== op) this.staged.delete(k); // assert + retract in one transaction cancel out
+      return;
+    }
+    const current = await this.isCurrent(g, s, p, o, i);
+    if (current === op) return; // asserting a current fact / retracting an absent one: no flake
+    this.staged.set(k, { g, s, p, o, i, op });
+  }
+
+  /** The staged flakes in commit form. */
+  flakes(): CommitFlake[] {
+    const out: CommitFlake[] = [];
+    for (const f of this.staged.values()) {
+      const cf: CommitFlake = { g: f.g, s: f.s, p: f.p, o: f.o, op: f.op };
+      if (f.i >= 0) cf.i = f.i;
+      out.push(cf);
+    }
+    return out;
+  }
+
+  /** Graph delta for the commit: only graphs that actually received a flake. */
+  graphDelta(flakes: CommitFlake[]): [number, string][] {
+    const used = new Set(flakes.map((f) => f.g));
+    return [...this.newGraphs].filter(([, id]) => used.has(id)).map(([iri, id]) => [id, iri] as [number, string]).sort((a, b) => a[0] - b[0]);
+  }
+}

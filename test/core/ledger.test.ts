@@ -1,0 +1,121 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Connection } from '../../src/core/ledger/connection.js';
+import type { Db } from '../../src/core/ledger/db.js';
+import { literal, namedNode, defaultGraph, type Term } from '../../src/core/rdf/terms.js';
+import { xsd } from '../../src/core/rdf/vocab.js';
+import type { TxnQuad, TxnRequest } from '../../src/core/transact/txn-request.js';
+import { openFileStorage, openMemoryStorage } from '../../src/storage/index.js';
+
+const ex = (s: string) => namedNode('http://example.org/' + s);
+const int = (n: number) => literal(String(n), namedNode(xsd.integer));
+const q = (s: string, p: string, o: Term, g?: string): TxnQuad => ({ subject: ex(s), predicate: ex(p), object: o, graph: g ? ex(g) : defaultGraph });
+const insert = (...quads: TxnQuad[]): TxnRequest => ({ kind: 'insert', quads, meta: [], opts: {} });
+const upsert = (...quads: TxnQuad[]): TxnRequest => ({ kind: 'upsert', quads, meta: [], opts: {} });
+
+/** All current facts of the default graph as sorted strings. */
+async function facts(db: Db, g = 0): Promise<string[]> {
+  const out: string[] = [];
+  for await (const b of db.scan({ g })) {
+    for (let i = 0; i < b.n; i++) out.push([b.s[i], b.p[i], b.o[i]].map((id) => db.dict.key(id!)).join(' '));
+  }
+  return out.sort();
+}
+
+const dirs: string[] = [];
+afterEach(async () => { for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true }); });
+
+describe('Connection and Ledger', () => {
+  it('creates, writes, and reads at every t', async () => {
+    const conn = new Connection(openMemoryStorage());
+    const created = await conn.create('crm');
+    expect(created.ledger).toBe('crm:main');
+    expect(created.t).toBe(0);
+    await expect(conn.create('crm:main')).rejects.toMatchObject({ status: 409, type: 'err:db/LedgerExists' });
+
+    const r1 = await conn.transact('crm', insert(q('ana', 'age', int(34)), q('ana', 'name', literal('Ana'))));
+    expect(r1).toMatchObject({ ledger_id: 'crm:main', t: 1, flakes_added: 2, flakes_retracted: 0, previous_commit_id: created.commit.commit_id });
+    const r2 = await conn.transact('crm', upsert(q('ana', 'age', int(35))));
+    expect(r2).toMatchObject({ t: 2, flakes_added: 1, flakes_retracted: 1 });
+    const again = await conn.transact('crm', upsert(q('ana', 'age', int(35))));
+    expect(again).toMatchObject({ t: 2, flakes_added: 0, flakes_retracted: 0, commit_id: r2.commit_id });
+
+    const age = '"http://www.w3.org/2001/XMLSchema#integer||';
+    expect(await facts(await conn.db('crm:main'))).toEqual([
+      `http://example.org/ana http://example.org/age ${age}35`,
+      'http://example.org/ana http://example.org/name "http://www.w3.org/2001/XMLSchema#string||Ana',
+    ]);
+    expect(await facts(await conn.db('crm:main@t:1'))).toEqual([
+      `http://example.org/ana http://example.org/age ${age}34`,
+      'http://example.org/ana http://example.org/name "http://www.w3.org/2001/XMLSchema#string||Ana',
+    ]);
+    expect(await facts(await conn.db('crm@t:0'))).toEqual([]);
+    const prefix = (await conn.ledger('crm')).findCommit(r1.commit_id);
+    expect((await prefix).t).toBe(1);
+    await expect(conn.db('crm@t:9')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('cancels assert+retract in one transaction and ignores no-op writes', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('a');
+    const r = await conn.transact('a', insert(q('x', 'p', int(1)), q('x', 'p', int(1))));
+    expect(r.flakes_added).toBe(1);
+    const same = await conn.transact('a', insert(q('x', 'p', int(1))));
+    expect(same).toMatchObject({ t: 1, flakes_added: 0 });
+  });
+
+  it('indexes in the background and answers identically before and after, at old t too', async () => {
+    const conn = new Connection(openMemoryStorage(), { reindexMinBytes: 2_000, reindexMaxBytes: 1_000_000 });
+    await conn.create('big');
+    const views: string[][] = [];
+    for (let round = 0; round < 12; round++) {
+      const quads: TxnQuad[] = [];
+      for (let i = 0; i < 40; i++) quads.push(q(`s${i}`, `p${i % 3}`, int(round * 100 + i)));
+      await conn.transact('big', round % 2 === 0 ? insert(...quads) : upsert(...quads));
+      views.push(await facts(await conn.db('big')));
+    }
+    await conn.idle();
+    const ledger = await conn.ledger('big');
+    expect(ledger.tree).not.toBeNull();
+    expect(ledger.tree!.t).toBeGreaterThan(0);
+    for (let t = 1; t <= 12; t++) expect(await facts(await conn.db(`big@t:${t}`))).toEqual(views[t - 1]);
+    // A fresh connection over the same storage loads the index and replays the rest.
+    const conn2 = new Connection({ content: conn.content, ns: conn.ns });
+    for (let t = 1; t <= 12; t++) expect(await facts(await conn2.db(`big@t:${t}`))).toEqual(views[t - 1]);
+  });
+
+  it('reopens a file-backed ledger with the same head and answers', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lg-'));
+    dirs.push(dir);
+    const conn = new Connection(await openFileStorage(dir), { reindexMinBytes: 500 });
+    await conn.create('f/deep:dev');
+    for (let i = 0; i < 5; i++) await conn.transact('f/deep:dev', insert(q('s', 'p', int(i), 'g1')));
+    await conn.idle();
+    const head = (await conn.ledger('f/deep:dev')).head;
+    const before = await facts(await conn.db('f/deep:dev@t:3'), 3);
+    await conn.close();
+    const conn2 = new Connection(await openFileStorage(dir));
+    const l2 = await conn2.ledger('f/deep:dev');
+    expect(l2.head).toEqual(head);
+    expect(await facts(await conn2.db('f/deep:dev@t:3'), 3)).toEqual(before);
+    expect(before).toHaveLength(3);
+    await conn2.close();
+  });
+
+  it('drops soft then hard', async () => {
+    const conn = new Connection(openMemoryStorage(), { reindexMinBytes: 1 });
+    await conn.create('d');
+    await conn.transact('d', insert(q('s', 'p', int(1))));
+    await conn.idle();
+    expect(await conn.drop('nope')).toEqual({ ledger_id: 'nope', status: 'not_found', files_deleted: 0, branches_dropped: [] });
+    expect(await conn.drop('d')).toEqual({ ledger_id: 'd', status: 'dropped', files_deleted: 0, branches_dropped: ['d:main'] });
+    expect(await conn.exists('d')).toBe(false);
+    expect((await conn.drop('d')).status).toBe('already_retracted');
+    const hard = await conn.drop('d', { hard: true });
+    expect(hard.status).toBe('dropped');
+    expect(hard.files_deleted).toBeGreaterThan(4);
+    await conn.create('d'); // the name is free again
+  });
+});
