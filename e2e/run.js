@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * End-to-end tests in Debian's Chromium (`npm run test:e2e`): builds the browser bundle with Vite
+ * (vite.config.ts -> e2e/dist), serves it on a loopback port, launches Chromium through
+ * playwright-core with a fresh profile, and runs every registered case. The last line printed is
+ * always `N passed, M failed`; the exit code is non-zero when anything failed.
+ *
+ * Usage: node e2e/run.js [substring]   (only cases whose name contains the substring)
+ * Env:   LEDGRAPH_CHROMIUM=/path/to/chromium (default /usr/bin/chromium)
+ */
+import { createServer } from 'node:http';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = join(ROOT, 'e2e', 'dist');
+const CHROMIUM = process.env.LEDGRAPH_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * The registered cases, run in order. Each gets a context:
+ *   { baseUrl, newPage(), browser (the persistent BrowserContext), root, log(line) }
+ * and fails by throwing. `newPage()` opens a tab whose console errors and uncaught exceptions are
+ * collected and printed when the case fails. Add a case with `cases.push({ name, run, timeoutMs? })`.
+ */
+const cases = [];
+
+cases.push({
+  name: 'core self-test in Chromium (terms, CIDs, errors, IndexedDB storage)',
+  async run({ baseUrl, newPage, log }) {
+    const page = await newPage();
+    await page.goto(`${baseUrl}/index.html`);
+    await page.waitForFunction(() => typeof window.ledgraphSelfTest === 'function', null, { timeout: 15_000 });
+    const report = await page.evaluate(() => window.ledgraphSelfTest());
+    for (const c of report.checks) log(`${c.ok ? 'ok' : 'FAILED'}  ${c.name}${c.ok ? '' : `: ${c.error}`}`);
+    if (report.checks.length < 5) throw new Error(`expected at least 5 self-test checks, got ${report.checks.length}`);
+    if (!report.ok) throw new Error(`${report.failed} of ${report.checks.length} self-test checks failed`);
+  },
+});
+
+const CONTENT_TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.map': 'application/json', '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm', '.png': 'image/png', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Serve `dir` read-only on 127.0.0.1 (random port); resolves to { url, close }. */
+async function serveStatic(dir) {
+  const server = createServer(async (req, res) => {
+    try {
+      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+      const file = resolve(dir, '.' + (path.endsWith('/') ? path + 'index.html' : path));
+      if (file !== dir && !file.startsWith(dir + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
+      if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } catch (e) {
+      const missing = e?.code === 'ENOENT' || e?.code === 'ENOTDIR' || e instanceof URIError;
+      res.writeHead(missing ? 404 : 500, { 'Content-Type': 'text/plain' });
+      res.end(missing ? 'not found' : 'error');
+    }
+  });
+  await new Promise((ok, fail) => { server.once('error', fail); server.listen(0, '127.0.0.1', ok); });
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((ok) => { server.close(() => ok()); server.closeAllConnections(); }),
+  };
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`${what} timed out after ${ms} ms`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function describeError(e) {
+  return e instanceof Error ? e.message.split('\n')[0] : String(e);
+}
+
+/** Build, serve, launch, run the selected cases; returns { passed, failed }. */
+async function runAll(selected) {
+  const cleanups = [];
+  let passed = 0, failed = 0;
+  try {
+    const { build } = await import('vite');
+    await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
+    const site = await serveStatic(DIST);
+    cleanups.push(site.close);
+
+    const { chromium } = await import('playwright-core');
+    const userDataDir = await mkdtemp(join(tmpdir(), 'ledgraph-e2e-'));
+    cleanups.push(() => rm(userDataDir, { recursive: true, force: true }));
+    const browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60_000,
+    });
+    cleanups.push(() => browser.close());
+
+    for (const [i, c] of selected.entries()) {
+      const diagnostics = [];
+      const pages = [];
+      const newPage = async () => {
+        const page = await browser.newPage();
+        pages.push(page);
+        page.on('pageerror', (e) => diagnostics.push(`page error: ${describeError(e)}`));
+        page.on('console', (m) => { if (m.type() === 'error') diagnostics.push(`console error: ${m.text()}`); });
+        return page;
+      };
+      const lines = [];
+      const ctx = { baseUrl: site.url, newPage, browser, root: ROOT, log: (line) => lines.push(line) };
+      const start = Date.now();
+      try {
+        await withTimeout(Promise.resolve().then(() => c.run(ctx)), c.timeoutMs ?? DEFAULT_TIMEOUT_MS, c.name);
+        passed++;
+        console.log(`ok ${i + 1} - ${c.name} (${Date.now() - start} ms)`);
+        for (const l of lines) console.log(`    ${l}`);
+      } catch (e) {
+        failed++;
+        console.log(`not ok ${i + 1} - ${c.name} (${Date.now() - start} ms): ${describeError(e)}`);
+        for (const l of [...lines, ...diagnostics]) console.log(`    ${l}`);
+      } finally {
+        await Promise.allSettled(pages.map((p) => p.close()));
+      }
+    }
+  } catch (e) {
+    const notRun = selected.length - passed - failed;
+    console.log(`e2e setup failed: ${describeError(e)}`);
+    if (String(e).includes(CHROMIUM)) console.log(`    is Chromium installed at ${CHROMIUM}? (apt-get install -y chromium)`);
+    failed += notRun;
+  } finally {
+    for (const close of cleanups.reverse()) await Promise.resolve().then(close).catch(() => {});
+  }
+  return { passed, failed };
+}
+
+const filter = process.argv[2];
+const selected = filter ? cases.filter((c) => c.name.includes(filter)) : cases;
+if (selected.length === 0) console.log(`no e2e case matches "${filter}"`);
+const { passed, failed } = await runAll(selected);
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed > 0 || selected.length === 0 ? 1 : 0;

@@ -1,0 +1,89 @@
+/**
+ * The `ledgraph` command line: `ledgraph server [flags]`, `ledgraph --help`, `ledgraph --version`.
+ * Bad input and startup failures print one line to stderr and exit with code 2.
+ */
+import { readFileSync } from 'node:fs';
+import { isLedgraphError } from '../core/errors.js';
+import { parseServerArgs, serverHelp } from './config.js';
+import { createLogger } from './log.js';
+import { runServer } from './main.js';
+
+/** Where the CLI writes; injectable for tests. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: CliIo = {
+  out: (t) => { process.stdout.write(t); },
+  err: (t) => { process.stderr.write(t); },
+};
+
+/** The package version, read from package.json next to dist/ (or src/). */
+export function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const USAGE = `Usage: ledgraph <command> [flags]
+
+Commands:
+  server    Start the Ledgraph HTTP server (ledgraph server --help lists its flags)
+
+Flags:
+  -h, --help       Show this help
+  -v, --version    Print the version
+`;
+
+/**
+ * Run the CLI. Resolves to an exit code, or to null when a server was started and keeps the
+ * process alive (it exits on SIGTERM/SIGINT).
+ */
+export async function main(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  io: CliIo = processIo,
+): Promise<number | null> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+        io.err(USAGE);
+        return 2;
+      case '-h':
+      case '--help':
+      case 'help':
+        io.out(USAGE);
+        return 0;
+      case '-v':
+      case '--version':
+      case 'version':
+        io.out(packageVersion() + '\n');
+        return 0;
+      case 'server': {
+        const parsed = parseServerArgs(rest, env);
+        if (parsed.kind === 'help') {
+          io.out(serverHelp());
+          return 0;
+        }
+        const log = createLogger(parsed.config.logLevel);
+        await runServer(parsed.config, { version: packageVersion(), log });
+        return null;
+      }
+      default:
+        io.err(`ledgraph: unknown command "${command}" (see ledgraph --help)\n`);
+        return 2;
+    }
+  } catch (e) {
+    if (isLedgraphError(e)) {
+      io.err(`ledgraph: ${e.message}\n`);
+      return 2;
+    }
+    io.err(`ledgraph: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,384 @@
+/**
+ * The `ledgraph server` configuration: one table of flags (each with its LEDGRAPH_* environment
+ * equivalent, default and help text), the typed ServerConfig it produces, and the parser.
+ * Precedence: command-line flag > environment variable > default.
+ */
+import { parseArgs } from 'node:util';
+import { LedgraphError } from '../core/errors.js';
+
+export type AuthMode = 'none' | 'optional' | 'required';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type ServerRole = 'transaction' | 'peer';
+
+/** An OIDC issuer whose RS256 tokens are verified against its JWKS endpoint. */
+export interface JwksIssuer { issuer: string; url: string }
+
+/** Everything `ledgraph server` is configured with. */
+export interface ServerConfig {
+  /** Interface to bind (from --listen-addr). */
+  host: string;
+  /** TCP port (from --listen-addr or --port); 0 picks a free port. */
+  port: number;
+  /** Directory of the file storage (ignored with `memory`). */
+  storagePath: string;
+  /** Keep everything in memory; nothing is written to disk. */
+  memory: boolean;
+  /** Path prefix the API is mounted at (no trailing slash). */
+  apiBaseUrl: string;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+  /** Default query timeout in milliseconds; 0 disables it. */
+  queryTimeoutMs: number;
+  /** Novelty size that triggers background indexing. */
+  reindexMinBytes: number;
+  /** Novelty size at which writes are refused until indexing catches up. */
+  reindexMaxBytes: number;
+  /** Whether the background indexer runs. */
+  indexingEnabled: boolean;
+  /** Heartbeat interval of streaming responses; 0 disables it. */
+  streamHeartbeatMs: number;
+  /** Built-in CORS (any origin) on or off. */
+  corsEnabled: boolean;
+  logLevel: LogLevel;
+  /** Cap on concurrently admitted write operations (503 beyond it). */
+  maxInFlight: number;
+  dataAuthMode: AuthMode;
+  dataAuthTrustedIssuers: string[];
+  adminAuthMode: AuthMode;
+  adminAuthTrustedIssuers: string[];
+  eventsAuthMode: AuthMode;
+  eventsAuthTrustedIssuers: string[];
+  eventsAuthAudience: string | null;
+  storageProxyTrustedIssuers: string[];
+  jwksIssuers: JwksIssuer[];
+  role: ServerRole;
+  /** The transaction server a peer follows (required for role `peer`). */
+  txServerUrl: string | null;
+  /** Policy class applied when a request names none. */
+  defaultPolicyClass: string | null;
+}
+
+/** The defaults of every setting. */
+export function defaultServerConfig(): ServerConfig {
+  return {
+    host: '127.0.0.1',
+    port: 8090,
+    storagePath: './data',
+    memory: false,
+    apiBaseUrl: '/v1/ledgraph',
+    bodyLimit: 100 * 1024 * 1024,
+    queryTimeoutMs: 60_000,
+    reindexMinBytes: 100_000,
+    reindexMaxBytes: 1_000_000,
+    indexingEnabled: true,
+    streamHeartbeatMs: 15_000,
+    corsEnabled: false,
+    logLevel: 'info',
+    maxInFlight: 128,
+    dataAuthMode: 'none',
+    dataAuthTrustedIssuers: [],
+    adminAuthMode: 'none',
+    adminAuthTrustedIssuers: [],
+    eventsAuthMode: 'none',
+    eventsAuthTrustedIssuers: [],
+    eventsAuthAudience: null,
+    storageProxyTrustedIssuers: [],
+    jwksIssuers: [],
+    role: 'transaction',
+    txServerUrl: null,
+    defaultPolicyClass: null,
+  };
+}
+
+/** One row of the flag table. */
+export interface FlagDef {
+  /** Long flag name without the leading `--`. */
+  name: string;
+  /** Environment variable equivalent (list flags take a comma-separated list). */
+  env: string;
+  /** `boolean` flags take no value (`--x`, `--no-x`, `--x=false`); others take one. */
+  type: 'boolean' | 'string';
+  /** Repeatable flag; its values replace (not extend) the environment's list. */
+  multiple: boolean;
+  /** Placeholder of the value in --help. */
+  arg: string;
+  /** Default as shown in --help and the README. */
+  default: string;
+  help: string;
+  /** Parse one raw value (`where` names its source for error messages) and store it. */
+  apply(cfg: ServerConfig, raw: string | string[], where: string): void;
+}
+
+const bad = (msg: string) => new LedgraphError(400, 'err:db/BadRequest', msg);
+
+/** A non-negative decimal integer within [min, max]. */
+export function parseIntValue(raw: string, where: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const s = raw.trim().replace(/_/g, '');
+  if (!/^\d+$/.test(s)) throw bad(`invalid value for ${where}: "${raw}" (expected an integer)`);
+  const n = Number(s);
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw bad(`invalid value for ${where}: "${raw}" (expected an integer from ${min} to ${max})`);
+  }
+  return n;
+}
+
+const UNITS: Record<string, number> = {
+  '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3,
+};
+
+/** A byte size: plain bytes or a number with a unit (B, KB, MB, GB, KiB, MiB, GiB; case-insensitive). */
+export function parseByteSize(raw: string, where: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw.replace(/_/g, ''));
+  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined) {
+    throw bad(`invalid value for ${where}: "${raw}" (expected a byte size such as 1000000, 100KB or 100MiB)`);
+  }
+  const n = Math.round(Number(m[1]) * unit);
+  if (!Number.isSafeInteger(n)) throw bad(`invalid value for ${where}: "${raw}" (too large)`);
+  return n;
+}
+
+/** A boolean written as true/false, 1/0, yes/no or on/off. */
+export function parseBool(raw: string, where: string): boolean {
+  const s = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(s)) return true;
+  if (['false', '0', 'no', 'off'].includes(s)) return false;
+  throw bad(`invalid value for ${where}: "${raw}" (expected true or false)`);
+}
+
+function parseEnum<T extends string>(choices: readonly T[]) {
+  return (raw: string, where: string): T => {
+    const s = raw.trim().toLowerCase();
+    const hit = choices.find((c) => c === s);
+    if (!hit) throw bad(`invalid value for ${where}: "${raw}" (expected one of ${choices.join(', ')})`);
+    return hit;
+  };
+}
+
+function parseHttpUrl(raw: string, where: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw bad(`invalid value for ${where}: "${raw}" (expected an http(s) URL)`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw bad(`invalid value for ${where}: "${raw}" (expected an http(s) URL)`);
+  }
+  return u.href.replace(/\/+$/, '');
+}
+
+function parseNonEmpty(raw: string, where: string): string {
+  const s = raw.trim();
+  if (!s) throw bad(`invalid value for ${where}: value is empty`);
+  return s;
+}
+
+/** `host:port`, `[ipv6]:port`, or `:port` (all interfaces). */
+export function parseListenAddr(raw: string, where: string): { host: string; port: number } {
+  const s = raw.trim();
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s[\]]*)):(\d+)$/.exec(s);
+  if (!m) throw bad(`invalid value for ${where}: "${raw}" (expected host:port, e.g. 127.0.0.1:8090)`);
+  const host = m[1] ?? (m[2] || '0.0.0.0');
+  return { host, port: parseIntValue(m[3]!, where, 0, 65535) };
+}
+
+/** An absolute URL path such as `/v1/ledgraph` (a trailing slash is dropped). */
+export function parseApiBaseUrl(raw: string, where: string): string {
+  const s = raw.trim().replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/.test(s)) {
+    throw bad(`invalid value for ${where}: "${raw}" (expected a path such as /v1/ledgraph)`);
+  }
+  return s;
+}
+
+/** `issuer=https://issuer.example/.well-known/jwks.json`. */
+export function parseJwksIssuer(raw: string, where: string): JwksIssuer {
+  const i = raw.indexOf('=');
+  const issuer = i > 0 ? raw.slice(0, i).trim() : '';
+  if (!issuer) throw bad(`invalid value for ${where}: "${raw}" (expected issuer=jwks-url)`);
+  return { issuer, url: parseHttpUrl(raw.slice(i + 1), where) };
+}
+
+type Key = keyof ServerConfig;
+
+function single(raw: string | string[]): string {
+  return Array.isArray(raw) ? raw[raw.length - 1]! : raw;
+}
+function many(raw: string | string[]): string[] {
+  const parts = Array.isArray(raw) ? raw : raw.split(',');
+  return parts.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function valueFlag<K extends Key>(
+  name: string, env: string, arg: string, key: K, parse: (raw: string, where: string) => ServerConfig[K],
+  dflt: string, help: string,
+): FlagDef {
+  return {
+    name, env, type: 'string', multiple: false, arg, default: dflt, help,
+    apply(cfg, raw, where) { cfg[key] = parse(single(raw), where); },
+  };
+}
+
+type BoolKey = { [P in Key]: ServerConfig[P] extends boolean ? P : never }[Key];
+
+function boolFlag(name: string, env: string, key: BoolKey, dflt: boolean, help: string): FlagDef {
+  return {
+    name, env, type: 'boolean', multiple: false, arg: '', default: String(dflt), help,
+    apply(cfg, raw, where) { cfg[key] = parseBool(single(raw), where); },
+  };
+}
+
+function listFlag<K extends Key>(
+  name: string, env: string, arg: string, key: K, parse: (raw: string, where: string) => ServerConfig[K] extends (infer E)[] ? E : never,
+  help: string,
+): FlagDef {
+  return {
+    name, env, type: 'string', multiple: true, arg, default: '(none)', help: help + ' (repeatable)',
+    apply(cfg, raw, where) { (cfg[key] as unknown[]) = many(raw).map((v) => parse(v, where)); },
+  };
+}
+
+const authModes = parseEnum(['none', 'optional', 'required'] as const);
+const nullable = (p: (raw: string, where: string) => string) => (raw: string, where: string): string | null => p(raw, where);
+
+/** The flag table of `ledgraph server`, in --help order. */
+export const SERVER_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'listen-addr', env: 'LEDGRAPH_LISTEN_ADDR', type: 'string', multiple: false, arg: '<host:port>',
+    default: '127.0.0.1:8090', help: 'Address and port to listen on',
+    apply(cfg, raw, where) { Object.assign(cfg, parseListenAddr(single(raw), where)); },
+  },
+  valueFlag('port', 'LEDGRAPH_PORT', '<n>', 'port', (r, w) => parseIntValue(r, w, 0, 65535), '8090',
+    'Port to listen on (overrides the port of --listen-addr; 0 picks a free port)'),
+  valueFlag('storage-path', 'LEDGRAPH_STORAGE_PATH', '<dir>', 'storagePath', parseNonEmpty, './data',
+    'Directory of the file storage (created when missing)'),
+  boolFlag('memory', 'LEDGRAPH_MEMORY', 'memory', false, 'Keep all data in memory instead of --storage-path'),
+  valueFlag('api-base-url', 'LEDGRAPH_API_BASE_URL', '<path>', 'apiBaseUrl', parseApiBaseUrl, '/v1/ledgraph',
+    'Path prefix the API is mounted at'),
+  valueFlag('body-limit', 'LEDGRAPH_BODY_LIMIT', '<bytes>', 'bodyLimit', parseByteSize, '100MiB',
+    'Largest accepted request body (bytes, or with a unit: KB, MB, GB, KiB, MiB, GiB)'),
+  valueFlag('query-timeout-ms', 'LEDGRAPH_QUERY_TIMEOUT_MS', '<ms>', 'queryTimeoutMs', (r, w) => parseIntValue(r, w), '60000',
+    'Default query timeout in milliseconds (0 disables it)'),
+  valueFlag('reindex-min-bytes', 'LEDGRAPH_REINDEX_MIN_BYTES', '<bytes>', 'reindexMinBytes', parseByteSize, '100000',
+    'Novelty size that triggers background indexing'),
+  valueFlag('reindex-max-bytes', 'LEDGRAPH_REINDEX_MAX_BYTES', '<bytes>', 'reindexMaxBytes', parseByteSize, '1000000',
+    'Novelty size at which writes are refused (503) until indexing catches up'),
+  boolFlag('indexing-enabled', 'LEDGRAPH_INDEXING_ENABLED', 'indexingEnabled', true,
+    'Run the background indexer (--no-indexing-enabled to turn it off)'),
+  valueFlag('stream-heartbeat-ms', 'LEDGRAPH_STREAM_HEARTBEAT_MS', '<ms>', 'streamHeartbeatMs', (r, w) => parseIntValue(r, w), '15000',
+    'Heartbeat interval of streaming responses (0 disables it)'),
+  boolFlag('cors-enabled', 'LEDGRAPH_CORS_ENABLED', 'corsEnabled', false, 'Answer CORS requests from any origin'),
+  valueFlag('log-level', 'LEDGRAPH_LOG_LEVEL', '<level>', 'logLevel', parseEnum(['debug', 'info', 'warn', 'error'] as const), 'info',
+    'Log level: debug, info, warn or error'),
+  valueFlag('max-in-flight', 'LEDGRAPH_MAX_IN_FLIGHT', '<n>', 'maxInFlight', (r, w) => parseIntValue(r, w, 1), '128',
+    'Cap on concurrently admitted write operations (503 beyond it)'),
+  valueFlag('data-auth-mode', 'LEDGRAPH_DATA_AUTH_MODE', '<mode>', 'dataAuthMode', authModes, 'none',
+    'Auth of data endpoints: none, optional or required'),
+  listFlag('data-auth-trusted-issuer', 'LEDGRAPH_DATA_AUTH_TRUSTED_ISSUERS', '<did:key>', 'dataAuthTrustedIssuers', parseNonEmpty,
+    'Issuer trusted for data endpoint tokens'),
+  valueFlag('admin-auth-mode', 'LEDGRAPH_ADMIN_AUTH_MODE', '<mode>', 'adminAuthMode', authModes, 'none',
+    'Auth of admin endpoints (create, drop, ...): none, optional or required'),
+  listFlag('admin-auth-trusted-issuer', 'LEDGRAPH_ADMIN_AUTH_TRUSTED_ISSUERS', '<did:key>', 'adminAuthTrustedIssuers', parseNonEmpty,
+    'Issuer trusted for admin tokens'),
+  valueFlag('events-auth-mode', 'LEDGRAPH_EVENTS_AUTH_MODE', '<mode>', 'eventsAuthMode', authModes, 'none',
+    'Auth of the /events stream: none, optional or required'),
+  listFlag('events-auth-trusted-issuer', 'LEDGRAPH_EVENTS_AUTH_TRUSTED_ISSUERS', '<did:key>', 'eventsAuthTrustedIssuers', parseNonEmpty,
+    'Issuer trusted for /events tokens'),
+  valueFlag('events-auth-audience', 'LEDGRAPH_EVENTS_AUTH_AUDIENCE', '<aud>', 'eventsAuthAudience', nullable(parseNonEmpty), '(none)',
+    'Audience required in /events tokens'),
+  listFlag('storage-proxy-trusted-issuer', 'LEDGRAPH_STORAGE_PROXY_TRUSTED_ISSUERS', '<did:key>', 'storageProxyTrustedIssuers', parseNonEmpty,
+    'Issuer trusted for storage proxy tokens'),
+  listFlag('jwks-issuer', 'LEDGRAPH_JWKS_ISSUERS', '<issuer=url>', 'jwksIssuers', parseJwksIssuer,
+    'OIDC issuer and its JWKS URL, for RS256 tokens'),
+  valueFlag('role', 'LEDGRAPH_ROLE', '<role>', 'role', parseEnum(['transaction', 'peer'] as const), 'transaction',
+    'Server role: transaction (read-write) or peer (read-only follower)'),
+  valueFlag('tx-server-url', 'LEDGRAPH_TX_SERVER_URL', '<url>', 'txServerUrl', nullable(parseHttpUrl), '(none)',
+    'Transaction server a peer follows (required with --role peer)'),
+  valueFlag('default-policy-class', 'LEDGRAPH_DEFAULT_POLICY_CLASS', '<iri>', 'defaultPolicyClass', nullable(parseNonEmpty), '(none)',
+    'Policy class applied when a request names none'),
+];
+
+/** What the command line asked for. */
+export type ServerArgs =
+  | { kind: 'run'; config: ServerConfig }
+  | { kind: 'help' };
+
+const FLAG_BY_NAME = new Map(SERVER_FLAGS.map((f) => [f.name, f]));
+
+/**
+ * Parse `ledgraph server` arguments (without the `server` word) and the environment into a
+ * ServerConfig. Throws a 400 LedgraphError with a one-line message on any bad input.
+ */
+export function parseServerArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): ServerArgs {
+  const options: Record<string, { type: 'boolean' | 'string'; multiple?: boolean; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  for (const f of SERVER_FLAGS) options[f.name] = { type: f.type, multiple: f.multiple };
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, allowNegative: true, tokens: true });
+
+  const fromFlags = new Map<FlagDef, string | string[]>();
+  for (const t of tokens) {
+    if (t.kind === 'option-terminator') continue;
+    if (t.kind === 'positional') throw bad(`unexpected argument "${t.value}" (see ledgraph server --help)`);
+    if (t.name === 'help') return { kind: 'help' };
+    const negated = t.rawName.startsWith('--no-');
+    if (negated && t.value !== undefined && FLAG_BY_NAME.get(t.name.slice(3))?.type === 'boolean') {
+      throw bad(`flag ${t.rawName} takes no value`);
+    }
+    const f = FLAG_BY_NAME.get(t.name);
+    if (!f || !t.rawName.startsWith('--') || (negated && f.type !== 'boolean')) {
+      throw bad(`unknown flag ${t.rawName} (see ledgraph server --help)`);
+    }
+    if (f.type === 'boolean') {
+      fromFlags.set(f, negated ? 'false' : (t.value ?? 'true'));
+      continue;
+    }
+    if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--'))) throw bad(`flag --${f.name} needs a value ${f.arg}`);
+    if (f.multiple) {
+      const prev = fromFlags.get(f);
+      fromFlags.set(f, [...(Array.isArray(prev) ? prev : []), t.value]);
+    } else {
+      fromFlags.set(f, t.value);
+    }
+  }
+
+  const cfg = defaultServerConfig();
+  // Environment first, then flags, each in table order, so a flag always wins over the environment
+  // and --port refines --listen-addr at the same level.
+  for (const f of SERVER_FLAGS) {
+    const v = env[f.env];
+    if (v !== undefined && v !== '') f.apply(cfg, v, f.env);
+  }
+  for (const f of SERVER_FLAGS) {
+    const v = fromFlags.get(f);
+    if (v !== undefined) f.apply(cfg, v, '--' + f.name);
+  }
+  validate(cfg);
+  return { kind: 'run', config: cfg };
+}
+
+function validate(cfg: ServerConfig): void {
+  if (cfg.reindexMinBytes > cfg.reindexMaxBytes) {
+    throw bad(`--reindex-min-bytes (${cfg.reindexMinBytes}) must not exceed --reindex-max-bytes (${cfg.reindexMaxBytes})`);
+  }
+  if (cfg.role === 'peer' && !cfg.txServerUrl) throw bad('--role peer requires --tx-server-url');
+}
+
+/** The text of `ledgraph server --help`: every flag with its default and environment variable. */
+export function serverHelp(): string {
+  const rows = SERVER_FLAGS.map((f) => {
+    const left = `  --${f.name}${f.arg ? ' ' + f.arg : ''}`;
+    return { left, right: `${f.help}\n      default: ${f.default}; env: ${f.env}${f.multiple ? ' (comma-separated)' : ''}` };
+  });
+  const lines = [
+    'Usage: ledgraph server [flags]',
+    '',
+    'Starts the Ledgraph HTTP server. Every flag has a LEDGRAPH_* environment equivalent; a flag',
+    'wins over its environment variable. Boolean flags accept --flag, --no-flag and --flag=true|false.',
+    '',
+    'Flags:',
+    ...rows.map((r) => `${r.left}\n      ${r.right}`),
+    '  -h, --help',
+    '      Show this help',
+  ];
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,143 @@
+/**
+ * Starting and stopping the HTTP server: check the storage path, bind the configured address with
+ * @hono/node-server, log one structured start line, and shut down gracefully on SIGTERM/SIGINT.
+ */
+import { createAdaptorServer } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { resolve, join } from 'node:path';
+import { LedgraphError } from '../core/errors.js';
+import { createApp, type RouteGroup } from './app.js';
+import type { ServerConfig } from './config.js';
+import type { Logger } from './log.js';
+
+/** Collaborators of a running server. */
+export interface ServerDeps {
+  version: string;
+  log: Logger;
+  /** Endpoint groups mounted under api_base_url (see app.ts); built over the engine's Connection. */
+  routes?: readonly RouteGroup[];
+  /** Called once after the listener has closed (close the Connection, flush storage, ...). */
+  onClose?: () => Promise<void>;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  /** Bound host and port (the real port when 0 was asked for). */
+  host: string;
+  port: number;
+  /** Base URL, e.g. http://127.0.0.1:8090. */
+  url: string;
+  /** Stop accepting connections, let in-flight requests finish (up to `graceMs`; 0 drops them now), then run onClose. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const startupError = (msg: string) => new LedgraphError(400, 'err:db/BadRequest', msg);
+
+/** Create the storage directory if needed and prove it is writable; throws a one-line error otherwise. */
+export async function ensureWritableDir(path: string): Promise<string> {
+  const abs = resolve(path);
+  const probe = join(abs, `.ledgraph-write-probe-${process.pid}`);
+  try {
+    await mkdir(abs, { recursive: true });
+    await writeFile(probe, 'ok');
+    await unlink(probe);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
+    throw startupError(`storage path ${path} is not writable (${code})`);
+  }
+  return abs;
+}
+
+function listenError(e: NodeJS.ErrnoException, host: string, port: number): LedgraphError {
+  switch (e.code) {
+    case 'EADDRINUSE': return startupError(`port ${port} is already in use`);
+    case 'EACCES': return startupError(`permission denied to listen on port ${port}`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': return startupError(`cannot listen on ${host}: address not available`);
+    default: return startupError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`);
+  }
+}
+
+function hostForUrl(host: string): string {
+  const h = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return h.includes(':') ? `[${h}]` : h;
+}
+
+/** Check storage, build the app and listen on the configured address. */
+export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
+  const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
+  const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes });
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+
+  await new Promise<void>((ok, fail) => {
+    const onError = (e: NodeJS.ErrnoException) => fail(listenError(e, config.host, config.port));
+    server.once('error', onError);
+    server.listen(config.port, config.host, () => {
+      server.off('error', onError);
+      ok();
+    });
+  });
+  server.on('error', (e) => deps.log.error('server error', { error: e.message }));
+
+  const addr = server.address() as AddressInfo;
+  const url = `http://${hostForUrl(addr.address)}:${addr.port}`;
+  deps.log.info('ledgraph listening', {
+    version: deps.version,
+    url,
+    listen_addr: `${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`,
+    api_base_url: config.apiBaseUrl,
+    role: config.role,
+    storage: config.memory ? 'memory' : 'file',
+    storage_path: storagePath,
+    indexing_enabled: config.indexingEnabled,
+    cors_enabled: config.corsEnabled,
+    pid: process.pid,
+  });
+
+  let closing: Promise<void> | null = null;
+  const close = (graceMs = 10_000): Promise<void> => {
+    if (closing && graceMs <= 0) server.closeAllConnections();
+    closing ??= (async () => {
+      await new Promise<void>((ok) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        force.unref();
+        server.close(() => { clearTimeout(force); ok(); });
+        server.closeIdleConnections();
+      });
+      if (deps.onClose) await deps.onClose();
+    })();
+    return closing;
+  };
+  return { host: addr.address, port: addr.port, url, close };
+}
+
+/**
+ * Start the server for the CLI: as startServer, plus SIGTERM/SIGINT handling (first signal closes
+ * gracefully and exits 0; a second one drops open connections at once).
+ */
+export async function runServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
+  if (config.role === 'peer') {
+    deps.log.warn('peer role is not implemented yet; serving diagnostics only', { tx_server_url: config.txServerUrl });
+  }
+  const running = await startServer(config, deps);
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      deps.log.warn('second signal, dropping open connections', { signal });
+      void running.close(0);
+      return;
+    }
+    signalled = true;
+    deps.log.info('shutting down', { signal });
+    running.close().then(
+      () => { deps.log.info('stopped'); process.exit(0); },
+      (e: unknown) => { deps.log.error('shutdown failed', { error: e instanceof Error ? e.message : String(e) }); process.exit(1); },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return running;
+}
