@@ -1,0 +1,200 @@
+/**
+ * File-system ContentStore and NameService (Node). Layout under the root directory:
+ *   objects/<last 2 chars of the CID>/<CID>   (every CID starts "bag…", so the tail shards evenly)
+ *   ns/<encoded ledger id>.json               (one record per name:branch; .lock beside it while written)
+ * Both are safe for several processes sharing one root (a transaction server and a peer).
+ * The nameservice half lives in file-ns.ts and is re-exported here.
+ */
+import { promises as fsp } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { CID } from 'multiformats/cid';
+import { Codec, cidOf } from '../core/commit/cid.js';
+import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
+import type { ContentStore } from '../core/store.js';
+import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
+
+/**
+ * How much is fsynced. Every object file is fsynced before its rename unless 'none' (so a name never
+ * points at unwritten data). Directory entries are what make a rename survive a crash:
+ * - 'all': fsync the directory after every object;
+ * - 'commits' (default): batch them. Objects a nameservice record can point at (commit, index root,
+ *   ledger config, default context) are barriers: putting one fsyncs every directory dirtied since the
+ *   last barrier, so everything a published head references is durable when the head is. Bulk index
+ *   leaves therefore cost one file fsync each, not two.
+ * - 'none': no fsync at all (tests, caches that can be refetched).
+ * Nameservice records are always fsynced (file and directory) unless 'none'.
+ */
+export type Durability = 'all' | 'commits' | 'none';
+
+/** Options of the file stores. */
+export interface FileStoreOptions {
+  durable?: Durability;
+  /** A nameservice lock older than this is considered abandoned (default 10 s). */
+  lockStaleMs?: number;
+  /** Give up waiting for a nameservice lock after this long (default 30 s; must exceed lockStaleMs). */
+  lockTimeoutMs?: number;
+  /** Poll interval for changes made by other processes while someone is subscribed (default 250 ms). */
+  pollMs?: number;
+}
+
+const BARRIER_CODECS: ReadonlySet<number> = new Set([Codec.commit, Codec.indexRoot, Codec.ledgerConfig, Codec.defaultContext]);
+
+/** The errno code of a file-system error. */
+export const errCode = (e: unknown): string | undefined => (e as { code?: string } | null)?.code;
+/** A name component no other writer (process or call) uses at the same time. */
+export const unique = (): string => `${process.pid}.${randomBytes(6).toString('hex')}`;
+/** A file-system failure as a LedgraphError (502), keeping LedgraphErrors as they are. */
+export const fsFail = (what: string, e: unknown): LedgraphError =>
+  isLedgraphError(e) ? e : storageError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
+
+/** Write a file atomically: unique temp file in the same directory, optional fsync, rename over the target. */
+export async function writeAtomic(path: string, data: Uint8Array | string, fsync: boolean): Promise<void> {
+  const tmp = `${path}.${unique()}.tmp`;
+  try {
+    const fh = await fsp.open(tmp, 'wx');
+    try {
+      await fh.writeFile(data);
+      if (fsync) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, path);
+  } catch (e) {
+    await fsp.rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Fsync a directory so renames inside it survive a crash; a no-op where directories cannot be fsynced. */
+export async function fsyncDir(dir: string): Promise<void> {
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await fsp.open(dir, 'r');
+    await fh.sync();
+  } catch (e) {
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes(errCode(e) ?? '')) throw e;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** Content-addressed objects as files; every read is verified against its CID. */
+export class FileContentStore implements ContentStore {
+  readonly objectsDir: string;
+  private readonly durable: Durability;
+  private readonly dirty = new Set<string>(); // directories with renames not yet fsynced
+  private readonly knownDirs = new Set<string>();
+
+  private constructor(readonly root: string, opts: FileStoreOptions) {
+    this.objectsDir = join(root, 'objects');
+    this.durable = opts.durable ?? 'commits';
+  }
+
+  /** Open (creating if needed) the object store under `root`. */
+  static async open(root: string, opts: FileStoreOptions = {}): Promise<FileContentStore> {
+    const s = new FileContentStore(root, opts);
+    await fsp.mkdir(s.objectsDir, { recursive: true }).catch((e) => { throw fsFail(`cannot create ${s.objectsDir}`, e); });
+    return s;
+  }
+
+  /** Path of an object's file. */
+  pathOf(cid: CID): string {
+    const s = cid.toString();
+    return join(this.objectsDir, s.slice(-2), s);
+  }
+
+  /** Store bytes under their CID (idempotent). */
+  async put(codec: number, bytes: Uint8Array): Promise<CID> {
+    if (!(bytes instanceof Uint8Array)) throw badRequest('object bytes must be a Uint8Array');
+    const cid = await cidOf(codec, bytes);
+    await this.write(cid, bytes);
+    return cid;
+  }
+
+  /** Store bytes under a caller-computed CID after verifying it. */
+  async putWithCid(cid: CID, bytes: Uint8Array): Promise<void> {
+    await checkPutCid(cid, bytes);
+    await this.write(cid, bytes);
+  }
+
+  private async write(cid: CID, bytes: Uint8Array): Promise<void> {
+    const path = this.pathOf(cid);
+    const dir = join(path, '..');
+    try {
+      const st = await fsp.stat(path).catch((e) => { if (errCode(e) === 'ENOENT') return null; throw e; });
+      // A same-size file is this object (renames are atomic); anything else is rewritten, which repairs it.
+      if (st === null || st.size !== bytes.length) {
+        await this.ensureDir(dir);
+        await writeAtomic(path, bytes, this.durable !== 'none');
+        this.dirty.add(dir);
+      }
+      if (this.durable === 'all' || (this.durable === 'commits' && BARRIER_CODECS.has(cid.code))) await this.flushDirs();
+    } catch (e) {
+      throw fsFail(`cannot store object ${cid.toString()}`, e);
+    }
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.knownDirs.has(dir)) return;
+    try {
+      await fsp.mkdir(dir);
+      this.dirty.add(this.objectsDir); // the new shard's own entry must become durable too
+    } catch (e) {
+      if (errCode(e) !== 'EEXIST') throw e;
+    }
+    this.knownDirs.add(dir);
+  }
+
+  private async flushDirs(): Promise<void> {
+    const dirs = [...this.dirty];
+    this.dirty.clear();
+    try {
+      for (const d of dirs) await fsyncDir(d);
+    } catch (e) {
+      for (const d of dirs) this.dirty.add(d);
+      throw e;
+    }
+  }
+
+  /** The object's bytes, verified against the CID on every read. */
+  async get(cid: CID): Promise<Uint8Array> {
+    let buf: Buffer;
+    try {
+      buf = await fsp.readFile(this.pathOf(cid));
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') throw missingObject(cid, `the file store at ${this.root}`);
+      throw fsFail(`cannot read object ${cid.toString()}`, e);
+    }
+    return verifiedBytes(cid, new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), `the file store at ${this.root}`);
+  }
+
+  /** True when the object's file exists (not verified). */
+  async has(cid: CID): Promise<boolean> {
+    try {
+      return (await fsp.stat(this.pathOf(cid))).isFile();
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return false;
+      throw fsFail(`cannot stat object ${cid.toString()}`, e);
+    }
+  }
+
+  /** Remove the object's file; true when it existed. */
+  async delete(cid: CID): Promise<boolean> {
+    try {
+      await fsp.unlink(this.pathOf(cid));
+      return true;
+    } catch (e) {
+      if (errCode(e) === 'ENOENT') return false;
+      throw fsFail(`cannot delete object ${cid.toString()}`, e);
+    }
+  }
+
+  /** Make outstanding renames durable (so 'commits' mode loses nothing written before a clean close). */
+  async close(): Promise<void> {
+    if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object store', e); });
+  }
+}
+
+// The nameservice imports the helpers above; nothing here runs at load time, so the cycle is benign.
+export { FileNameService, encodeLedgerId, decodeLedgerId } from './file-ns.js';
