@@ -233,3 +233,13 @@ describe.skipIf(!w3cAvailable())('W3C data', () => {
     expect(agg.kind === 'table' && agg.table.type === 'bindings' && agg.table.rows[0]!.g).toEqual(namedNode(iriOf('sparql11/aggregates/singleton.ttl')));
   });
 });
+
+describe('ordered results over blank nodes', () => {
+  it('lets blank nodes tie with each other in ORDER BY keys', () => {
+    const e = table(['x', 'v'], [{ x: b('a'), v: int('1') }, { x: b('c'), v: int('2') }, { x: ex('z'), v: int('3') }]);
+    const swapped = table(['x', 'v'], [{ x: b('q'), v: int('2') }, { x: b('p'), v: int('1') }, { x: ex('z'), v: int('3') }]);
+    expect(compareTables(e, swapped, { order: { tieVars: ['x'] } })).toBeUndefined();
+    const iriFirst = table(['x', 'v'], [{ x: ex('z'), v: int('3') }, { x: b('q'), v: int('2') }, { x: b('p'), v: int('1') }]);
+    expect(compareTables(e, iriFirst, { order: { tieVars: ['x'] } })).toMatch(/wrong order/);
+  });
+});
