@@ -10,6 +10,7 @@ import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
 import { transact, writeGenesis, type Receipt, type TxnContext } from '../transact/pipeline.js';
 import { runIndexJob } from '../index/indexer.js';
+import { bulkLoad, type BulkLoadOptions, type BulkLoadResult } from '../transact/bulk-load.js';
 import type { Db } from './db.js';
 import { dropLedger } from './drop.js';
 import { Ledger } from './ledger.js';
@@ -140,6 +141,12 @@ export class Connection {
     const receipt = await transact(this, ledger, req, ctx);
     this.maybeIndex(ledger);
     return receipt;
+  }
+
+  /** Bulk-load N-Triples / N-Quads text into an empty ledger (see transact/bulk-load.ts). */
+  async bulkLoad(ledgerId: string, source: AsyncIterable<string | Uint8Array>, opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
+    const ledger = await this.ledger(ledgerId);
+    return ledger.lock.run(() => bulkLoad(this, ledger, source, opts));
   }
 
   /** Start a background index job when novelty passed reindex_min_bytes. */

@@ -215,6 +215,9 @@ export class Ledger {
     return out;
   }
 
+  /** Forget the cached chain (after a bulk load rewrote the head). */
+  resetChain(): void { this.chain = null; }
+
   /** The raw commit blob at a CID (verified by the store). */
   async commitBytes(cid: string): Promise<Uint8Array> {
     const c = CID.parse(cid);
