@@ -9,6 +9,7 @@ import { blankNode, keyKind, keyToTerm, literal, namedNode, termEquals, termKey,
 import { xsd } from '../src/core/rdf/vocab.js';
 import type { NsChange, NsRecord } from '../src/core/store.js';
 import { IdbContentStore, IdbNameService } from '../src/storage/indexeddb-store.js';
+import { ledgerChecks } from './ledger-checks.js';
 
 /** One named check of the self-test. */
 export interface SelfTestCheck { name: string; ok: boolean; ms: number; error?: string }
@@ -143,7 +144,7 @@ const checks: Array<[string, () => Promise<void> | void]> = [
 /** Run every check and report; never throws. */
 async function ledgraphSelfTest(): Promise<SelfTestReport> {
   const results: SelfTestCheck[] = [];
-  for (const [name, run] of checks) {
+  for (const [name, run] of [...checks, ...ledgerChecks]) {
     const start = performance.now();
     try {
       await run();

@@ -118,4 +118,31 @@ describe('Connection and Ledger', () => {
     expect(hard.files_deleted).toBeGreaterThan(4);
     await conn.create('d'); // the name is free again
   });
+
+  it('reports ledger info with real-time stats', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('i');
+    const type = namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+    const person = ex('Person');
+    const tq = (s: string): TxnQuad => ({ subject: ex(s), predicate: type, object: person, graph: defaultGraph });
+    await conn.transact('i', insert(tq('ana'), tq('ben'), q('ana', 'name', literal('Ana')), q('ben', 'name', literal('Ben')), q('ana', 'knows', ex('ben')), q('ben', 'age', int(3))));
+    await conn.transact('i', upsert(q('ben', 'age', int(4))));
+    const info = await conn.info('i', { includePropertyEstimates: false });
+    const E = 'http://example.org/';
+    expect(info).toMatchObject({ ledger: 'i:main', t: 2, commit: { t: 2 }, index: { id: null, t: 0 } });
+    expect(info.stats.flakes).toBe(6);
+    expect(info.stats.indexed).toBe(0);
+    expect(info.stats.properties[E + 'name']).toEqual({ count: 2, 'last-modified-t': 1, datatypes: { [xsd.string]: 2 } });
+    expect(info.stats.properties[E + 'age']).toEqual({ count: 1, 'last-modified-t': 2, datatypes: { [xsd.integer]: 1 } });
+    expect(info.stats.classes[E + 'Person']).toEqual({
+      count: 2,
+      properties: {
+        [type.value]: { count: 2, refs: 2, 'ref-classes': {} },
+        [E + 'name']: { count: 2, refs: 0, 'ref-classes': {} },
+        [E + 'knows']: { count: 1, refs: 1, 'ref-classes': { [E + 'Person']: 1 } },
+        [E + 'age']: { count: 1, refs: 0, 'ref-classes': {} },
+      },
+      'property-list': [type.value, E + 'age', E + 'knows', E + 'name'].sort(),
+    });
+  });
 });

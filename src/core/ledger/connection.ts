@@ -13,6 +13,7 @@ import { runIndexJob } from '../index/indexer.js';
 import { bulkLoad, type BulkLoadOptions, type BulkLoadResult } from '../transact/bulk-load.js';
 import type { Db } from './db.js';
 import { dropLedger } from './drop.js';
+import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 
@@ -147,6 +148,11 @@ export class Connection {
   async bulkLoad(ledgerId: string, source: AsyncIterable<string | Uint8Array>, opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
     const ledger = await this.ledger(ledgerId);
     return ledger.lock.run(() => bulkLoad(this, ledger, source, opts));
+  }
+
+  /** Ledger info document (http-api.md §2.7). */
+  async info(ledgerId: string, opts: InfoOptions = {}): Promise<LedgerInfo> {
+    return ledgerInfo(await this.ledger(ledgerId), opts);
   }
 
   /** Start a background index job when novelty passed reindex_min_bytes. */
