@@ -78,10 +78,19 @@ export interface Dataset { defaultGraphs: NamedNode[]; namedGraphs: NamedNode[] 
 /** A construct template triple (blank nodes are fresh per solution). */
 export interface TemplateTriple { s: TermOrVar; p: TermOrVar; o: TermOrVar }
 
+/** What every query form may carry besides its pattern. */
+export interface QueryCommon {
+  dataset?: Dataset;
+  /** Fuel budget from the query text (SPARQL `# PRAGMA max-fuel N`); the tighter of this and the caller's wins. */
+  maxFuel?: number;
+  /** Every `# PRAGMA name value` comment, by lower-case name (policy pragmas are read by the server). */
+  pragmas?: Record<string, string>;
+}
+
 export type Query =
-  | { form: 'select'; op: Op; variables: string[]; dataset?: Dataset }
-  | { form: 'ask'; op: Op; dataset?: Dataset }
-  | { form: 'construct'; op: Op; template: TemplateTriple[]; dataset?: Dataset }
-  | { form: 'describe'; op: Op; terms: (NamedNode | Variable)[]; dataset?: Dataset };
+  | ({ form: 'select'; op: Op; variables: string[] } & QueryCommon)
+  | ({ form: 'ask'; op: Op } & QueryCommon)
+  | ({ form: 'construct'; op: Op; template: TemplateTriple[] } & QueryCommon)
+  | ({ form: 'describe'; op: Op; terms: (NamedNode | Variable)[] } & QueryCommon);
 
 export type { BlankNode, Literal, NamedNode, Term, Variable };

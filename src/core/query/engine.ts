@@ -1,0 +1,217 @@
+/**
+ * The query engine's front door: parse SPARQL into the algebra, plan it against a DbView, and run
+ * it into a QueryResult. Binding rows stream lazily (the plan runs as the caller pulls); terms
+ * are decoded only here, at the end. Every language front end that produces the algebra calls
+ * executeQuery.
+ */
+import { timeoutError } from '../errors.js';
+import type { DbView } from '../index/view.js';
+import { blankNode, defaultGraph, type NamedNode, type Quad, type Term } from '../rdf/terms.js';
+import type { Query, TemplateTriple, TermOrVar } from './algebra/algebra.js';
+import { OVERFLOW_BASE } from './exec/ids.js';
+import { Runtime } from './exec/runtime.js';
+import { UNBOUND, type PNode } from './exec/types.js';
+import { Planner } from './plan/planner.js';
+import type { Binding, QueryResult } from './results/types.js';
+import { parseSparql } from './sparql/parse.js';
+
+export { parseSparql } from './sparql/parse.js';
+export { fuelExhausted, isFuelExhausted } from './exec/runtime.js';
+
+export interface QueryContext {
+  view: DbView;
+  /** Graph ids merged as the default graph; default [0]. A query's FROM overrides it. */
+  defaultGraphs?: number[];
+  /** Visible named graphs; default view.namedGraphs(). A query's FROM / FROM NAMED overrides it. */
+  namedGraphs?: number[];
+  /** Graph id of an IRI, for FROM / FROM NAMED and GRAPH <iri>; default view.graphId. */
+  resolveGraph?(iri: string): number | undefined;
+  /** NOW() (default: the time of the call). */
+  now?: Date;
+  baseIri?: string;
+  /** Fuel budget (facts scanned plus path steps); the query's own PRAGMA max-fuel may lower it. */
+  maxFuel?: number;
+  /** Time budget from the call to the last row; exceeding it is a 408 err:db/Timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Receives fuel spent and the plan when the execution ends (tracking for `meta`/`end` records). */
+  onFinish?(stats: { fuel: number }): void;
+}
+
+interface Prepared { rt: Runtime; root: PNode; planner: Planner; done: () => void }
+
+function prepare(q: Query, ctx: QueryContext): Prepared {
+  const view = ctx.view;
+  const resolve = ctx.resolveGraph ?? ((iri: string) => view.graphId(iri));
+  let defaultGraphs = ctx.defaultGraphs ?? [0];
+  let namedGraphs = ctx.namedGraphs ?? view.namedGraphs();
+  if (q.dataset) {
+    const ids = (xs: NamedNode[]) => [...new Set(xs.map((x) => resolve(x.value)).filter((g): g is number => g !== undefined))];
+    defaultGraphs = ids(q.dataset.defaultGraphs);
+    namedGraphs = ids(q.dataset.namedGraphs);
+  }
+  const fuels = [ctx.maxFuel, q.maxFuel].filter((x): x is number => x !== undefined);
+  // One controller merges the caller's signal and the deadline, so in-flight scans stop too.
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(ctx.signal?.reason);
+  if (ctx.signal?.aborted) onAbort(); else ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = ctx.timeoutMs !== undefined ? setTimeout(() => ac.abort(timeoutError('query timeout exceeded')), ctx.timeoutMs) : undefined;
+  const rt = new Runtime({
+    view,
+    defaultGraphs,
+    namedGraphs,
+    resolveGraph: resolve,
+    now: ctx.now ?? new Date(),
+    ...(ctx.baseIri !== undefined ? { baseIri: ctx.baseIri } : {}),
+    ...(fuels.length ? { maxFuel: Math.min(...fuels) } : {}),
+    ...(ctx.timeoutMs !== undefined ? { deadline: Date.now() + ctx.timeoutMs } : {}),
+    signal: ac.signal,
+  });
+  let finished = false;
+  const done = () => {
+    if (finished) return;
+    finished = true;
+    if (timer !== undefined) clearTimeout(timer);
+    ctx.signal?.removeEventListener('abort', onAbort);
+    ctx.onFinish?.({ fuel: rt.fuel });
+  };
+  try {
+    const planner = new Planner(rt);
+    const root = planner.planRoot(q.op);
+    return { rt, root, planner, done };
+  } catch (e) {
+    done();
+    throw e;
+  }
+}
+
+/** Run a query; SELECT rows and CONSTRUCT/DESCRIBE quads stream as they are pulled. */
+export async function executeQuery(q: Query, ctx: QueryContext): Promise<QueryResult> {
+  const p = prepare(q, ctx);
+  switch (q.form) {
+    case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables) };
+    case 'ask': {
+      try {
+        for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) if (b.n > 0) return { type: 'boolean', value: true };
+        return { type: 'boolean', value: false };
+      } finally { p.done(); }
+    }
+    case 'construct': return { type: 'quads', quads: construct(p, q.template) };
+    case 'describe': return { type: 'quads', quads: describe(p, q.terms) };
+  }
+}
+
+/** Parse and run SPARQL query text. */
+export async function querySparql(text: string, ctx: QueryContext): Promise<QueryResult> {
+  return executeQuery(parseSparql(text, ctx.baseIri !== undefined ? { baseIri: ctx.baseIri } : {}), ctx);
+}
+
+/** The physical plan of a query, one operator tree per line (for debugging and tests). */
+export function explainQuery(q: Query, ctx: QueryContext): string {
+  const p = prepare(q, ctx);
+  p.done();
+  return p.root.describe();
+}
+
+async function* bindings(p: Prepared, variables: string[]): AsyncIterable<Binding> {
+  try {
+    const slots = variables.map((v) => p.planner.top.map.get(v) ?? -1);
+    const w = p.rt.width;
+    for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      for (let r = 0; r < b.n; r++) {
+        const row: Binding = {};
+        for (let i = 0; i < slots.length; i++) {
+          const s = slots[i]!;
+          const id = s < 0 ? UNBOUND : b.rows[r * w + s]!;
+          if (id !== UNBOUND) row[variables[i]!] = p.rt.ids.term(id);
+        }
+        yield row;
+      }
+    }
+  } finally { p.done(); }
+}
+
+function validTriple(s: Term, pr: Term, o: Term): boolean {
+  return s.termType !== 'Literal' && pr.termType === 'NamedNode' && o !== undefined;
+}
+
+let constructRun = 0;
+
+async function* construct(p: Prepared, template: TemplateTriple[]): AsyncIterable<Quad> {
+  try {
+    const w = p.rt.width;
+    const slotOf = (t: TermOrVar) => (t.termType === 'Variable' ? p.planner.top.map.get(t.value) ?? -1 : -1);
+    const tslots = template.map((t) => [slotOf(t.s), slotOf(t.p), slotOf(t.o)] as const);
+    const seen = new Set<string>();
+    const prefix = `c${(constructRun++).toString(36)}x`;
+    let solution = 0;
+    for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      for (let r = 0; r < b.n; r++) {
+        solution++;
+        const inst = (t: TermOrVar, slot: number): Term | undefined => {
+          if (t.termType === 'Variable') {
+            const id = slot < 0 ? UNBOUND : b.rows[r * w + slot]!;
+            return id === UNBOUND ? undefined : p.rt.ids.term(id);
+          }
+          // Template blank nodes are fresh for every solution.
+          if (t.termType === 'BlankNode') return blankNode(`${prefix}${solution}_${t.value}`);
+          return t;
+        };
+        for (let i = 0; i < template.length; i++) {
+          const t = template[i]!, sl = tslots[i]!;
+          const s = inst(t.s, sl[0]), pr = inst(t.p, sl[1]), o = inst(t.o, sl[2]);
+          if (!s || !pr || !o || !validTriple(s, pr, o)) continue;
+          const key = termId(s) + ' ' + termId(pr) + ' ' + termId(o);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          yield { subject: s, predicate: pr as NamedNode, object: o, graph: defaultGraph };
+        }
+      }
+    }
+  } finally { p.done(); }
+}
+
+function termId(t: Term): string {
+  return t.termType === 'Literal' ? JSON.stringify([t.value, t.language, t.datatype.value]) : t.termType === 'BlankNode' ? '_:' + t.value : '<' + t.value + '>';
+}
+
+/** DESCRIBE: the concise bounded description of each resource (outgoing triples, blank-node objects followed). */
+async function* describe(p: Prepared, terms: Extract<Query, { form: 'describe' }>['terms']): AsyncIterable<Quad> {
+  try {
+    const rt = p.rt;
+    const w = rt.width;
+    const resources = new Set<number>();
+    const varSlots: number[] = [];
+    for (const t of terms) {
+      if (t.termType === 'Variable') {
+        const s = p.planner.top.map.get(t.value);
+        if (s !== undefined) varSlots.push(s);
+      } else {
+        const id = rt.ids.stored(t);
+        if (id !== undefined) resources.add(id);
+      }
+    }
+    if (varSlots.length) {
+      for await (const b of p.root.exec(rt, null, { kind: 'default' })) {
+        for (let r = 0; r < b.n; r++) for (const s of varSlots) {
+          const id = b.rows[r * w + s]!;
+          if (id !== UNBOUND && id < OVERFLOW_BASE) resources.add(id);
+        }
+      }
+    }
+    const visited = new Set<number>();
+    const queue = [...resources];
+    while (queue.length) {
+      const id = queue.shift()!;
+      if (visited.has(id)) continue;
+      visited.add(id);
+      for await (const fb of rt.scan({ s: id }, rt.defaultGraphs)) {
+        for (let i = 0; i < fb.n; i++) {
+          const o = fb.o[i]!;
+          yield { subject: rt.ids.term(fb.s[i]!), predicate: rt.ids.term(fb.p[i]!) as NamedNode, object: rt.ids.term(o), graph: defaultGraph };
+          if (rt.ids.kind(o) === 1 && !visited.has(o)) queue.push(o);
+        }
+      }
+    }
+  } finally { p.done(); }
+}

@@ -1,0 +1,90 @@
+/**
+ * FILTER and BIND (extend) over batches. EXISTS patterns are answered a batch at a time: the
+ * pattern runs once seeded with the whole batch, each row tagged with its index in a private
+ * slot, and the rows that came back mark which inputs have a match (a batched semi-join).
+ */
+import { type EvalContext, type ExprFn, type Frame, test, tryEval } from './expr.js';
+import { RowBuffer, streamOf } from './rows.js';
+import type { Runtime } from './runtime.js';
+import { UNBOUND, type Batch, type GraphCtx, type PNode, type Stream } from './types.js';
+
+/** An EXISTS pattern planned to run seeded by the filter's rows; `rowSlot` carries the row index. */
+export interface ExistsSpec { node: PNode; rowSlot: number }
+
+/** Which rows of a batch have a solution of each EXISTS pattern. */
+export async function existsAnswers(rt: Runtime, specs: ExistsSpec[], b: Batch, g: GraphCtx): Promise<Uint8Array[]> {
+  const w = rt.width;
+  const out: Uint8Array[] = [];
+  for (const spec of specs) {
+    const rows = b.rows.slice(0, b.n * w);
+    for (let r = 0; r < b.n; r++) rows[r * w + spec.rowSlot] = r;
+    const hit = new Uint8Array(b.n);
+    for await (const o of spec.node.exec(rt, streamOf({ n: b.n, rows }), g)) {
+      for (let i = 0; i < o.n; i++) hit[o.rows[i * w + spec.rowSlot]!] = 1;
+    }
+    out.push(hit);
+  }
+  return out;
+}
+
+/** The identity of join: passes its input through (the unit solution when there is none). */
+export class IdentityNode implements PNode {
+  describe(): string { return 'unit'; }
+  exec(rt: Runtime, input: Stream | null): Stream {
+    return input ?? streamOf({ n: 1, rows: new Int32Array(rt.width).fill(UNBOUND) });
+  }
+}
+
+export class FilterNode implements PNode {
+  constructor(readonly input: PNode, readonly cond: ExprFn, readonly exists: ExistsSpec[], readonly fctx: EvalContext, readonly text: string) {}
+
+  describe(): string { return `filter(${this.text})`; }
+
+  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    for await (const b of this.input.exec(rt, input, g)) {
+      rt.check();
+      const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
+      const out = new RowBuffer(w, b.n);
+      const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
+      for (let r = 0; r < b.n; r++) {
+        f.off = r * w;
+        f.r = r;
+        this.fctx.nextSolution();
+        if (test(this.cond, f)) out.push(b.rows, f.off);
+      }
+      if (out.n > 0) yield out.take();
+    }
+  }
+}
+
+export class ExtendNode implements PNode {
+  constructor(readonly input: PNode, readonly slot: number, readonly value: ExprFn, readonly exists: ExistsSpec[], readonly fctx: EvalContext, readonly text: string) {}
+
+  describe(): string { return `extend(?${this.slot} := ${this.text})`; }
+
+  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    const slot = this.slot;
+    for await (const b of this.input.exec(rt, input, g)) {
+      rt.check();
+      const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
+      const out = new RowBuffer(w, b.n);
+      const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
+      for (let r = 0; r < b.n; r++) {
+        f.off = r * w;
+        f.r = r;
+        this.fctx.nextSolution();
+        const t = tryEval(this.value, f);
+        const cur = b.rows[f.off + slot]!;
+        if (t === undefined) { out.push(b.rows, f.off); continue; }
+        const id = rt.ids.intern(t);
+        // A seeded row may already bind the variable: join semantics keep it only when equal.
+        if (cur !== UNBOUND && cur !== id) continue;
+        const at = out.push(b.rows, f.off);
+        out.rows[at + slot] = id;
+      }
+      if (out.n > 0) yield out.take();
+    }
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * GROUP BY and aggregates (SPARQL 1.1 §11, §18.5). Rows are grouped on the ids of their key
+ * values; each group keeps one accumulator per aggregate. An aggregate whose inputs hit an
+ * evaluation error (a non-number in SUM, say) leaves its variable unbound in that group; COUNT
+ * counts the values that evaluate. Without GROUP BY, an empty input still forms one group.
+ */
+import type { Term } from '../../rdf/terms.js';
+import { integerLiteral, stringLiteral } from '../../rdf/values.js';
+import type { AggregateName } from '../algebra/algebra.js';
+import { type EvalContext, type ExprFn, type Frame, tryEval } from './expr.js';
+import { callFunction, compareForOrder, isExprError } from './expr-eval.js';
+import { existsAnswers, type ExistsSpec } from './filter.js';
+import { RowBuffer, hashSlots } from './rows.js';
+import type { Runtime } from './runtime.js';
+import { UNBOUND, type GraphCtx, type PNode, type Stream } from './types.js';
+
+export interface GroupKey { fn: ExprFn; slot: number }
+export interface GroupAgg {
+  slot: number;
+  name: AggregateName;
+  distinct: boolean;
+  /** Undefined for COUNT(*). */
+  fn?: ExprFn;
+  separator: string;
+}
+
+const ZERO = integerLiteral(0);
+
+/** One aggregate's running state in one group. */
+class Acc {
+  count = 0;
+  value: Term | undefined;
+  error = false;
+  parts: string[] = [];
+  seen: Set<number | string> | undefined;
+  constructor(readonly agg: GroupAgg) { if (agg.distinct) this.seen = new Set(); }
+
+  add(t: Term | undefined, id: number | string, fctx: EvalContext): void {
+    if (this.error) return;
+    if (t === undefined) {
+      // COUNT skips errors/unbound; SAMPLE ignores them; the others become errors.
+      if (this.agg.name !== 'count' && this.agg.name !== 'sample') this.error = true;
+      return;
+    }
+    if (this.seen) {
+      if (this.seen.has(id)) return;
+      this.seen.add(id);
+    }
+    try {
+      switch (this.agg.name) {
+        case 'count': this.count++; break;
+        case 'sum': case 'avg':
+          this.value = this.value === undefined ? callFunction('+', [ZERO, t], fctx) : callFunction('+', [this.value, t], fctx);
+          this.count++;
+          break;
+        case 'min': if (this.value === undefined || compareForOrder(t, this.value) < 0) this.value = t; break;
+        case 'max': if (this.value === undefined || compareForOrder(t, this.value) > 0) this.value = t; break;
+        case 'sample': this.value ??= t; break;
+        case 'group_concat':
+          if (t.termType === 'BlankNode') { this.error = true; return; }
+          this.parts.push(t.value);
+          break;
+      }
+    } catch (e) {
+      if (!isExprError(e)) throw e;
+      this.error = true;
+    }
+  }
+
+  result(fctx: EvalContext): Term | undefined {
+    if (this.error) return undefined;
+    switch (this.agg.name) {
+      case 'count': return integerLiteral(this.count);
+      case 'sum': return this.value ?? ZERO;
+      case 'avg':
+        if (this.count === 0) return ZERO;
+        try { return callFunction('/', [this.value!, integerLiteral(this.count)], fctx); } catch (e) { if (isExprError(e)) return undefined; throw e; }
+      case 'min': case 'max': case 'sample': return this.value;
+      case 'group_concat': return stringLiteral(this.parts.join(this.agg.separator));
+    }
+  }
+}
+
+interface Group { keyIds: number[]; accs: Acc[] }
+
+export class GroupNode implements PNode {
+  constructor(
+    readonly input: PNode,
+    readonly keys: GroupKey[],
+    readonly aggs: GroupAgg[],
+    readonly exists: ExistsSpec[],
+    /** The input's visible slots (COUNT(DISTINCT *) compares them). */
+    readonly starSlots: number[],
+    readonly fctx: EvalContext,
+  ) {}
+
+  describe(): string {
+    return `group(keys=${this.keys.map((k) => k.slot).join(',')}; aggs=${this.aggs.map((a) => a.name + '->' + a.slot).join(',')}; ${this.input.describe()})`;
+  }
+
+  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    const groups = new Map<number | string, Group>();
+    const order: Group[] = [];
+    const star = Int32Array.from(this.starSlots);
+    const keyIds: number[] = new Array<number>(this.keys.length);
+    for await (const b of this.input.exec(rt, input, g)) {
+      rt.check();
+      const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
+      const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
+      for (let r = 0; r < b.n; r++) {
+        f.off = r * w;
+        f.r = r;
+        this.fctx.nextSolution();
+        for (let k = 0; k < this.keys.length; k++) {
+          const t = tryEval(this.keys[k]!.fn, f);
+          keyIds[k] = t === undefined ? UNBOUND : rt.ids.intern(t);
+        }
+        const gk = keyIds.length === 1 ? keyIds[0]! : keyIds.join(',');
+        let grp = groups.get(gk);
+        if (!grp) {
+          grp = { keyIds: keyIds.slice(), accs: this.aggs.map((a) => new Acc(a)) };
+          groups.set(gk, grp);
+          order.push(grp);
+        }
+        for (const acc of grp.accs) {
+          const fn = acc.agg.fn;
+          if (!fn) {
+            // COUNT(*): with DISTINCT, distinct solutions over the visible variables.
+            acc.add(ZERO, acc.seen ? rowKey(b.rows, f.off, star) : 0, this.fctx);
+            continue;
+          }
+          const t = tryEval(fn, f);
+          acc.add(t, t === undefined ? UNBOUND : acc.seen ? rt.ids.intern(t) : 0, this.fctx);
+        }
+      }
+    }
+    if (order.length === 0 && this.keys.length === 0) order.push({ keyIds: [], accs: this.aggs.map((a) => new Acc(a)) });
+    const out = new RowBuffer(w, Math.min(order.length, 1024));
+    for (const grp of order) {
+      const at = out.pushEmpty();
+      this.keys.forEach((k, i) => { if (k.slot >= 0) out.rows[at + k.slot] = grp.keyIds[i]!; });
+      grp.accs.forEach((acc) => {
+        const t = acc.result(this.fctx);
+        if (t !== undefined) out.rows[at + acc.agg.slot] = rt.ids.intern(t);
+      });
+      if (out.full) yield out.take();
+    }
+    if (out.n > 0) yield out.take();
+  }
+}
+
+function rowKey(rows: Int32Array, off: number, slots: Int32Array): string {
+  let s = String(hashSlots(rows, off, slots));
+  for (let i = 0; i < slots.length; i++) s += ',' + rows[off + slots[i]!];
+  return s;
+}

@@ -1,0 +1,126 @@
+/**
+ * Solution modifiers: ORDER BY (a full sort, or a bounded top-k when a LIMIT sits above it),
+ * projection, DISTINCT / REDUCED on the projected slots, and OFFSET / LIMIT, which stops pulling
+ * from upstream as soon as it has enough rows.
+ */
+import type { Term } from '../../rdf/terms.js';
+import { type EvalContext, type ExprFn, type Frame, tryEval } from './expr.js';
+import { compareForOrder } from './expr-eval.js';
+import { existsAnswers, type ExistsSpec } from './filter.js';
+import { RowBuffer, RowSet } from './rows.js';
+import type { Runtime } from './runtime.js';
+import { BATCH_ROWS, UNBOUND, type GraphCtx, type PNode, type Stream } from './types.js';
+
+export interface SortKey { fn: ExprFn; desc: boolean }
+
+export class OrderByNode implements PNode {
+  constructor(readonly input: PNode, readonly keys: SortKey[], readonly exists: ExistsSpec[], readonly fctx: EvalContext, readonly limit?: number) {}
+
+  describe(): string { return `orderby(${this.keys.length} keys${this.limit !== undefined ? ', top ' + this.limit : ''}; ${this.input.describe()})`; }
+
+  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    const nk = this.keys.length;
+    let rows = new RowBuffer(w, 256);
+    let keys: (Term | undefined)[] = [];
+    const cmp = (a: number, b: number): number => {
+      for (let k = 0; k < nk; k++) {
+        const c = compareForOrder(keys[a * nk + k], keys[b * nk + k]);
+        if (c !== 0) return this.keys[k]!.desc ? -c : c;
+      }
+      return a - b;
+    };
+    // Keep at most ~2x the limit between compactions, so top-k stays O(n log k).
+    const compact = () => {
+      const idx = Array.from({ length: rows.n }, (_, i) => i).sort(cmp).slice(0, this.limit);
+      const next = new RowBuffer(w, Math.max(idx.length, 1));
+      const nextKeys: (Term | undefined)[] = [];
+      for (const i of idx) {
+        next.push(rows.rows, i * w);
+        for (let k = 0; k < nk; k++) nextKeys.push(keys[i * nk + k]);
+      }
+      rows = next;
+      keys = nextKeys;
+    };
+    for await (const b of this.input.exec(rt, input, g)) {
+      rt.check();
+      const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
+      const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
+      for (let r = 0; r < b.n; r++) {
+        f.off = r * w;
+        f.r = r;
+        this.fctx.nextSolution();
+        rows.push(b.rows, f.off);
+        for (const k of this.keys) keys.push(tryEval(k.fn, f));
+      }
+      if (this.limit !== undefined && rows.n > Math.max(2 * this.limit, 1024)) compact();
+    }
+    const idx = Array.from({ length: rows.n }, (_, i) => i).sort(cmp);
+    const n = this.limit !== undefined ? Math.min(this.limit, idx.length) : idx.length;
+    const out = new RowBuffer(w, Math.min(n, BATCH_ROWS));
+    for (let i = 0; i < n; i++) {
+      out.push(rows.rows, idx[i]! * w);
+      if (out.full) yield out.take();
+    }
+    if (out.n > 0) yield out.take();
+  }
+}
+
+/** Keep only the projected slots bound. */
+export class ProjectNode implements PNode {
+  constructor(readonly input: PNode, readonly keep: number[]) {}
+  describe(): string { return `project(${this.keep.join(',')}; ${this.input.describe()})`; }
+  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    const mask = new Uint8Array(w);
+    for (const s of this.keep) mask[s] = 1;
+    const clear: number[] = [];
+    for (let s = 0; s < w; s++) if (!mask[s]) clear.push(s);
+    for await (const b of this.input.exec(rt, input, g)) {
+      const rows = b.rows.slice(0, b.n * w);
+      for (let r = 0; r < b.n; r++) for (const s of clear) rows[r * w + s] = UNBOUND;
+      yield { n: b.n, rows };
+    }
+  }
+}
+
+/** DISTINCT (and REDUCED, which may but need not drop duplicates) on the given slots. */
+export class DistinctNode implements PNode {
+  constructor(readonly input: PNode, readonly slots: number[]) {}
+  describe(): string { return `distinct(${this.slots.join(',')}; ${this.input.describe()})`; }
+  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    const set = new RowSet(Int32Array.from(this.slots));
+    for await (const b of this.input.exec(rt, input, g)) {
+      rt.check();
+      const out = new RowBuffer(w, b.n);
+      for (let r = 0; r < b.n; r++) if (set.add(b.rows, r * w)) out.push(b.rows, r * w);
+      if (out.n > 0) yield out.take();
+    }
+  }
+}
+
+/** OFFSET / LIMIT: stops pulling upstream once the limit is reached. */
+export class SliceNode implements PNode {
+  constructor(readonly input: PNode, readonly offset: number, readonly limit?: number) {}
+  describe(): string { return `slice(${this.offset}, ${this.limit ?? '-'}; ${this.input.describe()})`; }
+  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    let skip = this.offset;
+    let left = this.limit ?? Infinity;
+    if (left <= 0) return;
+    for await (const b of this.input.exec(rt, input, g)) {
+      let from = 0;
+      if (skip > 0) {
+        from = Math.min(skip, b.n);
+        skip -= from;
+      }
+      const take = Math.min(b.n - from, left);
+      if (take > 0) {
+        yield { n: take, rows: b.rows.slice(from * w, (from + take) * w) };
+        left -= take;
+      }
+      if (left <= 0) return;
+    }
+  }
+}

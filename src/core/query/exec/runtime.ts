@@ -1,0 +1,178 @@
+/**
+ * Per-execution state: the view and its ids, the dataset's graphs, and the limits every long
+ * stream obeys (DESIGN.md rule 7): fuel (facts scanned and path steps taken), a deadline and an
+ * AbortSignal, checked at every batch and every index probe so work stops promptly.
+ */
+import { LedgraphError, isLedgraphError, timeoutError } from '../../errors.js';
+import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
+import { namedNode } from '../../rdf/terms.js';
+import { QueryIds } from './ids.js';
+
+/** The error of an exhausted fuel budget (jsonld-query.md: 400 "fuel limit exceeded"; stream code fuel_exhausted). */
+export function fuelExhausted(max: number): LedgraphError {
+  return new LedgraphError(400, 'err:db/BadRequest', `fuel limit exceeded (fuel_exhausted): the query needed more than max-fuel ${max}`);
+}
+
+/** True when an error is the fuel budget running out. */
+export function isFuelExhausted(e: unknown): boolean {
+  return isLedgraphError(e) && e.message.includes('(fuel_exhausted)');
+}
+
+/** The error of an aborted query: the signal's reason when it is a LedgraphError, else a cancellation. */
+export function abortError(signal: AbortSignal): LedgraphError {
+  const r: unknown = signal.reason;
+  if (isLedgraphError(r)) return r;
+  if (typeof r === 'object' && r !== null && (r as { name?: string }).name === 'TimeoutError') return timeoutError('query timeout exceeded');
+  return new LedgraphError(499, 'err:db/Cancelled', 'cancelled: the query was aborted');
+}
+
+export interface RuntimeOptions {
+  view: DbView;
+  defaultGraphs: number[];
+  namedGraphs: number[];
+  resolveGraph: (iri: string) => number | undefined;
+  now: Date;
+  baseIri?: string;
+  maxFuel?: number;
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+export class Runtime {
+  readonly view: DbView;
+  readonly ids: QueryIds;
+  /** Slots per row (set by the planner). */
+  width = 0;
+  readonly defaultGraphs: number[];
+  readonly namedGraphs: number[];
+  readonly namedSet: Set<number>;
+  readonly now: Date;
+  readonly baseIri: string | undefined;
+  /** Fuel spent so far. */
+  fuel = 0;
+  private readonly maxFuel: number;
+  private readonly deadline: number;
+  readonly signal: AbortSignal | undefined;
+  private readonly resolve: (iri: string) => number | undefined;
+  private readonly graphTerms = new Map<number, number>();
+  private readonly termGraphs = new Map<number, number>();
+  private ticks = 0;
+
+  constructor(o: RuntimeOptions) {
+    this.view = o.view;
+    this.ids = new QueryIds(o.view.dict);
+    this.defaultGraphs = o.defaultGraphs;
+    this.namedGraphs = o.namedGraphs;
+    this.namedSet = new Set(o.namedGraphs);
+    this.now = o.now;
+    this.baseIri = o.baseIri;
+    this.maxFuel = o.maxFuel ?? Infinity;
+    this.deadline = o.deadline ?? Infinity;
+    this.signal = o.signal;
+    this.resolve = o.resolveGraph;
+  }
+
+  /** Spend fuel; throws when the budget is exceeded. */
+  charge(n: number): void {
+    this.fuel += n;
+    if (this.fuel > this.maxFuel) throw fuelExhausted(this.maxFuel);
+  }
+
+  /** Throw when the query is out of time or aborted (cheap enough to call per probe). */
+  check(): void {
+    if (this.signal?.aborted) throw abortError(this.signal);
+    if (this.deadline !== Infinity && (++this.ticks & 15) === 0 && Date.now() > this.deadline) {
+      throw timeoutError('query timeout exceeded');
+    }
+  }
+
+  /** The term id of a named graph's IRI. */
+  graphTerm(gid: number): number {
+    let id = this.graphTerms.get(gid);
+    if (id === undefined) {
+      const iri = this.view.graphIri(gid);
+      if (iri === undefined) throw new RangeError('graph ' + gid + ' has no IRI');
+      id = this.ids.intern(iri.startsWith('_:') ? { termType: 'BlankNode', value: iri.slice(2) } : namedNode(iri));
+      this.graphTerms.set(gid, id);
+      this.termGraphs.set(id, gid);
+    }
+    return id;
+  }
+
+  /** The visible named graph a term id names, or -1. */
+  graphOfTerm(id: number): number {
+    let gid = this.termGraphs.get(id);
+    if (gid === undefined) {
+      const t = this.ids.term(id);
+      const found = t.termType === 'NamedNode' ? this.resolve(t.value) : t.termType === 'BlankNode' ? this.resolve('_:' + t.value) : undefined;
+      gid = found !== undefined && this.namedSet.has(found) ? found : -1;
+      this.termGraphs.set(id, gid);
+    }
+    return gid;
+  }
+
+  /** The visible named graph with this IRI, or -1. */
+  graphOfIri(iri: string): number {
+    const gid = this.resolve(iri);
+    return gid !== undefined && this.namedSet.has(gid) ? gid : -1;
+  }
+
+  /**
+   * Facts matching `pt` in the given graphs (null = every visible named graph, reported by fact.g);
+   * several graphs are merged as one RDF graph, so a triple present in two of them comes once.
+   */
+  async *scan(pt: ScanPattern, graphs: readonly number[] | null): AsyncIterable<FactBatch> {
+    this.check();
+    if (graphs === null) {
+      for await (const b of this.view.scan(pt, { signal: this.signal })) {
+        this.charge(b.n);
+        const out = scratch(b.n);
+        for (let i = 0; i < b.n; i++) if (this.namedSet.has(b.g[i]!)) copyFact(b, i, out);
+        if (out.n > 0) yield out;
+        this.check();
+      }
+      return;
+    }
+    if (graphs.length === 1) {
+      for await (const b of this.view.scan({ ...pt, g: graphs[0]! }, { signal: this.signal })) {
+        this.charge(b.n);
+        yield b;
+        this.check();
+      }
+      return;
+    }
+    const seen = new Set<string>();
+    for (const g of graphs) {
+      for await (const b of this.view.scan({ ...pt, g }, { signal: this.signal })) {
+        this.charge(b.n);
+        const out = scratch(b.n);
+        for (let i = 0; i < b.n; i++) {
+          const key = b.s[i] + ' ' + b.p[i] + ' ' + b.o[i];
+          if (seen.has(key)) continue;
+          seen.add(key);
+          copyFact(b, i, out);
+        }
+        if (out.n > 0) yield out;
+        this.check();
+      }
+    }
+  }
+
+  /** Estimated facts matching `pt` in the given graphs (planner input). */
+  estimate(pt: ScanPattern, graphs: readonly number[] | null): number {
+    if (graphs === null) return this.view.estimate(pt);
+    let n = 0;
+    for (const g of graphs) n += this.view.estimate({ ...pt, g });
+    return n;
+  }
+}
+
+/** A fresh fact batch for filtered copies (the view's batches are read-only to us). */
+function scratch(n: number): FactBatch {
+  return { n: 0, g: new Int32Array(n), s: new Int32Array(n), p: new Int32Array(n), o: new Int32Array(n), m: new Int32Array(n) };
+}
+
+function copyFact(b: FactBatch, i: number, out: FactBatch): void {
+  const k = out.n++;
+  out.g[k] = b.g[i]!; out.s[k] = b.s[i]!; out.p[k] = b.p[i]!; out.o[k] = b.o[i]!; out.m[k] = b.m[i]!;
+}

@@ -1,0 +1,143 @@
+/**
+ * Triple pattern leaves. Index nested loop: every input row's bound ids go into the scan pattern,
+ * so a selective join is a probe per row. Hash: the pattern is scanned once with its constants,
+ * indexed on the join slots, and input rows probe it (pays when the input is large and the
+ * pattern's bound-position fan-out is poor). Both compare integers only.
+ */
+import type { FactBatch, ScanPattern } from '../../index/view.js';
+import { OVERFLOW_BASE } from './ids.js';
+import { RowBuffer, RowIndex, compatible, fillFrom, materialize, unitBatch, type Rel } from './rows.js';
+import type { Runtime } from './runtime.js';
+import { UNBOUND, graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
+
+/** A pattern position: a constant id (-2 when the term is not in the store) or a slot. */
+export type Pos = { const: number } | { slot: number };
+
+/** Term id -2: a constant that no stored fact can contain. */
+export const NO_MATCH = -2;
+
+export interface TPOptions {
+  /** 'inl' probes per input row; 'hash' scans once and hash-joins on `keys`. */
+  mode: 'inl' | 'hash';
+  /** Hash mode: slots bound in every input row, shared with the pattern. */
+  keys?: number[];
+}
+
+export class TriplePatternNode implements PNode {
+  private readonly sSlot: number;
+  private readonly pSlot: number;
+  private readonly oSlot: number;
+  private readonly never: boolean;
+  private readonly cache = new Map<string, Promise<RowIndex>>();
+
+  constructor(readonly s: Pos, readonly p: Pos, readonly o: Pos, readonly opts: TPOptions = { mode: 'inl' }) {
+    this.sSlot = 'slot' in s ? s.slot : -1;
+    this.pSlot = 'slot' in p ? p.slot : -1;
+    this.oSlot = 'slot' in o ? o.slot : -1;
+    this.never = [s, p, o].some((x) => 'const' in x && x.const === NO_MATCH);
+  }
+
+  describe(): string {
+    const f = (x: Pos) => ('slot' in x ? '?' + x.slot : String(x.const));
+    return `tp(${f(this.s)} ${f(this.p)} ${f(this.o)}) ${this.opts.mode}${this.opts.keys ? ' keys=' + this.opts.keys.join(',') : ''}`;
+  }
+
+  exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    if (this.never) return empty();
+    if (this.opts.mode === 'hash' && input !== null) return this.hashJoin(rt, input, g);
+    return this.inl(rt, input, g);
+  }
+
+  private async *inl(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+    const w = rt.width;
+    const out = new RowBuffer(w, 256);
+    const gSlot = g.kind === 'var' ? g.slot : -1;
+    const fixedGraphs = g.kind === 'default' ? rt.defaultGraphs : g.kind === 'graph' ? [g.gid] : null;
+    const batches: AsyncIterable<{ n: number; rows: Int32Array }> = input ?? one(unitBatch(w));
+    for await (const b of batches) {
+      rt.check();
+      const rows = b.rows;
+      for (let r = 0; r < b.n; r++) {
+        const off = r * w;
+        const pt: ScanPattern = {};
+        if (!this.bindPos(this.s, rows, off, pt, 's') || !this.bindPos(this.p, rows, off, pt, 'p') || !this.bindPos(this.o, rows, off, pt, 'o')) continue;
+        let graphs = fixedGraphs;
+        if (gSlot >= 0 && rows[off + gSlot] !== UNBOUND) {
+          const gid = rt.graphOfTerm(rows[off + gSlot]!);
+          if (gid < 0) continue;
+          graphs = [gid];
+        }
+        for await (const fb of rt.scan(pt, graphs)) {
+          this.emit(rt, fb, rows, off, out, graphs === null ? gSlot : -1);
+          if (out.full) yield out.take();
+        }
+      }
+      if (out.full) yield out.take();
+    }
+    if (out.n > 0) yield out.take();
+  }
+
+  /** Put a position's id (constant or bound slot) into the scan pattern; false when it can never match. */
+  private bindPos(pos: Pos, rows: Int32Array, off: number, pt: ScanPattern, key: 's' | 'p' | 'o'): boolean {
+    let id: number;
+    if ('const' in pos) id = pos.const;
+    else {
+      id = rows[off + pos.slot]!;
+      if (id === UNBOUND) return true;
+      if (id >= OVERFLOW_BASE) return false;
+    }
+    pt[key] = id;
+    return true;
+  }
+
+  private emit(rt: Runtime, fb: FactBatch, src: Int32Array, off: number, out: RowBuffer, gSlot: number): void {
+    const { sSlot, pSlot, oSlot } = this;
+    for (let i = 0; i < fb.n; i++) {
+      const at = out.push(src, off);
+      const r = out.rows;
+      if (sSlot >= 0 && !put(r, at + sSlot, fb.s[i]!)) { out.pop(); continue; }
+      if (pSlot >= 0 && !put(r, at + pSlot, fb.p[i]!)) { out.pop(); continue; }
+      if (oSlot >= 0 && !put(r, at + oSlot, fb.o[i]!)) { out.pop(); continue; }
+      if (gSlot >= 0 && !put(r, at + gSlot, rt.graphTerm(fb.g[i]!))) { out.pop(); continue; }
+    }
+  }
+
+  private async *hashJoin(rt: Runtime, input: Stream, g: GraphCtx): Stream {
+    const w = rt.width;
+    const key = graphKey(g);
+    let p = this.cache.get(key);
+    if (!p) {
+      p = materialize(this.inl(rt, null, g), w).then((rel: Rel) => new RowIndex(rel, w, Int32Array.from(this.opts.keys ?? [])));
+      this.cache.set(key, p);
+    }
+    const idx = await p;
+    const slots = Int32Array.from([this.sSlot, this.pSlot, this.oSlot, g.kind === 'var' ? g.slot : -1].filter((x) => x >= 0));
+    const out = new RowBuffer(w, 256);
+    const rel = idx.rel.rows;
+    for await (const b of input) {
+      rt.check();
+      for (let r = 0; r < b.n; r++) {
+        const off = r * w;
+        for (let m = idx.first(b.rows, off); m >= 0; m = idx.next(m, b.rows, off)) {
+          if (!compatible(b.rows, off, rel, m * w, slots)) continue;
+          const at = out.push(b.rows, off);
+          fillFrom(out.rows, at, rel, m * w, slots);
+        }
+        if (out.full) yield out.take();
+      }
+    }
+    if (out.n > 0) yield out.take();
+  }
+}
+
+/** Bind a slot to an id, or check it against the id already there. */
+function put(r: Int32Array, at: number, v: number): boolean {
+  const cur = r[at]!;
+  if (cur === UNBOUND) { r[at] = v; return true; }
+  return cur === v;
+}
+
+async function* one<T>(x: T): AsyncIterable<T> { yield x; }
+
+/** The empty stream. */
+export async function* empty(): Stream { /* no solutions */ }

@@ -1,0 +1,140 @@
+/**
+ * Join ordering and filter placement for one group of joined patterns. Greedy by estimated
+ * output: at each step take the pattern that yields the fewest rows given what is already bound
+ * (a pattern sharing a bound variable is a probe per row; one sharing none is a cross product, so
+ * its full size counts). A filter goes in right after the step that makes its result final:
+ * every variable it reads is either always bound by then or bound by no later step.
+ */
+import type { ScanPattern } from '../../index/view.js';
+import type { Expr, Op, TriplePattern } from '../algebra/algebra.js';
+import { exprVars, varInfo } from '../algebra/vars.js';
+import { IdentityNode } from '../exec/filter.js';
+import { SeqJoinNode } from '../exec/join.js';
+import { NO_MATCH, TriplePatternNode } from '../exec/scan.js';
+import type { PNode } from '../exec/types.js';
+import { opCard, tpFanout } from './estimate.js';
+import type { PlanCtx, Planner } from './planner.js';
+import { conjuncts } from './rewrite.js';
+
+interface Item {
+  op: Op;
+  tp?: TriplePattern;
+  maybe: Set<string>;
+  certain: Set<string>;
+  /** Standalone size (constants only). */
+  card: number;
+}
+
+/** Hash-join a triple pattern instead of probing it when its full scan is this much cheaper. */
+const PROBE_COST = 8;
+const MAX_HASH_BUILD = 2_000_000;
+
+function tpVars(tp: TriplePattern): Set<string> {
+  const s = new Set<string>();
+  for (const t of [tp.s, tp.p, tp.o]) if (t.termType === 'Variable') s.add(t.value);
+  return s;
+}
+
+/** Plan join(ops...) with filter expressions over it. */
+export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PNode {
+  const items: Item[] = [];
+  const add = (op: Op): void => {
+    if (op.type === 'join') { op.inputs.forEach(add); return; }
+    if (op.type === 'unit') return;
+    if (op.type === 'bgp') {
+      for (const tp of op.patterns) {
+        const v = tpVars(tp);
+        items.push({ op: { type: 'bgp', patterns: [tp] }, tp, maybe: v, certain: v, card: tpCard(P, tp, c) });
+      }
+      return;
+    }
+    const v = varInfo(op);
+    items.push({ op, maybe: new Set(v.maybe), certain: new Set(v.certain), card: opCard(op, (i, b) => tpCard(P, b.patterns[i]!, c)) });
+  };
+  ops.forEach(add);
+
+  const pending = filters.flatMap((f) => conjuncts(f)).map((e) => ({ e, vars: exprVars(e) }));
+  const boundMaybe = new Set(c.seedMaybe);
+  const boundCertain = new Set(c.seedCertain);
+  const steps: PNode[] = [];
+  let rows = c.inputRows;
+  const remaining = [...items];
+
+  const placeFilters = (final: boolean) => {
+    const later = new Set<string>();
+    for (const it of remaining) for (const v of it.maybe) later.add(v);
+    for (let i = 0; i < pending.length; i++) {
+      const f = pending[i]!;
+      if (!final && [...f.vars].some((v) => later.has(v) && !boundCertain.has(v))) continue;
+      steps.push(P.filterNode(new IdentityNode(), f.e, { ...c, seedMaybe: boundMaybe, seedCertain: boundCertain }, []));
+      pending.splice(i--, 1);
+      rows = Math.max(1, rows / 2);
+    }
+  };
+
+  placeFilters(false);
+  while (remaining.length) {
+    let best = 0;
+    let bestScore = Infinity;
+    let bestConnected = false;
+    remaining.forEach((it, i) => {
+      const connected = [...it.maybe].some((v) => boundMaybe.has(v));
+      const score = fanout(P, it, boundCertain);
+      if (score < bestScore || (score === bestScore && connected && !bestConnected)) {
+        best = i;
+        bestScore = score;
+        bestConnected = connected;
+      }
+    });
+    const it = remaining.splice(best, 1)[0]!;
+    const sc: PlanCtx = { ...c, seedMaybe: new Set(boundMaybe), seedCertain: new Set(boundCertain), inputRows: rows };
+    steps.push(it.tp ? tpNode(P, it, sc, rows, bestScore) : it.op.type === 'path' ? P.pathNode(it.op, c.scope) : P.plan(it.op, sc));
+    for (const v of it.maybe) boundMaybe.add(v);
+    for (const v of it.certain) boundCertain.add(v);
+    rows = Math.max(1, rows * bestScore);
+    placeFilters(false);
+  }
+  placeFilters(true);
+  if (steps.length === 0) return new IdentityNode();
+  return steps.length === 1 ? steps[0]! : new SeqJoinNode(steps);
+}
+
+function constPattern(P: Planner, tp: TriplePattern): ScanPattern | undefined {
+  const pt: ScanPattern = {};
+  for (const [k, t] of [['s', tp.s], ['p', tp.p], ['o', tp.o]] as const) {
+    if (t.termType === 'Variable') continue;
+    const id = P.rt.ids.stored(t);
+    if (id === undefined) return undefined;
+    pt[k] = id;
+  }
+  return pt;
+}
+
+function tpCard(P: Planner, tp: TriplePattern, c: PlanCtx): number {
+  const pt = constPattern(P, tp);
+  if (!pt) return 0;
+  if (c.graphs !== null && c.graphs.length === 0) return 0;
+  return P.rt.estimate(pt, c.graphs);
+}
+
+/** Expected output rows per input row if `it` came next. */
+function fanout(P: Planner, it: Item, bound: ReadonlySet<string>): number {
+  if (it.tp) {
+    const b = (t: TriplePattern['s']) => t.termType === 'Variable' && bound.has(t.value);
+    return tpFanout(it.card, b(it.tp.s), b(it.tp.p), b(it.tp.o), P.rt.view.stats);
+  }
+  const shares = [...it.certain].some((v) => bound.has(v));
+  if (it.op.type === 'path') return shares ? 5 : it.card;
+  return shares ? Math.max(it.card / 10, 0.5) : it.card;
+}
+
+function tpNode(P: Planner, it: Item, c: PlanCtx, rows: number, fan: number): PNode {
+  const tp = it.tp!;
+  const s = P.pos(tp.s, c.scope), p = P.pos(tp.p, c.scope), o = P.pos(tp.o, c.scope);
+  const keys = [...it.maybe].filter((v) => c.seedCertain.has(v));
+  const never = [s, p, o].some((x) => 'const' in x && x.const === NO_MATCH);
+  if (!never && keys.length && rows > 1 && it.card < MAX_HASH_BUILD && it.card < rows * (PROBE_COST + fan)) {
+    return new TriplePatternNode(s, p, o, { mode: 'hash', keys: P.slots(keys, c.scope) });
+  }
+  return new TriplePatternNode(s, p, o);
+}

@@ -1,0 +1,194 @@
+/**
+ * SPARQL 1.1 Query text -> the algebra (SPARQL 1.1 §18.2). sparqljs does the grammar; this file
+ * does the query level: dataset, `# PRAGMA` comments, grouping and aggregates (the
+ * aggregate -> variable rewrite of §18.2.4.1) with the grouping and scope checks sparqljs leaves
+ * out, select expressions, solution modifiers, and the four query forms. Every rejection is a
+ * 400 err:db/BadRequest, with line and column when the grammar failed.
+ */
+import sparqljs from 'sparqljs';
+import type * as S from 'sparqljs';
+import { badRequest, isLedgraphError, LedgraphError } from '../../errors.js';
+import { fromRdfJs, type NamedNode, type Variable } from '../../rdf/terms.js';
+import type { Dataset, Expr, Op, OrderKey, Query, TemplateTriple, TermOrVar } from '../algebra/algebra.js';
+import { HIDDEN_PREFIX, isHidden, varInfo } from '../algebra/vars.js';
+import { AggregateCollector, exprFreeVars, hasAggregate, translateExpr, type ExprEnv } from './parse-expr.js';
+import { conj, join, translateGroup, translateValues, type PatternEnv } from './parse-pattern.js';
+
+export interface ParseOptions {
+  /** Base IRI for relative IRIs (a BASE in the query overrides it). */
+  baseIri?: string;
+  /** Prefixes predeclared for the query (a PREFIX in the query overrides one). */
+  prefixes?: Record<string, string>;
+}
+
+const PRAGMA = /^[ \t]*#[ \t]*PRAGMA[ \t]+([A-Za-z][\w:.-]*)[ \t]*(.*?)[ \t]*$/gim;
+
+/** Parse SPARQL 1.1 Query text into the algebra; a syntax or static error is a 400. */
+export function parseSparql(text: string, opts: ParseOptions = {}): Query {
+  const pragmas = readPragmas(text);
+  let parsed: S.SparqlQuery;
+  try {
+    const parser = new sparqljs.Parser({ baseIRI: opts.baseIri, prefixes: opts.prefixes });
+    parsed = parser.parse(text);
+  } catch (e) {
+    throw syntaxError(e, text);
+  }
+  if (parsed.type !== 'query') throw badRequest('Invalid SPARQL query: this is a SPARQL UPDATE request, not a query');
+  const q = translateQuery(parsed);
+  if (Object.keys(pragmas).length) q.pragmas = pragmas;
+  const fuel = pragmas['max-fuel'];
+  if (fuel !== undefined) {
+    const n = Number(fuel);
+    if (!Number.isSafeInteger(n) || n < 0) throw badRequest(`Invalid SPARQL query: PRAGMA max-fuel needs a non-negative integer, got "${fuel}"`);
+    q.maxFuel = n;
+  }
+  return q;
+}
+
+function readPragmas(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!/PRAGMA/i.test(text)) return out;
+  for (const m of text.matchAll(PRAGMA)) out[m[1]!.toLowerCase()] = m[2]!;
+  return out;
+}
+
+/** A sparqljs failure as a 400 naming the line and column where we can find them. */
+function syntaxError(e: unknown, text: string): LedgraphError {
+  if (isLedgraphError(e)) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  const loc = (e as { hash?: { loc?: { first_line: number; first_column: number } } }).hash?.loc;
+  if (loc) {
+    const detail = msg.split('\n').pop()!.replace(/^Expecting /, 'expecting ');
+    return badRequest(`Invalid SPARQL query: syntax error at line ${loc.first_line}, column ${loc.first_column + 1}: ${detail}`);
+  }
+  const prefix = /^Unknown prefix: (\S*)/.exec(msg);
+  if (prefix) {
+    const at = findToken(text, new RegExp(`(^|[\\s{}();,.\\[\\]^/|!])${escapeRe(prefix[1]!)}:`));
+    return badRequest(`Invalid SPARQL query: unknown prefix "${prefix[1]}:"${at}`);
+  }
+  return badRequest(`Invalid SPARQL query: ${msg.replace(/\s+/g, ' ').trim()}`);
+}
+
+function escapeRe(s: string): string { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
+
+function findToken(text: string, re: RegExp): string {
+  const m = re.exec(text);
+  if (!m) return '';
+  const at = m.index + m[1]!.length;
+  const before = text.slice(0, at).split('\n');
+  return ` at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+}
+
+function isWildcard(vs: unknown[]): boolean {
+  return vs.length === 1 && (vs[0] as { termType?: string }).termType === 'Wildcard';
+}
+
+class Translator implements PatternEnv {
+  private n = 0;
+  /** A fresh hidden variable name. */
+  fresh(kind: string): string { return `${HIDDEN_PREFIX}${kind}${this.n++}`; }
+  /** A subquery: its projected operator. */
+  subquery(q: S.SelectQuery): Op { return this.select(q, 'select').op; }
+
+  /** The WHERE pattern plus grouping, HAVING, trailing VALUES, select expressions and modifiers. */
+  select(q: S.SelectQuery | S.AskQuery | S.ConstructQuery | S.DescribeQuery, form: Query['form']): { op: Op; variables: string[] } {
+    let op = translateGroup(q.where ?? [], this);
+    const sq = q as Partial<S.SelectQuery>;
+    const aggs = new AggregateCollector();
+    const env: ExprEnv = { group: (ps) => translateGroup(ps, this), aggs };
+    const star = form !== 'select' || isWildcard(sq.variables ?? []);
+    const items: { name: string; expr?: Expr }[] = [];
+    if (form === 'select' && !star) {
+      for (const v of sq.variables as S.Variable[]) {
+        if ('termType' in v) items.push({ name: v.value });
+        else items.push({ name: v.variable.value, expr: translateExpr(v.expression, env) });
+      }
+    }
+    const having = (sq.having ?? []).map((h) => translateExpr(h, env));
+    const order: OrderKey[] = (sq.order ?? []).map((o) => ({ expr: translateExpr(o.expression, env), desc: !!o.descending }));
+    const grouped = !!sq.group || aggs.aggregates.length > 0;
+    const whereScope = varInfo(op).maybe;
+    if (grouped) {
+      if (form === 'select' && star) throw badRequest('Invalid SPARQL query: SELECT * is not allowed with GROUP BY or aggregates');
+      const keyEnv: ExprEnv = { group: env.group };
+      const keys = (sq.group ?? []).map((g) => {
+        if (hasAggregate(g.expression)) throw badRequest('Invalid SPARQL query: aggregates are not allowed in GROUP BY');
+        const expr = translateExpr(g.expression, keyEnv);
+        const variable = g.variable?.value ?? (expr.type === 'var' ? expr.name : undefined);
+        if (g.variable && whereScope.has(g.variable.value)) throw badRequest(`Invalid SPARQL query: GROUP BY ... AS ?${g.variable.value} rebinds an in-scope variable`);
+        return variable === undefined ? { expr } : { expr, variable };
+      });
+      op = { type: 'group', input: op, keys, aggregates: aggs.aggregates };
+      const allowed = new Set(keys.map((k) => k.variable).filter((v): v is string => v !== undefined));
+      for (const it of items) {
+        const used = it.expr ? exprFreeVars(it.expr) : [it.name];
+        for (const v of used) if (!allowed.has(v) && !isHidden(v)) throw badRequest(`Invalid SPARQL query: projection of ungrouped variable ?${v}`);
+        if (it.expr && allowed.has(it.name)) throw badRequest(`Invalid SPARQL query: SELECT (... AS ?${it.name}) rebinds a variable in scope`);
+        allowed.add(it.name);
+      }
+    } else {
+      const scope = new Set(whereScope);
+      for (const it of items) {
+        if (it.expr && scope.has(it.name)) throw badRequest(`Invalid SPARQL query: SELECT (... AS ?${it.name}) rebinds a variable in scope`);
+        scope.add(it.name);
+      }
+    }
+    if (having.length) op = { type: 'filter', expr: conj(having), input: op };
+    if (q.values) op = join(op, translateValues(q.values));
+    for (const it of items) if (it.expr) op = { type: 'extend', input: op, variable: it.name, expr: it.expr };
+    if (order.length) op = { type: 'orderby', input: op, keys: order };
+    let variables: string[];
+    if (form === 'select') {
+      variables = star ? [...varInfo(op).maybe].filter((v) => !isHidden(v)) : items.map((i) => i.name);
+      op = { type: 'project', input: op, variables };
+    } else {
+      variables = [...varInfo(op).maybe].filter((v) => !isHidden(v));
+    }
+    if (sq.distinct) op = { type: 'distinct', input: op };
+    else if (sq.reduced) op = { type: 'reduced', input: op };
+    if (sq.limit !== undefined || sq.offset) {
+      op = sq.limit !== undefined ? { type: 'slice', input: op, offset: sq.offset ?? 0, limit: sq.limit } : { type: 'slice', input: op, offset: sq.offset ?? 0 };
+    }
+    return { op, variables };
+  }
+}
+
+function dataset(q: S.Query): Dataset | undefined {
+  if (!q.from) return undefined;
+  return {
+    defaultGraphs: q.from.default.map((t) => fromRdfJs(t) as NamedNode),
+    namedGraphs: q.from.named.map((t) => fromRdfJs(t) as NamedNode),
+  };
+}
+
+function templateTerm(t: S.Term): TermOrVar {
+  if (t.termType === 'Quad') throw badRequest('Invalid SPARQL query: quoted triples are not supported');
+  return fromRdfJs(t) as TermOrVar;
+}
+
+function translateQuery(q: S.Query): Query {
+  const tr = new Translator();
+  const ds = dataset(q);
+  const withDs = <T extends object>(x: T): T => (ds ? { ...x, dataset: ds } : x);
+  switch (q.queryType) {
+    case 'SELECT': {
+      const { op, variables } = tr.select(q, 'select');
+      return withDs({ form: 'select', op, variables });
+    }
+    case 'ASK': return withDs({ form: 'ask', op: tr.select(q, 'ask').op });
+    case 'CONSTRUCT': {
+      const template: TemplateTriple[] = (q.template ?? []).map((t) => {
+        if (!('termType' in t.predicate)) throw badRequest('Invalid SPARQL query: property paths are not allowed in a CONSTRUCT template');
+        return { s: templateTerm(t.subject as S.Term), p: templateTerm(t.predicate), o: templateTerm(t.object) };
+      });
+      return withDs({ form: 'construct', op: tr.select(q, 'construct').op, template });
+    }
+    case 'DESCRIBE': {
+      const { op, variables } = tr.select(q, 'describe');
+      const terms = isWildcard(q.variables)
+        ? variables.map((v) => ({ termType: 'Variable', value: v }) as Variable)
+        : (q.variables as (S.VariableTerm | S.IriTerm)[]).map((t) => fromRdfJs(t) as NamedNode | Variable);
+      return withDs({ form: 'describe', op, terms });
+    }
+  }
+}
