@@ -1,0 +1,740 @@
+/**
+ * The commit blob, format v2 (replication.md §3; docs/formats.md "Commit blob"). A commit names
+ * its IRIs through the namespace table of its first-parent chain, never through process-local ids,
+ * so it can be replayed on any server. Encoding is canonical: the same commit data over the same
+ * table always yields the same bytes (flakes and metadata are sorted by a table-independent order
+ * before codes and names are assigned).
+ */
+import { CID } from 'multiformats/cid';
+import { Codec } from './cid.js';
+import { ByteReader, ByteWriter } from './bytes.js';
+import { NamespaceTable, FIRST_ALLOCATED_NS, MAX_NS_CODE, type Sid } from './namespaces.js';
+import { LedgraphError } from '../errors.js';
+import { blankNode, namedNode, type BlankNode, type Literal, type NamedNode, type Term } from '../rdf/terms.js';
+import { ID_DATATYPE, XSD, rdf, xsd } from '../rdf/vocab.js';
+
+/** `LGC2`. */
+export const COMMIT_MAGIC: readonly number[] = [0x4c, 0x47, 0x43, 0x32];
+export const COMMIT_VERSION = 2;
+/** Fixed header: magic, version, flags, reserved, envelope_len, flakes_len. */
+export const COMMIT_HEADER_SIZE = 16;
+export const MAX_PARENTS = 16;
+
+/** Object tags of the flake section (§3). */
+export const ObjectTag = { ref: 0, integer: 1, double: 2, string: 3, boolean: 4, lexical: 5, json: 6, vector: 7 } as const;
+
+/** Flake flag bits. */
+export const FLAKE_ASSERT = 1;
+export const FLAKE_HAS_LANG = 2;
+export const FLAKE_HAS_LIST_INDEX = 4;
+
+/** One flake of a commit; `t` is the commit's. Blank nodes travel as ns 0, local `_:label`. */
+export interface CommitFlake {
+  g: number;
+  s: NamedNode | BlankNode;
+  p: NamedNode;
+  o: Term;
+  op: boolean;
+  /** List index (position in an `@list`), absent when not a list member. */
+  i?: number;
+}
+
+/** One user metadata entry (e.g. `f:message`). */
+export interface CommitMeta { p: NamedNode; o: Term }
+
+/** A commit with full IRIs. */
+export interface CommitData {
+  t: number;
+  parents: CID[];
+  time: string;
+  txn: CID | null;
+  author: string;
+  nsDelta: [number, string][];
+  graphDelta: [number, string][];
+  meta: CommitMeta[];
+  flakes: CommitFlake[];
+}
+
+/** An encoded commit and the namespace table in effect after it. */
+export interface EncodedCommit {
+  bytes: Uint8Array;
+  /** The input table when the commit announced nothing new, else an extended copy. */
+  nsTable: NamespaceTable;
+  /** The `ns_delta` written (the caller's entries plus the codes allocated here). */
+  nsDelta: [number, string][];
+}
+
+/** An object as stored: references as SIDs, other values typed by tag. */
+export type RawObject =
+  | { tag: 0; v: Sid }
+  | { tag: 1; v: number | bigint }
+  | { tag: 2; v: number }
+  | { tag: 3 | 5 | 6; v: string }
+  | { tag: 4; v: boolean };
+
+/** A metadata entry as stored (inline SIDs, not yet expanded). */
+export interface RawMeta { p: Sid; dt: Sid; o: RawObject; lang: string | null }
+
+/** Header and envelope of a commit, read without touching the flakes (log and time lookups). */
+export interface CommitEnvelope {
+  t: number;
+  parents: CID[];
+  time: string;
+  txn: CID | null;
+  author: string;
+  nsDelta: [number, string][];
+  graphDelta: [number, string][];
+  meta: RawMeta[];
+  flakeCount: number;
+  /** Blob size in bytes. */
+  size: number;
+}
+
+const WHAT = 'commit blob';
+const ID_SID: Sid = { ns: 0, local: ID_DATATYPE };
+const LANG_STRING = rdf.langString;
+const TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CANONICAL_INT = /^(0|-?[1-9][0-9]*)$/;
+const I64_MIN = -(1n << 63n);
+const I64_MAX = (1n << 63n) - 1n;
+
+/** Datatypes whose canonical lexical forms are stored as zigzag integers (tag 1). */
+const INTEGER_TYPES = new Set([
+  'integer', 'long', 'int', 'short', 'byte', 'nonNegativeInteger', 'nonPositiveInteger', 'positiveInteger',
+  'negativeInteger', 'unsignedLong', 'unsignedInt', 'unsignedShort', 'unsignedByte',
+].map((n) => XSD + n));
+/** Datatypes stored as f64 (tag 2) when the lexical form round-trips. */
+const DOUBLE_TYPES = new Set([xsd.double, xsd.float]);
+
+function invalid(why: string): LedgraphError {
+  return new LedgraphError(422, 'err:db/ConstraintViolation', `invalid commit: ${why}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexical helpers
+
+/** The lexical form a tag-2 double decodes to: JS shortest round-trip, with XSD's INF/-INF/NaN. */
+export function formatDouble(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === Infinity) return 'INF';
+  if (x === -Infinity) return '-INF';
+  if (Object.is(x, -0)) return '-0';
+  return String(x);
+}
+
+function parseDouble(s: string): number {
+  if (s === 'INF') return Infinity;
+  if (s === '-INF') return -Infinity;
+  if (s === 'NaN') return NaN;
+  return Number(s);
+}
+
+/** RFC 8785 (JCS) canonical JSON text of a JSON value; non-JSON values are a 422. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw invalid('JSON numbers must be finite');
+    return JSON.stringify(v);
+  }
+  if (Array.isArray(v)) return '[' + v.map(canonicalJson).join(',') + ']';
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    // Default sort compares UTF-16 code units, which is exactly the JCS key order.
+    return '{' + Object.keys(o).sort().map((k) => JSON.stringify(k) + ':' + canonicalJson(o[k])).join(',') + '}';
+  }
+  throw invalid(`${typeof v} is not a JSON value`);
+}
+
+function isCanonicalJson(s: string): boolean {
+  try {
+    return canonicalJson(JSON.parse(s)) === s;
+  } catch {
+    return false;
+  }
+}
+
+/** Order strings by Unicode code point (= UTF-8 byte order), not UTF-16 code unit. */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let k = 0; k < n; k++) {
+    let x = a.charCodeAt(k);
+    let y = b.charCodeAt(k);
+    if (x !== y) {
+      if (x >= 0xd800 && y >= 0xd800) {
+        // Surrogates (astral code points) sort after U+E000..U+FFFF.
+        x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+        y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+      }
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+function compareNumbers(a: number, b: number): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  const an = Number.isNaN(a), bn = Number.isNaN(b);
+  if (an || bn) return an === bn ? 0 : an ? 1 : -1;
+  const az = Object.is(a, -0), bz = Object.is(b, -0);
+  return az === bz ? 0 : az ? -1 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/** An object before SIDs are assigned: references by IRI or `_:label`. */
+type PrepObject =
+  | { tag: 0; v: string }
+  | { tag: 1; v: number | bigint }
+  | { tag: 2; v: number }
+  | { tag: 3 | 5 | 6; v: string }
+  | { tag: 4; v: boolean };
+
+interface Prep {
+  /** Bit set per string field holding a unit >= U+D800 (only those need the slow comparison). */
+  hi: number;
+  g: number;
+  s: string;
+  p: string;
+  o: PrepObject;
+  dt: string;
+  lang: string;
+  i: number;
+  op: boolean;
+  /** SIDs of s, p, dt and a reference object, assigned after sorting. */
+  rs: Ref | null;
+  rp: Ref | null;
+  rdt: Ref | null;
+  ro: Ref | null;
+}
+
+/** A SID plus its index in the flake section's name table (-1 until a flake uses it). */
+interface Ref extends Sid { name: number }
+
+function nodeKey(t: NamedNode | BlankNode, where: string): string {
+  if (t.termType === 'BlankNode') {
+    if (typeof t.value !== 'string' || t.value === '') throw invalid(`${where}: empty blank node label`);
+    return '_:' + t.value;
+  }
+  if (t.termType !== 'NamedNode' || typeof t.value !== 'string' || t.value === '') throw invalid(`${where}: expected an IRI or blank node`);
+  // Such an "IRI" could come back as a blank node; it is not a valid absolute IRI anyway.
+  if (t.value.startsWith('_:')) throw invalid(`${where}: IRI ${JSON.stringify(t.value)} looks like a blank node`);
+  if (t.value === ID_DATATYPE) throw invalid(`${where}: "@id" is not an IRI`);
+  return t.value;
+}
+
+/** Tag, value, datatype and language of an object term (§3 object tags). */
+function prepObject(o: Term, where: string): { o: PrepObject; dt: string; lang: string } {
+  if (o.termType === 'NamedNode' || o.termType === 'BlankNode') return { o: { tag: 0, v: nodeKey(o, where) }, dt: ID_DATATYPE, lang: '' };
+  if (o.termType !== 'Literal') throw invalid(`${where}: unsupported term type ${(o as { termType: string }).termType}`);
+  const lit = o as Literal;
+  const dt = lit.datatype?.value;
+  const lex = lit.value;
+  const lang = lit.language ?? '';
+  if (typeof dt !== 'string' || dt === '' || dt === ID_DATATYPE || dt.startsWith('_:')) throw invalid(`${where}: bad literal datatype ${JSON.stringify(dt)}`);
+  if (typeof lex !== 'string') throw invalid(`${where}: literal value must be a string`);
+  if ((lang !== '') !== (dt === LANG_STRING)) throw invalid(`${where}: a language tag goes with rdf:langString and only with it`);
+  if (dt === xsd.string || dt === LANG_STRING) return { o: { tag: 3, v: lex }, dt, lang };
+  if (INTEGER_TYPES.has(dt) && CANONICAL_INT.test(lex)) {
+    // Up to 15 digits is below 2^53: plain numbers, BigInt only for the rest of the 64-bit range.
+    if (lex.length <= 15) return { o: { tag: 1, v: Number(lex) }, dt, lang };
+    const n = BigInt(lex);
+    if (n >= I64_MIN && n <= I64_MAX) return { o: { tag: 1, v: n }, dt, lang };
+  }
+  if (DOUBLE_TYPES.has(dt)) {
+    const d = parseDouble(lex);
+    if (formatDouble(d) === lex) return { o: { tag: 2, v: d }, dt, lang };
+  }
+  if (dt === xsd.boolean && (lex === 'true' || lex === 'false')) return { o: { tag: 4, v: lex === 'true' }, dt, lang };
+  if (dt === rdf.JSON && isCanonicalJson(lex)) return { o: { tag: 6, v: lex }, dt, lang };
+  return { o: { tag: 5, v: lex }, dt, lang };
+}
+
+function compareObjects(a: PrepObject, b: PrepObject, slow: boolean): number {
+  if (a.tag !== b.tag) return a.tag - b.tag;
+  switch (a.tag) {
+    case 1: { const y = b.v as number | bigint; return a.v < y ? -1 : a.v > y ? 1 : 0; }
+    case 2: return compareNumbers(a.v, b.v as number);
+    case 4: return Number(a.v) - Number(b.v as boolean);
+    default: return slow ? compareCodePoints(a.v, b.v as string) : compareFast(a.v, b.v as string);
+  }
+}
+
+/** Native (UTF-16) comparison: equal to code-point order when either side has no unit >= U+D800. */
+function compareFast(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+const HI = /[\uD800-\uFFFF]/;
+const HI_S = 1, HI_P = 2, HI_O = 4, HI_DT = 8;
+
+/** The `hi` bits of a prepared entry. */
+function hiBits(s: string, p: string, o: PrepObject, dt: string): number {
+  return (HI.test(s) ? HI_S : 0) | (HI.test(p) ? HI_P : 0) | (typeof o.v === 'string' && HI.test(o.v) ? HI_O : 0) | (HI.test(dt) ? HI_DT : 0);
+}
+
+/** Writer order: (g, s, p, o, dt), then language and list index, retraction before assertion. */
+function comparePrep(a: Prep, b: Prep): number {
+  const hi = a.hi & b.hi;
+  return (a.g - b.g)
+    || (hi & HI_S ? compareCodePoints(a.s, b.s) : compareFast(a.s, b.s))
+    || (hi & HI_P ? compareCodePoints(a.p, b.p) : compareFast(a.p, b.p))
+    || compareObjects(a.o, b.o, (hi & HI_O) !== 0)
+    || (hi & HI_DT ? compareCodePoints(a.dt, b.dt) : compareFast(a.dt, b.dt))
+    || compareCodePoints(a.lang, b.lang)
+    || (a.i - b.i)
+    || (Number(a.op) - Number(b.op));
+}
+
+function checkNonNegInt(v: unknown, what: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > max) throw invalid(`${what} must be an integer in 0..${max}, got ${String(v)}`);
+  return v;
+}
+
+function checkCid(c: unknown, codec: number, what: string): CID {
+  const cid = CID.asCID(c);
+  if (!cid || cid.version !== 1 || cid.multihash.code !== 0x12 || cid.multihash.digest.length !== 32) throw invalid(`${what} is not a CIDv1 with a sha2-256 digest`);
+  if (cid.code !== codec) throw invalid(`${what} has codec 0x${cid.code.toString(16)}, expected 0x${codec.toString(16)}`);
+  return cid as CID;
+}
+
+/** True when `time` is RFC 3339 UTC with milliseconds, exactly as `Date#toISOString` writes it. */
+export function isCommitTime(time: unknown): time is string {
+  if (typeof time !== 'string' || !TIME_RE.test(time)) return false;
+  const d = new Date(time);
+  return !Number.isNaN(d.getTime()) && d.toISOString() === time;
+}
+
+function checkGraphDelta(delta: readonly (readonly [number, string])[], fail: (why: string) => LedgraphError): void {
+  let prev = -1;
+  for (const [g, iri] of delta) {
+    if (!Number.isSafeInteger(g) || g < 3) throw fail(`graph id ${g} in graph_delta is below 3`);
+    if (g <= prev) throw fail(`graph_delta ids not strictly ascending at ${g}`);
+    if (typeof iri !== 'string' || iri === '') throw fail(`empty graph IRI for graph ${g}`);
+    prev = g;
+  }
+}
+
+function writeObject(w: ByteWriter, o: PrepObject, ref: (() => void) | null): void {
+  w.u8(o.tag);
+  switch (o.tag) {
+    case 0: ref!(); break;
+    case 1: w.zigzag(o.v); break;
+    case 2: w.f64(o.v); break;
+    case 4: w.u8(o.v ? 1 : 0); break;
+    default: w.str(o.v);
+  }
+}
+
+/**
+ * Encode a commit over the namespace table in effect before it (never mutated). The caller's
+ * `nsDelta` entries are announced as given; codes for IRIs no known prefix covers are allocated
+ * (in sorted-metadata-then-sorted-flake order) and announced too.
+ */
+export function encodeCommit(data: CommitData, nsTable: NamespaceTable): EncodedCommit {
+  const t = checkNonNegInt(data.t, 't');
+  const parents = (data.parents ?? []).map((c, k) => checkCid(c, Codec.commit, `parents[${k}]`));
+  if (parents.length > MAX_PARENTS) throw invalid(`${parents.length} parents (at most ${MAX_PARENTS})`);
+  if (new Set(parents.map(String)).size !== parents.length) throw invalid('duplicate parent');
+  if ((parents.length === 0) !== (t === 0)) throw invalid('t is 0 exactly for the genesis commit (no parents)');
+  if (!isCommitTime(data.time)) throw invalid(`time ${JSON.stringify(data.time)} is not RFC 3339 UTC with milliseconds`);
+  const txn = data.txn == null ? null : checkCid(data.txn, Codec.txn, 'txn');
+  if (typeof data.author !== 'string') throw invalid('author must be a string');
+  checkGraphDelta(data.graphDelta ?? [], invalid);
+  const flakesIn = data.flakes ?? [];
+  if (parents.length === 1 && flakesIn.length === 0) throw invalid('a non-merge commit needs at least one flake');
+
+  // Table: lazily cloned, so a commit that announces nothing shares the caller's table.
+  let table = nsTable;
+  const own = (): NamespaceTable => (table === nsTable ? (table = nsTable.clone()) : table);
+  const callerDelta = (data.nsDelta ?? []).map(([c, p]) => [c, p] as [number, string]);
+  if (nsTable.checkDelta(callerDelta).length > 0) own().applyDelta(callerDelta);
+  const allocated: [number, string][] = [];
+  // One SID per distinct IRI: subjects, predicates and datatypes repeat across flakes.
+  const refs = new Map<string, Ref>();
+  const sid = (key: string): Ref => {
+    let ref = refs.get(key);
+    if (ref) return ref;
+    let x: Sid;
+    if (key === ID_DATATYPE) x = ID_SID;
+    else if (key.startsWith('_:')) x = { ns: 0, local: key };
+    else {
+      const known = table.lookup(key);
+      if (known) x = known;
+      else {
+        const r = own().split(key);
+        if (r.isNew) allocated.push([r.ns, table.prefixOf(r.ns)!]);
+        x = r;
+      }
+    }
+    ref = { ns: x.ns, local: x.local, name: -1 };
+    refs.set(key, ref);
+    return ref;
+  };
+
+  // Metadata: prepared, sorted, SIDs assigned (before flakes: the envelope comes first).
+  const meta = (data.meta ?? []).map((m, k): Prep => {
+    if (!m || m.p?.termType !== 'NamedNode') throw invalid(`meta[${k}].p must be an IRI`);
+    const po = prepObject(m.o, `meta[${k}].o`);
+    const p = nodeKey(m.p, `meta[${k}].p`);
+    return { hi: hiBits('', p, po.o, po.dt), g: 0, s: '', p, ...po, i: -1, op: true, rs: null, rp: null, rdt: null, ro: null };
+  }).sort(comparePrep);
+  for (let k = 1; k < meta.length; k++) if (comparePrep(meta[k - 1]!, meta[k]!) === 0) throw invalid('duplicate metadata entry');
+  for (const m of meta) {
+    m.rp = sid(m.p);
+    m.rdt = sid(m.dt);
+    if (m.o.tag === 0) m.ro = sid(m.o.v);
+  }
+
+  const flakes = flakesIn.map((f, k): Prep => {
+    const where = `flakes[${k}]`;
+    if (!f) throw invalid(`${where} is missing`);
+    const g = checkNonNegInt(f.g, `${where}.g`);
+    if (f.s?.termType !== 'NamedNode' && f.s?.termType !== 'BlankNode') throw invalid(`${where}.s must be an IRI or blank node`);
+    if (f.p?.termType !== 'NamedNode') throw invalid(`${where}.p must be an IRI`);
+    if (typeof f.op !== 'boolean') throw invalid(`${where}.op must be a boolean`);
+    const i = f.i === undefined ? -1 : checkNonNegInt(f.i, `${where}.i`);
+    const s = nodeKey(f.s, `${where}.s`), p = nodeKey(f.p, `${where}.p`), po = prepObject(f.o, `${where}.o`);
+    return { hi: hiBits(s, p, po.o, po.dt), g, s, p, ...po, i, op: f.op, rs: null, rp: null, rdt: null, ro: null };
+  }).sort(comparePrep);
+  for (let k = 1; k < flakes.length; k++) if (comparePrep(flakes[k - 1]!, flakes[k]!) === 0) throw invalid('duplicate flake');
+
+  // Flake SIDs and the local-name table, both in write order (s, p, dt, o).
+  const names = new Map<string, number>();
+  const nameList: string[] = [];
+  const named = (ref: Ref): Ref => {
+    if (ref.name < 0) {
+      let idx = names.get(ref.local);
+      if (idx === undefined) {
+        idx = nameList.length;
+        names.set(ref.local, idx);
+        nameList.push(ref.local);
+      }
+      ref.name = idx;
+    }
+    return ref;
+  };
+  for (const f of flakes) {
+    f.rs = named(sid(f.s));
+    f.rp = named(sid(f.p));
+    f.rdt = named(sid(f.dt));
+    if (f.o.tag === 0) f.ro = named(sid(f.o.v));
+  }
+
+  const nsDelta = [...callerDelta, ...allocated];
+  const w = new ByteWriter(64 + flakes.length * 24);
+  w.raw(Uint8Array.from(COMMIT_MAGIC)).u8(COMMIT_VERSION).u8(0).u16(0).u32(0).u32(0);
+
+  // Envelope.
+  w.varint(t);
+  w.varint(parents.length);
+  for (const p of parents) w.cid(p);
+  w.str(data.time);
+  if (txn) w.cid(txn); else w.varint(0);
+  w.str(data.author);
+  w.varint(nsDelta.length);
+  for (const [code, prefix] of nsDelta) w.varint(code).str(prefix);
+  const graphDelta = data.graphDelta ?? [];
+  w.varint(graphDelta.length);
+  for (const [g, iri] of graphDelta) w.varint(g).str(iri);
+  w.varint(meta.length);
+  for (const m of meta) {
+    const p = m.rp!, dt = m.rdt!, o = m.ro;
+    w.varint(p.ns).str(p.local).varint(dt.ns).str(dt.local);
+    w.u8(m.lang ? FLAKE_HAS_LANG : 0);
+    writeObject(w, m.o, () => w.varint(o!.ns).str(o!.local));
+    if (m.lang) w.str(m.lang);
+  }
+  const envelopeLen = w.length - COMMIT_HEADER_SIZE;
+
+  // Flake section.
+  w.varint(nameList.length);
+  for (const n of nameList) w.str(n);
+  w.varint(flakes.length);
+  const writeSid = (x: Ref) => w.varint(x.ns).varint(x.name);
+  for (const f of flakes) {
+    w.varint(f.g);
+    writeSid(f.rs!); writeSid(f.rp!); writeSid(f.rdt!);
+    w.u8((f.op ? FLAKE_ASSERT : 0) | (f.lang ? FLAKE_HAS_LANG : 0) | (f.i >= 0 ? FLAKE_HAS_LIST_INDEX : 0));
+    const o = f.ro;
+    writeObject(w, f.o, () => writeSid(o!));
+    if (f.lang) w.str(f.lang);
+    if (f.i >= 0) w.varint(f.i);
+  }
+  const flakesLen = w.length - COMMIT_HEADER_SIZE - envelopeLen;
+  w.setU32(8, envelopeLen).setU32(12, flakesLen);
+  return { bytes: w.finish(), nsTable: table, nsDelta };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+interface Sections { env: ByteReader; flakes: ByteReader }
+
+function readHeader(bytes: Uint8Array): Sections {
+  if (!(bytes instanceof Uint8Array)) throw new LedgraphError(422, 'err:db/ConstraintViolation', `malformed ${WHAT}: not a byte array`);
+  const r = new ByteReader(bytes, WHAT);
+  if (bytes.length < COMMIT_HEADER_SIZE) throw r.fail(`${bytes.length} bytes is shorter than the ${COMMIT_HEADER_SIZE}-byte header`);
+  for (let k = 0; k < 4; k++) if (bytes[k] !== COMMIT_MAGIC[k]) throw r.fail('bad magic (expected LGC2)');
+  r.raw(4);
+  const version = r.u8();
+  if (version !== COMMIT_VERSION) throw r.fail(`unsupported format version ${version}`);
+  const flags = r.u8();
+  if (flags !== 0) throw r.fail(`flags must be 0, got ${flags}`);
+  const reserved = r.u16();
+  if (reserved !== 0) throw r.fail('reserved header bytes must be 0');
+  const envLen = r.u32();
+  const flakesLen = r.u32();
+  if (COMMIT_HEADER_SIZE + envLen + flakesLen !== bytes.length) {
+    throw r.fail(`declared lengths ${COMMIT_HEADER_SIZE}+${envLen}+${flakesLen} do not match the blob size ${bytes.length}`);
+  }
+  const env = r.sub(envLen, 'envelope');
+  const flakes = r.sub(flakesLen, 'flake section');
+  return { env, flakes };
+}
+
+function readObject(r: ByteReader, readSid: () => Sid): RawObject {
+  const at = r.pos;
+  const tag = r.u8();
+  switch (tag) {
+    case 0: return { tag, v: readSid() };
+    case 1: return { tag, v: r.zigzagAny() };
+    case 2: return { tag, v: r.f64() };
+    case 3: case 5: return { tag, v: r.str() };
+    case 4: {
+      const b = r.u8();
+      if (b > 1) throw r.fail(`boolean byte ${b} at offset ${at + 1}`);
+      return { tag, v: b === 1 };
+    }
+    case 6: {
+      const v = r.str();
+      try { JSON.parse(v); } catch { throw r.fail(`JSON object at offset ${at} is not valid JSON`); }
+      return { tag, v };
+    }
+    case 7: throw r.fail(`vector objects (tag 7) are not supported yet (offset ${at})`);
+    default: throw r.fail(`unknown object tag ${tag} at offset ${at}`);
+  }
+}
+
+interface EnvelopeCore {
+  t: number;
+  parents: CID[];
+  time: string;
+  txn: CID | null;
+  author: string;
+  nsDelta: [number, string][];
+  graphDelta: [number, string][];
+  meta: RawMeta[];
+}
+
+function readEnvelope(r: ByteReader): EnvelopeCore {
+  const t = r.varint();
+  const np = r.varint();
+  if (np > MAX_PARENTS) throw r.fail(`${np} parents (at most ${MAX_PARENTS})`);
+  const parents: CID[] = [];
+  const seen = new Set<string>();
+  for (let k = 0; k < np; k++) {
+    const c = r.cid(Codec.commit);
+    const key = c.toString();
+    if (seen.has(key)) throw r.fail(`duplicate parent ${key}`);
+    seen.add(key);
+    parents.push(c);
+  }
+  if ((np === 0) !== (t === 0)) throw r.fail(`t ${t} with ${np} parents (t is 0 exactly for the genesis commit)`);
+  const time = r.str();
+  if (!isCommitTime(time)) throw r.fail(`time ${JSON.stringify(time)} is not RFC 3339 UTC with milliseconds`);
+  const txn = r.cidOrNull(Codec.txn);
+  const author = r.str();
+  const nsDelta: [number, string][] = [];
+  let prev = -1;
+  for (let n = r.varint(), k = 0; k < n; k++) {
+    const code = r.varint();
+    const prefix = r.str();
+    if (code < FIRST_ALLOCATED_NS || code > MAX_NS_CODE) throw r.fail(`ns_delta code ${code} outside ${FIRST_ALLOCATED_NS}..${MAX_NS_CODE}`);
+    if (code <= prev) throw r.fail(`ns_delta codes not strictly ascending at ${code}`);
+    if (prefix === '') throw r.fail(`empty prefix for namespace code ${code}`);
+    prev = code;
+    nsDelta.push([code, prefix]);
+  }
+  const graphDelta: [number, string][] = [];
+  for (let n = r.varint(), k = 0; k < n; k++) graphDelta.push([r.varint(), r.str()]);
+  checkGraphDelta(graphDelta, (why) => r.fail(why));
+  const meta: RawMeta[] = [];
+  const inlineSid = (): Sid => ({ ns: r.varint(), local: r.str() });
+  for (let n = r.varint(), k = 0; k < n; k++) {
+    const p = inlineSid();
+    const dt = inlineSid();
+    const flags = r.u8();
+    if ((flags & ~FLAKE_HAS_LANG) !== 0) throw r.fail(`metadata flags ${flags} (only bit 1 is allowed)`);
+    const o = readObject(r, inlineSid);
+    const lang = flags & FLAKE_HAS_LANG ? r.str() : null;
+    meta.push({ p, dt, o, lang });
+  }
+  r.expectEnd('envelope');
+  return { t, parents, time, txn, author, nsDelta, graphDelta, meta };
+}
+
+function checkFlakeCount(r: ByteReader, parents: number, flakeCount: number): void {
+  if (parents === 1 && flakeCount === 0) throw r.fail('a non-genesis, non-merge commit has no flakes');
+}
+
+/** Header and envelope only (plus the flake count), validating structure but not the flakes. */
+export function decodeEnvelope(bytes: Uint8Array): CommitEnvelope {
+  const { env, flakes } = readHeader(bytes);
+  const core = readEnvelope(env);
+  for (let n = flakes.varint(), k = 0; k < n; k++) flakes.skipBytes();
+  const flakeCount = flakes.varint();
+  checkFlakeCount(flakes, core.parents.length, flakeCount);
+  return { ...core, flakeCount, size: bytes.length };
+}
+
+/** Resolve SIDs with a base table plus a commit's own delta, without mutating the base. */
+function makeResolver(r: ByteReader, base: NamespaceTable, fresh: [number, string][]): (ns: number, local: string) => string {
+  const overlay = new Map(fresh);
+  return (ns, local) => {
+    if (ns === 0) return local;
+    const prefix = overlay.get(ns) ?? base.prefixOf(ns);
+    if (prefix === undefined) throw r.fail(`unknown namespace code ${ns}`);
+    return prefix + local;
+  };
+}
+
+function toLiteral(r: ByteReader, o: RawObject, dt: NamedNode, lang: string | null): Literal {
+  let value: string;
+  switch (o.tag) {
+    case 1: value = o.v.toString(); break;
+    case 2: value = formatDouble(o.v); break;
+    case 4: value = o.v ? 'true' : 'false'; break;
+    case 0: throw r.fail('reference object with a literal datatype');
+    default: value = o.v;
+  }
+  return { termType: 'Literal', value, language: lang ?? '', datatype: dt };
+}
+
+/** Build a term from a stored object, checking the `@id`/tag and language/langString pairings. */
+function toTerm(r: ByteReader, o: RawObject, dtNode: NamedNode, lang: string | null, node: (s: Sid) => NamedNode | BlankNode): Term {
+  const dt = dtNode.value;
+  if (dt === ID_DATATYPE) {
+    if (o.tag !== 0) throw r.fail(`object tag ${o.tag} with datatype @id`);
+    if (lang !== null) throw r.fail('reference object with a language tag');
+    return node(o.v);
+  }
+  if (dt === '' || dt.startsWith('_:')) throw r.fail(`datatype ${JSON.stringify(dt)} is not an IRI`);
+  if ((lang !== null) !== (dt === LANG_STRING)) throw r.fail('a language tag goes with rdf:langString and only with it');
+  if (lang === '') throw r.fail('empty language tag');
+  return toLiteral(r, o, dtNode, lang);
+}
+
+/** Decode a full commit over the table in effect before it (not mutated; apply `nsDelta` to advance). */
+export function decodeCommit(bytes: Uint8Array, nsTable: NamespaceTable): CommitData {
+  const { env, flakes: fr } = readHeader(bytes);
+  const core = readEnvelope(env);
+  let fresh: [number, string][];
+  try {
+    fresh = nsTable.checkDelta(core.nsDelta);
+  } catch (e) {
+    throw fr.fail((e as Error).message);
+  }
+  const expand = makeResolver(fr, nsTable, fresh);
+  const iriNode = (iri: string): NamedNode | BlankNode => {
+    if (iri === '' || iri === ID_DATATYPE || iri === '_:') throw fr.fail(`${JSON.stringify(iri)} is not an IRI or blank node`);
+    return iri.startsWith('_:') ? blankNode(iri.slice(2)) : namedNode(iri);
+  };
+  const predicate = (iri: string): NamedNode => {
+    if (iri.startsWith('_:') || iri === ID_DATATYPE || iri === '') throw fr.fail(`predicate ${JSON.stringify(iri)} is not an IRI`);
+    return namedNode(iri);
+  };
+
+  const meta: CommitMeta[] = core.meta.map((m) => ({
+    p: predicate(expand(m.p.ns, m.p.local)),
+    o: toTerm(fr, m.o, namedNode(expand(m.dt.ns, m.dt.local)), m.lang, (s) => iriNode(expand(s.ns, s.local))),
+  }));
+
+  const names: string[] = [];
+  for (let n = fr.varint(), k = 0; k < n; k++) names.push(fr.str());
+  const count = fr.varint();
+  checkFlakeCount(fr, core.parents.length, count);
+  // Nodes are shared per (ns, name index): subjects and predicates repeat across flakes.
+  const nodes = new Map<number, NamedNode | BlankNode>();
+  const datatypes = new Map<number, NamedNode>();
+  const readRef = (): Sid & { key: number } => {
+    const ns = fr.varint();
+    if (ns > MAX_NS_CODE) throw fr.fail(`namespace code ${ns} above ${MAX_NS_CODE}`);
+    const at = fr.pos;
+    const idx = fr.varint();
+    if (idx >= names.length) throw fr.fail(`name index ${idx} at offset ${at} beyond the ${names.length}-entry name table`);
+    return { ns, local: names[idx]!, key: ns * 0x100000000 + idx };
+  };
+  const node = (s: Sid & { key?: number }): NamedNode | BlankNode => {
+    const key = s.key!;
+    let n = nodes.get(key);
+    if (!n) {
+      n = iriNode(expand(s.ns, s.local));
+      nodes.set(key, n);
+    }
+    return n;
+  };
+  const out: CommitFlake[] = new Array(count);
+  for (let k = 0; k < count; k++) {
+    const g = fr.varint();
+    const s = node(readRef());
+    const pRef = readRef();
+    const pNode = node(pRef);
+    if (pNode.termType !== 'NamedNode') throw fr.fail(`flake ${k}: predicate is a blank node`);
+    const dtRef = readRef();
+    let dt = datatypes.get(dtRef.key);
+    if (!dt) {
+      dt = namedNode(expand(dtRef.ns, dtRef.local));
+      datatypes.set(dtRef.key, dt);
+    }
+    const flags = fr.u8();
+    if (flags & ~(FLAKE_ASSERT | FLAKE_HAS_LANG | FLAKE_HAS_LIST_INDEX)) throw fr.fail(`flake ${k}: unknown flag bits in ${flags}`);
+    const o = readObject(fr, readRef);
+    const lang = flags & FLAKE_HAS_LANG ? fr.str() : null;
+    const flake: CommitFlake = { g, s, p: pNode, o: toTerm(fr, o, dt, lang, node), op: (flags & FLAKE_ASSERT) !== 0 };
+    if (flags & FLAKE_HAS_LIST_INDEX) flake.i = fr.varint();
+    out[k] = flake;
+  }
+  fr.expectEnd('flake section');
+  return {
+    t: core.t,
+    parents: core.parents,
+    time: core.time,
+    txn: core.txn,
+    author: core.author,
+    nsDelta: core.nsDelta,
+    graphDelta: core.graphDelta,
+    meta,
+    flakes: out,
+  };
+}
+
+/** Envelope plus assertion/retraction counts; walks (and structurally validates) every flake. */
+export function inspectCommit(bytes: Uint8Array): CommitEnvelope & { asserts: number; retracts: number } {
+  const { env, flakes: fr } = readHeader(bytes);
+  const core = readEnvelope(env);
+  const nameCount = fr.varint();
+  for (let k = 0; k < nameCount; k++) fr.skipBytes();
+  const count = fr.varint();
+  checkFlakeCount(fr, core.parents.length, count);
+  const sid = (): Sid => {
+    const ns = fr.varint();
+    const idx = fr.varint();
+    if (idx >= nameCount) throw fr.fail(`name index ${idx} beyond the ${nameCount}-entry name table`);
+    return { ns, local: '' };
+  };
+  let asserts = 0;
+  for (let k = 0; k < count; k++) {
+    fr.varint(); sid(); sid(); sid();
+    const flags = fr.u8();
+    if (flags & ~(FLAKE_ASSERT | FLAKE_HAS_LANG | FLAKE_HAS_LIST_INDEX)) throw fr.fail(`flake ${k}: unknown flag bits in ${flags}`);
+    readObject(fr, sid);
+    if (flags & FLAKE_HAS_LANG) fr.skipBytes();
+    if (flags & FLAKE_HAS_LIST_INDEX) fr.varint();
+    if (flags & FLAKE_ASSERT) asserts++;
+  }
+  fr.expectEnd('flake section');
+  return { ...core, flakeCount: count, size: bytes.length, asserts, retracts: count - asserts };
+}

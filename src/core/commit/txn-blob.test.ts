@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest';
+import { decodeTxnBlob, encodeTxnBlob, txnBlobWithCid, type TxnBlob } from './txn-blob.js';
+import { Codec, cidOf, digestHex, parseCid, verifyCid } from './cid.js';
+import { LedgraphError } from '../errors.js';
+
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+const EXAMPLE = '{"type":"application/json","body":{"@context":{"ex":"http://example.org/"},"insert":{"@id":"ex:alice","ex:name":"Alice"}},"identity":null,"jws":null}';
+
+function expect422(fn: () => unknown, message: string) {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(LedgraphError);
+    const err = e as LedgraphError;
+    expect([err.status, err.type, err.message]).toEqual([422, 'err:db/ConstraintViolation', message]);
+    return;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('replication.md §4 example', () => {
+  const blob: TxnBlob = {
+    type: 'application/json',
+    body: { '@context': { ex: 'http://example.org/' }, insert: { '@id': 'ex:alice', 'ex:name': 'Alice' } },
+    identity: null,
+    jws: null,
+  };
+
+  test('bytes, digest and CID of §1', async () => {
+    const bytes = encodeTxnBlob(blob);
+    expect(new TextDecoder().decode(bytes)).toBe(EXAMPLE);
+    expect(bytes.length).toBe(149);
+    const { cid } = await txnBlobWithCid(blob);
+    expect(digestHex(cid)).toBe('9e09d6719a681b56bacc18aa457b7f3815a8fd36baf8e9308f0e5bc1e417ca2d');
+    expect(hex(cid.bytes)).toBe('018280c00112209e09d6719a681b56bacc18aa457b7f3815a8fd36baf8e9308f0e5bc1e417ca2d');
+    expect(cid.toString()).toBe('bagbibqabciqj4cowogngqg2wxlgbrksfpn7tqfni7u3lv6hjgchq4w6b4ql4uli');
+    expect(digestHex(cid).slice(0, 6)).toBe('9e09d6');
+    expect(cid.code).toBe(Codec.txn);
+    expect(await verifyCid(parseCid('bagbibqabciqj4cowogngqg2wxlgbrksfpn7tqfni7u3lv6hjgchq4w6b4ql4uli'), bytes)).toBe(true);
+  });
+
+  test('key order is fixed whatever order the object was built in', async () => {
+    const shuffled = { jws: null, identity: null, body: blob.body, type: 'application/json' } as TxnBlob;
+    expect(hex(encodeTxnBlob(shuffled))).toBe(hex(encodeTxnBlob(blob)));
+    expect((await cidOf(Codec.txn, encodeTxnBlob(shuffled))).toString()).toBe('bagbibqabciqj4cowogngqg2wxlgbrksfpn7tqfni7u3lv6hjgchq4w6b4ql4uli');
+  });
+
+  test('decode', () => {
+    expect(decodeTxnBlob(new TextEncoder().encode(EXAMPLE))).toEqual(blob);
+  });
+});
+
+describe('other bodies', () => {
+  test('text bodies, identity and JWS round-trip', () => {
+    const blob: TxnBlob = { type: 'application/sparql-update', body: 'INSERT DATA { <a:b> <a:c> "d" }', identity: 'did:key:z6Mk', jws: 'eyJ.eyJ.sig' };
+    const bytes = encodeTxnBlob(blob);
+    expect(new TextDecoder().decode(bytes)).toBe('{"type":"application/sparql-update","body":"INSERT DATA { <a:b> <a:c> \\"d\\" }","identity":"did:key:z6Mk","jws":"eyJ.eyJ.sig"}');
+    expect(decodeTxnBlob(bytes)).toEqual(blob);
+  });
+
+  test('unknown keys are ignored on decode', () => {
+    expect(decodeTxnBlob(new TextEncoder().encode('{"type":"text/turtle","body":"","identity":null,"jws":null,"future":1}')))
+      .toEqual({ type: 'text/turtle', body: '', identity: null, jws: null });
+  });
+});
+
+describe('malformed blobs', () => {
+  const dec = (s: string) => () => decodeTxnBlob(new TextEncoder().encode(s));
+  test('decode rejections', () => {
+    expect422(() => decodeTxnBlob(Uint8Array.of(0x7b, 0xff, 0x7d)), 'malformed transaction blob: invalid UTF-8');
+    expect422(dec('{"type":'), 'malformed transaction blob: not JSON');
+    expect422(dec('[1]'), 'malformed transaction blob: not a JSON object');
+    expect422(dec('{"body":1,"identity":null,"jws":null}'), 'malformed transaction blob: type must be a non-empty string');
+    expect422(dec('{"type":"a/b","identity":null,"jws":null}'), 'malformed transaction blob: body is missing');
+    expect422(dec('{"type":"a/b","body":1,"jws":null}'), 'malformed transaction blob: identity must be a string or null');
+    expect422(dec('{"type":"a/b","body":1,"identity":null,"jws":5}'), 'malformed transaction blob: jws must be a string or null');
+  });
+  test('encode rejections', () => {
+    expect422(() => encodeTxnBlob({ type: '', body: 1, identity: null, jws: null }), 'malformed transaction blob: type must be a non-empty string');
+    expect422(() => encodeTxnBlob({ type: 'a/b', body: undefined, identity: null, jws: null }), 'malformed transaction blob: body is missing');
+  });
+});
