@@ -23,29 +23,20 @@ export function newBatch(cap = BATCH_SIZE): FactBatch {
   return { n: 0, g: new Int32Array(cap), s: new Int32Array(cap), p: new Int32Array(cap), o: new Int32Array(cap), m: new Int32Array(cap) };
 }
 
-/**
- * Index facts current at src.t with the key prefix, in key order, one leaf at a time.
- * Each yielded run holds only facts current at t (before novelty is applied).
- */
-async function* indexRuns(src: ScanSource, order: IndexOrder, prefix: KeyPrefix): AsyncGenerator<Run> {
-  const tree = src.tree;
-  if (!tree) return;
-  const [lo, hi] = tree.leafSpan(order, prefix);
-  const asOfIndex = src.t >= tree.t;
-  for (let li = lo; li < hi; li++) {
-    const leaf = await tree.leaf(tree.leaves[order][li]!);
-    const cur = leaf.run;
-    const cc = keyCols(cur, order);
-    const a = lowerBound(cc, 0, cur.n, prefix);
-    const b = upperBound(cc, a, cur.n, prefix);
-    if (asOfIndex) {
-      if (b > a) yield sliceRun(cur, a, b);
-      continue;
-    }
-    const hist = await tree.history(leaf);
-    yield asOf(order, sliceRun(cur, a, b), hist ? historyRange(hist, order, prefix) : allocRun(0), src.t);
-  }
+// Point lookups run by the thousand in nested-loop joins; allocating 20 KB of columns per scan
+// dominated their cost, so finished scans return their batch to a small pool.
+const pool: FactBatch[] = [];
+/** A batch from the pool (or a new one). */
+export function acquireBatch(): FactBatch {
+  return pool.pop() ?? newBatch();
 }
+/** Return a batch when its scan is done. */
+export function releaseBatch(b: FactBatch): void {
+  b.n = 0;
+  if (pool.length < 64) pool.push(b);
+}
+
+const EMPTY_RUN = allocRun(0);
 
 function sliceRun(r: Run, a: number, b: number): Run {
   return { n: b - a, g: r.g.subarray(a, b), s: r.s.subarray(a, b), p: r.p.subarray(a, b), o: r.o.subarray(a, b),
@@ -81,52 +72,78 @@ function asOf(order: IndexOrder, cur: Run, hist: Run, t: number): Run {
   return out;
 }
 
-/** Scan one order over a key prefix, merging novelty, applying the row filter; yields batches. */
-export async function* scanOrder(src: ScanSource, order: IndexOrder, prefix: KeyPrefix, filter: RowFilter, batch: FactBatch): AsyncGenerator<FactBatch> {
-  const indexT = src.tree ? src.tree.t : 0;
-  const nov = src.t > indexT ? src.novelty.range(order, prefix, src.t) : allocRun(0);
-  const nc = keyCols(nov, order);
-  let j = 0;
-  batch.n = 0;
-  const fs = filter.s, fp = filter.p, fo = filter.o;
+/** One range scan: an order, a key prefix, and equality filters on later columns. */
+export interface ScanStep { order: IndexOrder; prefix: KeyPrefix; filter: RowFilter }
 
-  const emit = (r: Run, i: number): boolean => {
-    if ((fs >= 0 && r.s[i] !== fs) || (fp >= 0 && r.p[i] !== fp) || (fo >= 0 && r.o[i] !== fo)) return false;
-    const n = batch.n++;
-    batch.g[n] = r.g[i]!; batch.s[n] = r.s[i]!; batch.p[n] = r.p[i]!; batch.o[n] = r.o[i]!; batch.m[n] = r.m[i]!;
-    return batch.n === batch.g.length;
-  };
-  // Emit the novelty group starting at j (its first event is the newest <= t); returns the group end.
-  const novGroup = (): [number, boolean] => {
-    let k = j + 1;
-    while (k < nov.n && cmpRows(nc, j, nc, k) === 0) k++;
-    const full = nov.op[j] === 1 ? emit(nov, j) : false;
-    return [k, full];
-  };
-
-  for await (const run of indexRuns(src, order, prefix)) {
-    const rc = keyCols(run, order);
-    for (let i = 0; i < run.n; i++) {
-      while (j < nov.n && cmpRows(nc, j, rc, i) < 0) {
+/**
+ * Run scan steps in sequence as one generator (nested async generators cost more than the scan
+ * itself for point lookups): per leaf, the current rows in range (or the rows current at t when
+ * reading before index_t), merged with novelty events, filtered, into a pooled batch.
+ */
+export async function* scanSteps(src: ScanSource, steps: readonly ScanStep[], signal?: AbortSignal): AsyncGenerator<FactBatch> {
+  const batch = acquireBatch();
+  try {
+    for (const step of steps) {
+      const { order, prefix, filter } = step;
+      const tree = src.tree;
+      const indexT = tree ? tree.t : 0;
+      const nov = src.t > indexT && src.novelty.size > 0 ? src.novelty.range(order, prefix, src.t) : EMPTY_RUN;
+      const nc = keyCols(nov, order);
+      let j = 0;
+      const fs = filter.s, fp = filter.p, fo = filter.o;
+      const emit = (r: Run, i: number): boolean => {
+        if ((fs >= 0 && r.s[i] !== fs) || (fp >= 0 && r.p[i] !== fp) || (fo >= 0 && r.o[i] !== fo)) return false;
+        const n = batch.n++;
+        batch.g[n] = r.g[i]!; batch.s[n] = r.s[i]!; batch.p[n] = r.p[i]!; batch.o[n] = r.o[i]!; batch.m[n] = r.m[i]!;
+        return batch.n === batch.g.length;
+      };
+      // Emit the novelty group starting at j (its first event is the newest <= t); returns the group end.
+      const novGroup = (): [number, boolean] => {
+        let k = j + 1;
+        while (k < nov.n && cmpRows(nc, j, nc, k) === 0) k++;
+        return [k, nov.op[j] === 1 ? emit(nov, j) : false];
+      };
+      if (tree) {
+        const [lo, hi] = tree.leafSpan(order, prefix);
+        for (let li = lo; li < hi; li++) {
+          const ref = tree.leaves[order][li]!;
+          const leaf = tree.cachedLeaf(ref) ?? await tree.leaf(ref);
+          let run = leaf.run;
+          let cols = keyCols(run, order);
+          let a = lowerBound(cols, 0, run.n, prefix);
+          let b = upperBound(cols, a, run.n, prefix);
+          if (src.t < indexT) {
+            const hist = await tree.history(leaf);
+            run = asOf(order, sliceRun(run, a, b), hist ? historyRange(hist, order, prefix) : EMPTY_RUN, src.t);
+            cols = keyCols(run, order);
+            a = 0; b = run.n;
+          }
+          for (let i = a; i < b; i++) {
+            while (j < nov.n && cmpRows(nc, j, cols, i) < 0) {
+              const [k, full] = novGroup();
+              j = k;
+              if (full) { if (signal?.aborted) return; yield batch; batch.n = 0; }
+            }
+            if (j < nov.n && cmpRows(nc, j, cols, i) === 0) {
+              const [k, full] = novGroup();
+              j = k;
+              if (full) { if (signal?.aborted) return; yield batch; batch.n = 0; }
+              continue;
+            }
+            if (emit(run, i)) { if (signal?.aborted) return; yield batch; batch.n = 0; }
+          }
+        }
+      }
+      while (j < nov.n) {
         const [k, full] = novGroup();
         j = k;
-        if (full) { yield batch; batch.n = 0; }
+        if (full) { if (signal?.aborted) return; yield batch; batch.n = 0; }
       }
-      if (j < nov.n && cmpRows(nc, j, rc, i) === 0) {
-        const [k, full] = novGroup();
-        j = k;
-        if (full) { yield batch; batch.n = 0; }
-        continue;
-      }
-      if (emit(run, i)) { yield batch; batch.n = 0; }
     }
+    if (batch.n > 0) yield batch;
+  } finally {
+    releaseBatch(batch);
   }
-  while (j < nov.n) {
-    const [k, full] = novGroup();
-    j = k;
-    if (full) { yield batch; batch.n = 0; }
-  }
-  if (batch.n > 0) { yield batch; batch.n = 0; }
 }
 
 /** Estimated rows for a prefix in an order: exact over decoded leaves, proportional otherwise. */

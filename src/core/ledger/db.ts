@@ -6,7 +6,7 @@ import { FIRST_NAMED_GRAPH, type IndexOrder } from '../flake/flake.js';
 import type { TermDict } from '../index/dict.js';
 import type { Novelty } from '../index/novelty.js';
 import { allocRun, keyCols, type KeyPrefix } from '../index/run.js';
-import { estimateOrder, newBatch, NO_FILTER, scanOrder, type RowFilter, type ScanSource } from '../index/scan.js';
+import { estimateOrder, NO_FILTER, scanSteps, type ScanSource, type ScanStep } from '../index/scan.js';
 import type { IndexTree } from '../index/tree.js';
 import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
 import type { GraphTable } from './graph-table.js';
@@ -25,8 +25,6 @@ export interface DbParts {
   /** Commit CID string at t (when known). */
   commitId: string | null;
 }
-
-interface ScanStep { order: IndexOrder; prefix: KeyPrefix; filter: RowFilter }
 
 export class Db implements DbView {
   readonly t: number;
@@ -78,17 +76,10 @@ export class Db implements DbView {
     return [{ order: 'spot', prefix: [g], filter: NO_FILTER }];
   }
 
-  async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+  scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
     const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
-    const batch = newBatch();
-    for (const g of graphs) {
-      for (const step of this.steps(pattern, g)) {
-        for await (const b of scanOrder(this.src, step.order, step.prefix, step.filter, batch)) {
-          if (opts?.signal?.aborted) return;
-          yield b;
-        }
-      }
-    }
+    const steps = graphs.length === 1 ? this.steps(pattern, graphs[0]!) : graphs.flatMap((g) => this.steps(pattern, g));
+    return scanSteps(this.src, steps, opts?.signal);
   }
 
   estimate(pattern: ScanPattern): number {
