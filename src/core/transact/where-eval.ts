@@ -4,7 +4,7 @@
  */
 import type { Op } from '../query/algebra/algebra.js';
 import type { Db } from '../ledger/db.js';
-import { numericToNumber, numericValue } from '../rdf/values.js';
+import { numericValueEquals } from '../rdf/values.js';
 import type { NamedNode, Term } from '../rdf/terms.js';
 import { xsd } from '../rdf/vocab.js';
 
@@ -31,10 +31,6 @@ export async function evaluateWhere(db: Db, where: Op, opts: { using?: NamedNode
 export function looseMatches(template: Term, stored: Term): boolean {
   if (template.termType !== 'Literal' || stored.termType !== 'Literal') return false;
   const dt = template.datatype.value;
-  if (dt === xsd.integer || dt === xsd.double || dt === xsd.decimal) {
-    const a = numericValue(template), b = numericValue(stored);
-    if (!a || !b) return false;
-    return numericToNumber(a) === numericToNumber(b);
-  }
+  if (dt === xsd.integer || dt === xsd.double || dt === xsd.decimal) return numericValueEquals(template, stored);
   return template.value === stored.value && template.datatype.value === stored.datatype.value && template.language === stored.language;
 }
