@@ -50,6 +50,7 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
     defaultGraphs = ids(q.dataset.defaultGraphs);
     namedGraphs = ids(q.dataset.namedGraphs);
   }
+  const base = q.base ?? ctx.baseIri;
   const fuels = [ctx.maxFuel, q.maxFuel].filter((x): x is number => x !== undefined);
   // One controller merges the caller's signal and the deadline, so in-flight scans stop too.
   const ac = new AbortController();
@@ -62,7 +63,7 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
     namedGraphs,
     resolveGraph: resolve,
     now: ctx.now ?? new Date(),
-    ...(ctx.baseIri !== undefined ? { baseIri: ctx.baseIri } : {}),
+    ...(base !== undefined ? { baseIri: base } : {}),
     ...(fuels.length ? { maxFuel: Math.min(...fuels) } : {}),
     ...(ctx.timeoutMs !== undefined ? { deadline: Date.now() + ctx.timeoutMs } : {}),
     signal: ac.signal,

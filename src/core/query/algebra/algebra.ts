@@ -85,6 +85,8 @@ export interface QueryCommon {
   maxFuel?: number;
   /** Every `# PRAGMA name value` comment, by lower-case name (policy pragmas are read by the server). */
   pragmas?: Record<string, string>;
+  /** The query's effective base IRI (its BASE, else the one it was parsed with), for IRI(). */
+  base?: string;
 }
 
 export type Query =

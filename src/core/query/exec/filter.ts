@@ -58,31 +58,40 @@ export class FilterNode implements PNode {
   }
 }
 
-export class ExtendNode implements PNode {
-  constructor(readonly input: PNode, readonly slot: number, readonly value: ExprFn, readonly exists: ExistsSpec[], readonly fctx: EvalContext, readonly text: string) {}
+/** One BIND of an extend chain. */
+export interface Bind { slot: number; fn: ExprFn; text: string }
 
-  describe(): string { return `extend(?${this.slot} := ${this.text})`; }
+/**
+ * BIND / select expressions. A chain of them runs as one node so that every expression of a
+ * solution sees the same BNODE(label) scope and the values bound before it.
+ */
+export class ExtendNode implements PNode {
+  constructor(readonly input: PNode, readonly binds: Bind[], readonly exists: ExistsSpec[], readonly fctx: EvalContext) {}
+
+  describe(): string { return `extend(${this.binds.map((b) => `?${b.slot} := ${b.text}`).join(', ')}; ${this.input.describe()})`; }
 
   async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
     const w = rt.width;
-    const slot = this.slot;
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const out = new RowBuffer(w, b.n);
-      const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
-      for (let r = 0; r < b.n; r++) {
-        f.off = r * w;
+      const f: Frame = { rows: out.rows, off: 0, r: 0, exists };
+      rows: for (let r = 0; r < b.n; r++) {
+        const at = out.push(b.rows, r * w);
+        f.rows = out.rows;
+        f.off = at;
         f.r = r;
         this.fctx.nextSolution();
-        const t = tryEval(this.value, f);
-        const cur = b.rows[f.off + slot]!;
-        if (t === undefined) { out.push(b.rows, f.off); continue; }
-        const id = rt.ids.intern(t);
-        // A seeded row may already bind the variable: join semantics keep it only when equal.
-        if (cur !== UNBOUND && cur !== id) continue;
-        const at = out.push(b.rows, f.off);
-        out.rows[at + slot] = id;
+        for (const bind of this.binds) {
+          const t = tryEval(bind.fn, f);
+          if (t === undefined) continue;
+          const id = rt.ids.intern(t);
+          const cur = out.rows[at + bind.slot]!;
+          // A seeded row may already bind the variable: join semantics keep it only when equal.
+          if (cur !== UNBOUND && cur !== id) { out.pop(); continue rows; }
+          out.rows[at + bind.slot] = id;
+        }
       }
       if (out.n > 0) yield out.take();
     }

@@ -77,6 +77,10 @@ export class PathNode implements PNode {
       if ('slot' in this.o && !put(r, at + this.o.slot, o)) return out.pop();
       if (gSlot >= 0 && !put(r, at + gSlot, gTerm)) return out.pop();
     };
+    // With no constant end, a node outside the graph has no path at all, not even a zero-length
+    // one (a zero-length path from a variable ranges over the graph's nodes).
+    const anchored = 'const' in this.s || 'const' in this.o;
+    if (!anchored && (sv !== UNBOUND || ov !== UNBOUND) && !await wk.inGraph(sv !== UNBOUND ? sv : ov, graphs)) return;
     if (sv !== UNBOUND) {
       for (const n of await wk.reach(this.path, sv, true, graphs)) if (ov === UNBOUND || n === ov) emit(sv, n);
       return;
@@ -200,6 +204,15 @@ class Walker {
     if (p.type === 'link') return p.p < 0 ? [] : this.collect({ p: p.p }, graphs, 'o');
     if (p.type === 'inv') return this.sources(p.path, graphs);
     return this.allNodes(graphs);
+  }
+
+  /** True when the node is a subject or object of some fact in the graphs. */
+  async inGraph(node: number, graphs: readonly number[]): Promise<boolean> {
+    if (node >= OVERFLOW_BASE) return false;
+    for (const pt of [{ s: node }, { o: node }]) {
+      for await (const fb of this.rt.scan(pt, graphs)) if (fb.n > 0) return true;
+    }
+    return false;
   }
 
   /** Every subject and object of the graphs. */

@@ -116,10 +116,23 @@ export class Planner {
       case 'unit': return new IdentityNode();
       case 'union': return new UnionNode(op.inputs.map((i) => this.plan(i, c)));
       case 'extend': {
-        const input = this.plan(op.input, c);
-        const seen = new Set([...c.seedMaybe, ...varInfo(op.input).maybe]);
-        const { fn, exists } = this.compile(op.expr, c, seen);
-        return new ExtendNode(input, c.scope.slot(op.variable), fn, exists, this.fctx, exprText(op.expr));
+        // Fuse a chain of extends whose later expressions have no EXISTS (answered per input batch).
+        const chain: Extract<Op, { type: 'extend' }>[] = [op];
+        let base = op.input;
+        while (base.type === 'extend' && !hasExists(chain[0]!.expr)) {
+          chain.unshift(base);
+          base = base.input;
+        }
+        const input = this.plan(base, c);
+        const seen = new Set([...c.seedMaybe, ...varInfo(base).maybe]);
+        const exists: ExistsSpec[] = [];
+        const binds = chain.map((x) => {
+          const r = this.compile(x.expr, c, seen);
+          exists.push(...r.exists);
+          seen.add(x.variable);
+          return { slot: c.scope.slot(x.variable), fn: r.fn, text: exprText(x.expr) };
+        });
+        return new ExtendNode(input, binds, exists, this.fctx);
       }
       case 'leftjoin': return this.leftJoin(op, c);
       case 'minus': {
@@ -318,6 +331,12 @@ class LazyValues implements PNode {
     }
     return this.node.exec(rt, input);
   }
+}
+
+function hasExists(e: Expr): boolean {
+  if (e.type === 'exists') return true;
+  if (e.type === 'call') return e.args.some(hasExists);
+  return false;
 }
 
 function hasAggregate(e: Expr): boolean {

@@ -81,7 +81,7 @@ function translateAggregate(a: S.AggregateExpression, env: ExprEnv): Expr {
   if (!AGGREGATES.has(name)) throw badRequest(`Invalid SPARQL query: unknown aggregate ${a.aggregation}`);
   if (!env.aggs) throw badRequest(`Invalid SPARQL query: aggregate ${name.toUpperCase()} is not allowed here`);
   if (env.inAggregate) throw badRequest('Invalid SPARQL query: aggregates cannot be nested');
-  const star = isTerm(a.expression) ? false : (a.expression as { termType?: string }).termType === 'Wildcard';
+  const star = (a.expression as { termType?: string }).termType === 'Wildcard';
   const agg: Aggregate = { name, distinct: !!a.distinct };
   if (!star) agg.expr = translateExpr(a.expression as S.Expression, { ...env, inAggregate: true });
   else if (name !== 'count') throw badRequest(`Invalid SPARQL query: ${name.toUpperCase()}(*) is not allowed`);

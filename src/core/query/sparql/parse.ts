@@ -35,6 +35,7 @@ export function parseSparql(text: string, opts: ParseOptions = {}): Query {
   }
   if (parsed.type !== 'query') throw badRequest('Invalid SPARQL query: this is a SPARQL UPDATE request, not a query');
   const q = translateQuery(parsed);
+  if (parsed.base) q.base = parsed.base;
   if (Object.keys(pragmas).length) q.pragmas = pragmas;
   const fuel = pragmas['max-fuel'];
   if (fuel !== undefined) {
