@@ -119,7 +119,8 @@ function isVar(x: { termType: string }): boolean { return x.termType === 'Variab
 async function applyTemplate(stager: Stager, tpl: TemplateQuad, sol: Solution, op: boolean, fresh: (l: string) => BlankNode): Promise<void> {
   const bind = (x: Term | { termType: 'Variable'; value: string } | GraphRef): Term | GraphRef | undefined => {
     if (x.termType === 'Variable') return sol[x.value];
-    if (x.termType === 'BlankNode') return fresh(x.value);
+    // Insert templates mint fresh blank nodes; in delete templates `_:label` names a stored node.
+    if (x.termType === 'BlankNode') return op ? fresh(x.value) : x;
     return x as Term | GraphRef;
   };
   const s = bind(tpl.subject), p = bind(tpl.predicate), o = bind(tpl.object);

@@ -19,7 +19,10 @@ export interface TxnQuad {
   listIndex?: number;
 }
 
-/** A statement template of an update; any position may be a variable. */
+/**
+ * A statement template of an update; any position may be a variable. Blank nodes in insert
+ * templates are fresh per solution; in delete templates `_:label` names a stored blank node.
+ */
 export interface TemplateQuad {
   subject: NamedNode | BlankNode | Variable;
   predicate: NamedNode | Variable;
@@ -55,8 +58,7 @@ export type TxnRequest =
   | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
   /**
    * For every (graph, subject, predicate) present in `quads`, retract current values not in the
-   * payload and assert payload values not present. `types` lists (graph, subject) pairs whose
-   * rdf:type set is replaced the same way (`@type` given on the node).
+   * payload and assert payload values not present (`@type` arrives as rdf:type quads).
    */
   | { kind: 'upsert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
   /**
