@@ -72,7 +72,7 @@ export async function writeGenesis(conn: Connection, ledger: Ledger): Promise<{ 
 /** Run a write request; retries on a moved head up to 16 times, then 409. */
 export async function transact(conn: Connection, ledger: Ledger, req: TxnRequest, ctx: TxnContext): Promise<Receipt> {
   const started = Date.now();
-  const txId = 'ledgraph:tx:sha256:' + hex((await sha256.digest(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? null)))).digest);
+  const txId = 'ledgraph:tx:sha256:' + hex((await sha256.digest(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req)))).digest);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const result = await ledger.lock.run(async () => {
       await conn.catchUp(ledger);

@@ -71,11 +71,21 @@ export class Stager {
     await this.stage(g, q.subject, q.predicate, q.object, q.listIndex ?? -1, true);
   }
 
-  /** Stage a retraction (of a fact in graph id g). */
+  /**
+   * Stage a retraction. Without a list index it retracts the value at every list position it holds
+   * (a DELETE of a triple removes it whether or not it was written as a list item).
+   */
   async retract(q: TxnQuad): Promise<void> {
     const g = this.existingGraphId(q.graph);
     if (g === undefined) return;
-    await this.stage(g, q.subject, q.predicate, q.object, q.listIndex ?? -1, false);
+    if (q.listIndex !== undefined) return this.stage(g, q.subject, q.predicate, q.object, q.listIndex, false);
+    const dict = this.db.dict;
+    const si = dict.idOf(q.subject), pi = dict.idOf(q.predicate), oi = dict.idOf(q.object);
+    const positions = new Set<number>([-1]);
+    if (si !== undefined && pi !== undefined && oi !== undefined) {
+      for await (const b of this.db.scan({ g, s: si, p: pi, o: oi })) for (let k = 0; k < b.n; k++) positions.add(b.m[k]!);
+    }
+    for (const i of positions) await this.stage(g, q.subject, q.predicate, q.object, i, false);
   }
 
   /** Stage by graph id (used when the fact came from a scan). */

@@ -3,6 +3,7 @@
  * value match that retractions of plain JSON literals use (jsonld-transactions.md §3.5).
  */
 import type { Op } from '../query/algebra/algebra.js';
+import { isHidden, mentionedVars } from '../query/algebra/vars.js';
 import type { Db } from '../ledger/db.js';
 import { numericValueEquals } from '../rdf/values.js';
 import type { NamedNode, Term } from '../rdf/terms.js';
@@ -15,7 +16,8 @@ export async function evaluateWhere(db: Db, where: Op, opts: { using?: NamedNode
   const { executeQuery } = await import('../query/engine.js');
   const graphIds = (iris: NamedNode[] | undefined): number[] | undefined =>
     iris ? iris.map((i) => db.graphId(i.value)).filter((g): g is number => g !== undefined) : undefined;
-  const res = await executeQuery({ form: 'select', op: where, variables: [] }, {
+  const variables = [...mentionedVars(where)].filter((v) => !isHidden(v));
+  const res = await executeQuery({ form: 'select', op: where, variables }, {
     view: db,
     defaultGraphs: graphIds(opts.using) ?? (opts.using ? [] : undefined),
     namedGraphs: graphIds(opts.usingNamed),
