@@ -145,4 +145,57 @@ describe('Connection and Ledger', () => {
       'property-list': [type.value, E + 'age', E + 'knows', E + 'name'].sort(),
     });
   });
+
+  it('refuses writes past the novelty limits and leaves the ledger unchanged', async () => {
+    const conn = new Connection(openMemoryStorage(), { reindexMinBytes: 1_000_000, reindexMaxBytes: 2_000, indexingEnabled: false });
+    await conn.create('n');
+    const big: TxnQuad[] = [];
+    for (let i = 0; i < 200; i++) big.push(q(`s${i}`, 'p', int(i)));
+    await expect(conn.transact('n', insert(...big))).rejects.toMatchObject({ status: 413, type: 'err:db/NoveltyDeltaTooLarge' });
+    let t = 0;
+    let refused: unknown;
+    for (let i = 0; i < 100 && !refused; i++) {
+      try { t = (await conn.transact('n', insert(q(`x${i}`, 'p', int(i))))).t; } catch (e) { refused = e; }
+    }
+    expect(refused).toMatchObject({ status: 503, type: 'err:db/NoveltyAtMax' });
+    expect((refused as { headers: Record<string, string> }).headers['Retry-After']).toMatch(/^\d+$/);
+    expect((await conn.ledger('n')).t).toBe(t);
+    await conn.reindex('n');
+    expect((await conn.transact('n', insert(q('after', 'p', int(1))))).t).toBe(t + 1);
+  });
+
+  it('enforces the datatype limit before committing', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('dt');
+    const ledger = await conn.ledger('dt');
+    for (let i = 0; i < 16_368; i++) ledger.datatypes.add(`http://ex.org/dt${i}`);
+    const lit = (i: number) => literal('x', namedNode(`http://ex.org/new${i}`));
+    expect((await conn.transact('dt', insert(q('a', 'p', lit(1))))).t).toBe(1);
+    await expect(conn.transact('dt', insert(q('b', 'p', lit(2))))).rejects.toMatchObject({ status: 422, type: 'err:db/DatatypeLimitExceeded' });
+    expect(ledger.t).toBe(1);
+    // Reserved datatypes never count.
+    expect((await conn.transact('dt', insert(q('c', 'p', int(5))))).t).toBe(2);
+  });
+
+  it('resolves @time and @commit time specifiers', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('tt');
+    const g0 = Date.parse((await conn.ledger('tt')).head.time);
+    const at = (ms: number) => new Date(g0 + ms).toISOString();
+    const r1 = await conn.transact('tt', { ...insert(q('a', 'p', int(1))), opts: { eventTime: at(100) } });
+    const r2 = await conn.transact('tt', { ...insert(q('b', 'p', int(2))), opts: { eventTime: at(300) } });
+    expect(r2.timestamp).toBe(at(300));
+    await expect(conn.transact('tt', { ...insert(q('c', 'p', int(3))), opts: { eventTime: at(200) } })).rejects.toMatchObject({ status: 422 });
+    expect((await conn.db(`tt@time:${at(200)}`)).t).toBe(1);
+    expect((await conn.db(`tt@time:${at(300)}`)).t).toBe(2);
+    expect((await conn.db(`tt@time:${at(0)}`)).t).toBe(0);
+    await expect(conn.db('tt@time:1999-01-01T00:00:00Z')).rejects.toMatchObject({ status: 404 });
+    expect((await conn.db(`tt@commit:${r1.commit_id}`)).t).toBe(1);
+    const ledger = await conn.ledger('tt');
+    const { digestHex, parseCid } = await import('../../src/core/commit/cid.js');
+    expect((await conn.db(`tt@commit:${digestHex(parseCid(r2.commit_id)).slice(0, 8)}`)).t).toBe(2);
+    await expect(conn.db('tt@commit:abcdef0')).rejects.toMatchObject({ status: 404 });
+    await expect(conn.db('tt@t:x')).rejects.toMatchObject({ status: 400 });
+    expect(ledger.t).toBe(2);
+  });
 });
