@@ -14,9 +14,12 @@ import { RowBuffer, hashSlots } from './rows.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND, type GraphCtx, type PNode, type Stream } from './types.js';
 
-export interface GroupKey { fn: ExprFn; slot: number }
+/** A grouping key: its expression, output slot (-1 none) and, for a plain variable, its slot (read as an id). */
+export interface GroupKey { fn: ExprFn; slot: number; src: number }
 export interface GroupAgg {
   slot: number;
+  /** Slot of the argument when it is a plain variable (no decoding needed), else -1. */
+  src: number;
   name: AggregateName;
   distinct: boolean;
   /** Undefined for COUNT(*). */
@@ -113,7 +116,9 @@ export class GroupNode implements PNode {
         f.r = r;
         this.fctx.nextSolution();
         for (let k = 0; k < this.keys.length; k++) {
-          const t = tryEval(this.keys[k]!.fn, f);
+          const key = this.keys[k]!;
+          if (key.src >= 0) { keyIds[k] = b.rows[f.off + key.src]!; continue; }
+          const t = tryEval(key.fn, f);
           keyIds[k] = t === undefined ? UNBOUND : rt.ids.intern(t);
         }
         const gk = keyIds.length === 1 ? keyIds[0]! : keyIds.join(',');
@@ -128,6 +133,12 @@ export class GroupNode implements PNode {
           if (!fn) {
             // COUNT(*): with DISTINCT, distinct solutions over the visible variables.
             acc.add(ZERO, acc.seen ? rowKey(b.rows, f.off, star) : 0, this.fctx);
+            continue;
+          }
+          if (acc.agg.src >= 0) {
+            // A plain variable: its id is the distinctness key; COUNT never needs the term.
+            const id = b.rows[f.off + acc.agg.src]!;
+            acc.add(id === UNBOUND ? undefined : acc.agg.name === 'count' ? ZERO : rt.ids.term(id), id, this.fctx);
             continue;
           }
           const t = tryEval(fn, f);

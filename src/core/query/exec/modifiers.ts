@@ -21,27 +21,41 @@ export class OrderByNode implements PNode {
   async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
     const w = rt.width;
     const nk = this.keys.length;
-    let rows = new RowBuffer(w, 256);
-    let keys: (Term | undefined)[] = [];
+    const limit = this.limit ?? Infinity;
+    if (limit <= 0) return;
+    // Entry i: row i of `rows`, its keys at keys[i*nk..], its arrival number seq[i] (ties keep input order).
+    const rows = new RowBuffer(w, 256);
+    const keys: (Term | undefined)[] = [];
+    const seq: number[] = [];
     const cmp = (a: number, b: number): number => {
       for (let k = 0; k < nk; k++) {
         const c = compareForOrder(keys[a * nk + k], keys[b * nk + k]);
         if (c !== 0) return this.keys[k]!.desc ? -c : c;
       }
-      return a - b;
+      return seq[a]! - seq[b]!;
     };
-    // Keep at most ~2x the limit between compactions, so top-k stays O(n log k).
-    const compact = () => {
-      const idx = Array.from({ length: rows.n }, (_, i) => i).sort(cmp).slice(0, this.limit);
-      const next = new RowBuffer(w, Math.max(idx.length, 1));
-      const nextKeys: (Term | undefined)[] = [];
-      for (const i of idx) {
-        next.push(rows.rows, i * w);
-        for (let k = 0; k < nk; k++) nextKeys.push(keys[i * nk + k]);
+    // With a LIMIT, entries form a max-heap of the best `limit` so far (worst on top).
+    const heap: number[] = [];
+    const up = (i: number) => {
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (cmp(heap[i]!, heap[p]!) <= 0) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
       }
-      rows = next;
-      keys = nextKeys;
     };
+    const down = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < heap.length && cmp(heap[l]!, heap[m]!) > 0) m = l;
+        if (r < heap.length && cmp(heap[r]!, heap[m]!) > 0) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        i = m;
+      }
+    };
+    let arrived = 0;
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
@@ -50,16 +64,30 @@ export class OrderByNode implements PNode {
         f.off = r * w;
         f.r = r;
         this.fctx.nextSolution();
-        rows.push(b.rows, f.off);
-        for (const k of this.keys) keys.push(tryEval(k.fn, f));
+        if (limit === Infinity || heap.length < limit) {
+          const i = rows.n;
+          rows.push(b.rows, f.off);
+          for (let k = 0; k < nk; k++) keys[i * nk + k] = tryEval(this.keys[k]!.fn, f);
+          seq[i] = arrived++;
+          if (limit !== Infinity) { heap.push(i); up(heap.length - 1); }
+          continue;
+        }
+        // Compare the candidate with the current worst; replace it only when better.
+        const top = heap[0]!;
+        const c = rows.n; // scratch entry just past the stored ones
+        for (let k = 0; k < nk; k++) keys[c * nk + k] = tryEval(this.keys[k]!.fn, f);
+        seq[c] = arrived++;
+        if (cmp(c, top) >= 0) continue;
+        rows.rows.set(b.rows.subarray(f.off, f.off + w), top * w);
+        for (let k = 0; k < nk; k++) keys[top * nk + k] = keys[c * nk + k];
+        seq[top] = seq[c]!;
+        down(0);
       }
-      if (this.limit !== undefined && rows.n > Math.max(2 * this.limit, 1024)) compact();
     }
     const idx = Array.from({ length: rows.n }, (_, i) => i).sort(cmp);
-    const n = this.limit !== undefined ? Math.min(this.limit, idx.length) : idx.length;
-    const out = new RowBuffer(w, Math.min(n, BATCH_ROWS));
-    for (let i = 0; i < n; i++) {
-      out.push(rows.rows, idx[i]! * w);
+    const out = new RowBuffer(w, Math.min(idx.length, BATCH_ROWS) || 1);
+    for (const i of idx) {
+      out.push(rows.rows, i * w);
       if (out.full) yield out.take();
     }
     if (out.n > 0) yield out.take();

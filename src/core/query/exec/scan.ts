@@ -54,6 +54,7 @@ export class TriplePatternNode implements PNode {
     const gSlot = g.kind === 'var' ? g.slot : -1;
     const fixedGraphs = g.kind === 'default' ? rt.defaultGraphs : g.kind === 'graph' ? [g.gid] : null;
     const batches: AsyncIterable<{ n: number; rows: Int32Array }> = input ?? one(unitBatch(w));
+    let probes = 0;
     for await (const b of batches) {
       rt.check();
       const rows = b.rows;
@@ -66,6 +67,17 @@ export class TriplePatternNode implements PNode {
           const gid = rt.graphOfTerm(rows[off + gSlot]!);
           if (gid < 0) continue;
           graphs = [gid];
+        }
+        if (graphs !== null && graphs.length === 1) {
+          // The common case goes straight to the view: one async iterator per probe, not two.
+          if ((++probes & 63) === 0) rt.check();
+          pt.g = graphs[0]!;
+          for await (const fb of rt.view.scan(pt, { signal: rt.signal })) {
+            rt.charge(fb.n);
+            this.emit(rt, fb, rows, off, out, -1);
+            if (out.full) yield out.take();
+          }
+          continue;
         }
         for await (const fb of rt.scan(pt, graphs)) {
           this.emit(rt, fb, rows, off, out, graphs === null ? gSlot : -1);

@@ -20,7 +20,8 @@ import { PathNode, type CPath } from '../exec/path.js';
 import type { Runtime } from '../exec/runtime.js';
 import { NO_MATCH, type Pos } from '../exec/scan.js';
 import type { PNode } from '../exec/types.js';
-import { planJoin } from './join-order.js';
+import { opCard } from './estimate.js';
+import { planJoin, tpCard } from './join-order.js';
 import { rewrite } from './rewrite.js';
 import { quadSafe, seedable } from './seed.js';
 
@@ -209,8 +210,10 @@ export class Planner {
     const afterLeft = new Set([...c.seedMaybe, ...lv.maybe]);
     const certainLeft = new Set([...c.seedCertain, ...lv.certain]);
     const seedMode = seedable(op.right, afterLeft, c.force);
+    // The right side sees one left batch at a time: at most a batch of rows per run.
+    const leftRows = Math.min(1024, Math.max(1, c.inputRows * opCard(op.left, (i, b) => tpCard(this, b.patterns[i]!, c))));
     const right = seedMode
-      ? this.plan(op.right, { ...c, seedMaybe: afterLeft, seedCertain: certainLeft, inputRows: Math.min(1024, c.inputRows * 10) })
+      ? this.plan(op.right, { ...c, seedMaybe: afterLeft, seedCertain: certainLeft, inputRows: leftRows })
       : this.plan(op.right, this.independent(c));
     const keys = [...rv.certain].filter((v) => certainLeft.has(v));
     const slots = this.slots(rv.maybe, c.scope);
@@ -234,11 +237,13 @@ export class Planner {
       exists.push(...r.exists);
       return r.fn;
     };
-    const keys = op.keys.map((k) => ({ fn: comp(k.expr), slot: k.variable !== undefined ? c.scope.slot(k.variable) : -1 }));
+    const src = (e: Expr | undefined) => (e?.type === 'var' ? ic.scope.slot(e.name) : -1);
+    const keys = op.keys.map((k) => ({ fn: comp(k.expr), slot: k.variable !== undefined ? c.scope.slot(k.variable) : -1, src: src(k.expr) }));
     const aggs = op.aggregates.map((a) => {
       if (a.agg.expr && hasAggregate(a.agg.expr)) throw badRequest('Invalid query: aggregates cannot be nested');
       return {
         slot: c.scope.slot(a.variable),
+        src: src(a.agg.expr),
         name: a.agg.name,
         distinct: a.agg.distinct,
         separator: a.agg.separator ?? ' ',
