@@ -110,15 +110,53 @@ export function cmpRows(ca: Int32Array[], i: number, cb: Int32Array[], j: number
 /** Sort a run by an order's fact key, then t descending, then retract first. Returns a new run. */
 export function sortRun(r: Run, order: IndexOrder): Run {
   const cols = keyCols(r, order);
-  const [c0, c1, c2, c3, c4] = cols;
-  const t = r.t, op = r.op;
-  const idx = new Array<number>(r.n);
-  for (let i = 0; i < r.n; i++) idx[i] = i;
-  idx.sort((a, b) => (c0[a]! - c0[b]!) || (c1[a]! - c1[b]!) || (c2[a]! - c2[b]!) || (c3[a]! - c3[b]!) ||
-    (c4[a]! - c4[b]!) || (t[b]! - t[a]!) || (op[a]! - op[b]!));
+  let perm: ArrayLike<number>;
+  if (r.n >= 2048) {
+    // Least significant key first: op, t descending, then the fact key columns from last to first.
+    const negT = new Int32Array(r.n);
+    for (let i = 0; i < r.n; i++) negT[i] = -r.t[i]!;
+    perm = radixPermutation(r.n, [r.op, negT, cols[4], cols[3], cols[2], cols[1], cols[0]]);
+  } else {
+    const [c0, c1, c2, c3, c4] = cols;
+    const t = r.t, op = r.op;
+    const idx = new Array<number>(r.n);
+    for (let i = 0; i < r.n; i++) idx[i] = i;
+    idx.sort((a, b) => (c0[a]! - c0[b]!) || (c1[a]! - c1[b]!) || (c2[a]! - c2[b]!) || (c3[a]! - c3[b]!) ||
+      (c4[a]! - c4[b]!) || (t[b]! - t[a]!) || (op[a]! - op[b]!));
+    perm = idx;
+  }
   const out = allocRun(r.n);
-  for (let k = 0; k < idx.length; k++) copyRow(out, r, idx[k]!);
+  for (let k = 0; k < r.n; k++) copyRow(out, r, perm[k]!);
   return out;
+}
+
+/**
+ * Stable LSD radix sort on integer columns (least significant first): the row permutation.
+ * Columns whose values are all equal are skipped; others take 16-bit digit passes over their range.
+ */
+export function radixPermutation(n: number, lsdFirst: ArrayLike<number>[]): Uint32Array {
+  let perm = new Uint32Array(n);
+  for (let i = 0; i < n; i++) perm[i] = i;
+  let tmp = new Uint32Array(n);
+  const count = new Uint32Array(65537);
+  for (const col of lsdFirst) {
+    let min = Infinity, max = -Infinity;
+    for (let i = 0; i < n; i++) { const v = col[i]!; if (v < min) min = v; if (v > max) max = v; }
+    if (n === 0 || min === max) continue;
+    const range = max - min;
+    for (let shift = 0; shift === 0 || range / 2 ** shift >= 1; shift += 16) {
+      count.fill(0);
+      const div = 2 ** shift;
+      for (let k = 0; k < n; k++) count[((Math.floor((col[perm[k]!]! - min) / div)) & 0xffff) + 1]!++;
+      for (let d = 1; d < 65537; d++) count[d]! += count[d - 1]!;
+      for (let k = 0; k < n; k++) {
+        const row = perm[k]!;
+        tmp[count[(Math.floor((col[row]! - min) / div)) & 0xffff]!++] = row;
+      }
+      const swap = perm; perm = tmp; tmp = swap;
+    }
+  }
+  return perm;
 }
 
 /** Merge two runs sorted in the same order into a new sorted run. */

@@ -67,6 +67,8 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
     const id = dict.idOfKey(key);
     return id !== undefined ? id : dict.internKey(detach(key));
   };
+  let lastS = '', lastSId = -1;
+  const preds = new Map<string, number>();
   const bnode = (key: string): string => (key.charCodeAt(0) === 95 && key.charCodeAt(1) === 58 ? '_:lg1-' + key.slice(2) : key);
 
   // 1. Read.
@@ -90,7 +92,11 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
         if (id === undefined) { id = nextGraph++; newGraphs.set(iri, id); }
         g = id;
       }
-      rows.push(g, intern(bnode(kq.s)), intern(kq.p), intern(bnode(kq.o)));
+      // Lines come grouped by subject and predicates are few: cheap caches skip most dictionary lookups.
+      if (kq.s !== lastS) { lastS = kq.s; lastSId = intern(bnode(kq.s)); }
+      let pid = preds.get(kq.p);
+      if (pid === undefined) { pid = intern(kq.p); if (preds.size < 4096) preds.set(kq.p, pid); }
+      rows.push(g, lastSId, pid, intern(bnode(kq.o)));
       if ((rows.run.n & 0x3ffff) === 0) opts.onProgress?.({ phase: 'read', done: rows.run.n });
     }
   };
@@ -113,6 +119,9 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
   let prev = ledger.head.cid;
   let t = 0;
   let commitBytes = 0;
+  let lastTermS = -1;
+  let lastSTerm: NamedNode | BlankNode | undefined;
+  const predTerms = new Map<number, NamedNode>();
   for (let from = 0; from < total; from += perCommit) {
     t++;
     const to = Math.min(total, from + perCommit);
@@ -125,7 +134,11 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
         for (const [iri, id] of newGraphs) if (id === g) graphDelta.push([g, iri]);
       }
       spot.t[i] = t;
-      flakes[i - from] = { g, s: keyToTerm(dict.key(spot.s[i]!)) as NamedNode | BlankNode, p: keyToTerm(dict.key(spot.p[i]!)) as NamedNode, o: keyToTerm(dict.key(spot.o[i]!)), op: true };
+      const sid = spot.s[i]!, pid = spot.p[i]!;
+      if (sid !== lastTermS) { lastTermS = sid; lastSTerm = keyToTerm(dict.key(sid)) as NamedNode | BlankNode; }
+      let pTerm = predTerms.get(pid);
+      if (!pTerm) predTerms.set(pid, (pTerm = keyToTerm(dict.key(pid)) as NamedNode));
+      flakes[i - from] = { g, s: lastSTerm!, p: pTerm, o: keyToTerm(dict.key(spot.o[i]!)), op: true };
     }
     graphDelta.sort((a, b) => a[0] - b[0]);
     const time = nowIso();
