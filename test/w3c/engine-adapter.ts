@@ -13,7 +13,7 @@ import type { DbView } from '../../src/core/index/view.js';
 import type { Query } from '../../src/core/query/algebra/algebra.js';
 import type { QueryResult } from '../../src/core/query/results/types.js';
 import { defaultGraph, namedNode, type Quad, type Term } from '../../src/core/rdf/terms.js';
-import type { TxnQuad } from '../../src/core/transact/txn-request.js';
+import type { TxnQuad, TxnRequest } from '../../src/core/transact/txn-request.js';
 import { readW3c, w3cFileExists, type DatasetSpec } from './manifest.js';
 import { readRdfFile } from './rdf-files.js';
 
@@ -24,6 +24,7 @@ interface QueryCtx {
   namedGraphs?: number[];
   resolveGraph?(iri: string): number | undefined;
   baseIri?: string;
+  timeoutMs?: number;
 }
 
 type Fn = (...args: never[]) => unknown;
@@ -79,7 +80,7 @@ export async function queryUnavailable(what: 'parse' | 'run'): Promise<string | 
 export async function updateUnavailable(what: 'parse' | 'run'): Promise<string | undefined> {
   const e = await engine();
   if (what === 'parse' && !e.parseUpdate) return 'SPARQL UPDATE parser not implemented';
-  if (what === 'run' && !e.executeUpdate) return 'SPARQL UPDATE not implemented';
+  if (what === 'run' && !e.executeUpdate && !e.parseUpdate) return 'SPARQL UPDATE not implemented';
   return undefined;
 }
 
@@ -114,6 +115,9 @@ export function loadDataset(spec: DatasetSpec, extraNamed: string[] = []): Quad[
   return quads;
 }
 
+/** The engine's own time budget per query, below the harness's per-test timeout. */
+const QUERY_TIMEOUT_MS = 15_000;
+
 type Backend = 'fixture' | 'ledger';
 const BACKEND: Backend = process.env.LEDGRAPH_W3C_BACKEND === 'ledger' ? 'ledger' : 'fixture';
 
@@ -144,7 +148,7 @@ export async function runQuery(queryIri: string, spec: DatasetSpec): Promise<Que
   const ds = query.dataset;
   const fromIris = ds ? [...ds.defaultGraphs, ...ds.namedGraphs].map((n) => n.value) : [];
   const view = await viewOf(loadDataset(spec, fromIris));
-  const ctx: QueryCtx = { view, baseIri: queryIri, resolveGraph: (iri) => view.graphId(iri) };
+  const ctx: QueryCtx = { view, baseIri: queryIri, resolveGraph: (iri) => view.graphId(iri), timeoutMs: QUERY_TIMEOUT_MS };
   if (!ds) {
     ctx.defaultGraphs = [0];
     ctx.namedGraphs = spec.graphData.map((g) => view.graphId(g.name)).filter((g): g is number => g !== undefined);
@@ -169,14 +173,24 @@ export async function datasetOf(view: DbView): Promise<Quad[]> {
 
 /**
  * Run the update file `requestIri` on a ledger holding the test's initial dataset and return the
- * whole resulting dataset. The engine's entry point is expected as
- * `executeUpdate(update, { conn, ledger, baseIri })`, `update` being what its update parser returns.
+ * whole resulting dataset. With an `executeUpdate` export it is called as
+ * `executeUpdate(update, { conn, ledger, baseIri })`, `update` being the parsed update (the text
+ * when there is no parser); otherwise the update parser's TxnRequest (kind `sparql-update`) goes
+ * through the one write pipeline, `conn.transact`.
  */
 export async function runUpdate(requestIri: string, spec: DatasetSpec): Promise<Quad[]> {
   const e = await engine();
-  if (!e.parseUpdate || !e.executeUpdate) throw new Error('SPARQL UPDATE not implemented');
-  const update = e.parseUpdate(readW3c(requestIri), { baseIri: requestIri });
+  const text = readW3c(requestIri);
   const { conn, id } = await ledgerWith(loadDataset(spec));
-  await (e.executeUpdate as (u: unknown, ctx: unknown) => Promise<unknown>)(update, { conn, ledger: id, baseIri: requestIri });
+  if (e.executeUpdate) {
+    const update = e.parseUpdate ? e.parseUpdate(text, { baseIri: requestIri }) : text;
+    await (e.executeUpdate as (u: unknown, ctx: unknown) => Promise<unknown>)(update, { conn, ledger: id, baseIri: requestIri });
+  } else if (e.parseUpdate) {
+    const req = e.parseUpdate(text, { baseIri: requestIri }) as TxnRequest;
+    if (typeof req !== 'object' || req === null || !('kind' in req)) throw new Error('the update parser did not return a TxnRequest');
+    await conn.transact(id, req);
+  } else {
+    throw new Error('SPARQL UPDATE not implemented');
+  }
   return datasetOf(await conn.db(id));
 }
