@@ -12,6 +12,7 @@ import { fromRdfJs, type NamedNode, type Variable } from '../../rdf/terms.js';
 import type { Dataset, Expr, Op, OrderKey, Query, TemplateTriple, TermOrVar } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX, isHidden, varInfo } from '../algebra/vars.js';
 import { AggregateCollector, exprFreeVars, hasAggregate, translateExpr, type ExprEnv } from './parse-expr.js';
+import { parseQueryAst } from './grammar.js';
 import { conj, join, translateGroup, translateValues, type PatternEnv } from './parse-pattern.js';
 
 export interface ParseOptions {
@@ -26,14 +27,7 @@ const PRAGMA = /^[ \t]*#[ \t]*PRAGMA[ \t]+([A-Za-z][\w:.-]*)[ \t]*(.*?)[ \t]*$/g
 /** Parse SPARQL 1.1 Query text into the algebra; a syntax or static error is a 400. */
 export function parseSparql(text: string, opts: ParseOptions = {}): Query {
   const pragmas = readPragmas(text);
-  let parsed: S.SparqlQuery;
-  try {
-    const parser = new sparqljs.Parser({ baseIRI: opts.baseIri, prefixes: opts.prefixes });
-    parsed = parser.parse(text);
-  } catch (e) {
-    throw syntaxError(e, text);
-  }
-  if (parsed.type !== 'query') throw badRequest('Invalid SPARQL query: this is a SPARQL UPDATE request, not a query');
+  const parsed = parseAst(text, opts);
   const q = translateQuery(parsed);
   if (parsed.base) q.base = parsed.base;
   if (Object.keys(pragmas).length) q.pragmas = pragmas;
@@ -43,6 +37,51 @@ export function parseSparql(text: string, opts: ParseOptions = {}): Query {
     if (!Number.isSafeInteger(n) || n < 0) throw badRequest(`Invalid SPARQL query: PRAGMA max-fuel needs a non-negative integer, got "${fuel}"`);
     q.maxFuel = n;
   }
+  return q;
+}
+
+/**
+ * The query's AST from the fast parser (grammar.ts); should it reject the text, sparqljs gets a
+ * second opinion, so a gap in the fast parser costs speed, never correctness. Both rejecting
+ * reports the fast parser's error (it names line and column).
+ */
+function parseAst(text: string, opts: ParseOptions): S.Query {
+  let first: unknown;
+  try {
+    return parseQueryAst(text, opts.baseIri, opts.prefixes);
+  } catch (e) {
+    if (!isLedgraphError(e) || !e.message.includes('syntax error')) throw e;
+    first = e;
+  }
+  let parsed: S.SparqlQuery;
+  try {
+    parsed = new sparqljs.Parser({ baseIRI: opts.baseIri, prefixes: opts.prefixes }).parse(text);
+  } catch (e) {
+    throw isLedgraphError(first) ? first : syntaxError(e, text);
+  }
+  if (parsed.type !== 'query') throw badRequest('Invalid SPARQL query: this is a SPARQL UPDATE request, not a query');
+  return parsed;
+}
+
+/** Parse with sparqljs only (tests compare it with the fast parser). */
+export function parseSparqlWithSparqljs(text: string, opts: ParseOptions = {}): Query {
+  let parsed: S.SparqlQuery;
+  try {
+    parsed = new sparqljs.Parser({ baseIRI: opts.baseIri, prefixes: opts.prefixes }).parse(text);
+  } catch (e) {
+    throw syntaxError(e, text);
+  }
+  if (parsed.type !== 'query') throw badRequest('Invalid SPARQL query: this is a SPARQL UPDATE request, not a query');
+  const q = translateQuery(parsed);
+  if (parsed.base) q.base = parsed.base;
+  return q;
+}
+
+/** Parse with the fast parser only (no sparqljs fallback). */
+export function parseSparqlFast(text: string, opts: ParseOptions = {}): Query {
+  const parsed = parseQueryAst(text, opts.baseIri, opts.prefixes);
+  const q = translateQuery(parsed);
+  if (parsed.base) q.base = parsed.base;
   return q;
 }
 
