@@ -2,10 +2,10 @@
  * Db: an immutable snapshot of a ledger at transaction time t, and the engine's DbView. It reads
  * the index tree and novelty captured when it was made; later commits never change what it sees.
  */
-import { FIRST_NAMED_GRAPH, type IndexOrder } from '../flake/flake.js';
+import { FIRST_NAMED_GRAPH, type Flake } from '../flake/flake.js';
 import type { TermDict } from '../index/dict.js';
 import type { Novelty } from '../index/novelty.js';
-import { allocRun, keyCols, type KeyPrefix } from '../index/run.js';
+import { allocRun, keyCols } from '../index/run.js';
 import { estimateOrder, NO_FILTER, scanSteps, type ScanSource, type ScanStep } from '../index/scan.js';
 import type { IndexTree } from '../index/tree.js';
 import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
@@ -39,6 +39,15 @@ export class Db implements DbView {
     this.ledgerId = parts.ledgerId;
     this.commitId = parts.commitId;
     this.src = { tree: parts.tree, novelty: parts.novelty, t };
+  }
+
+  /**
+   * This snapshot plus extra events at `t` (> this.t): how a multi-operation update lets each
+   * operation see the ones staged before it without committing anything.
+   */
+  withEvents(flakes: Flake[], graphs: GraphTable, t: number): Db {
+    const novelty = this.parts.novelty.add(flakes, 0, (o) => this.dict.kind(o) !== 2);
+    return new Db({ ...this.parts, graphs, novelty, headT: t }, t);
   }
 
   /** The head t of the ledger when this snapshot was made. */

@@ -87,6 +87,17 @@ export async function transact(conn: Connection, ledger: Ledger, req: TxnRequest
 }
 
 async function attemptWrite(conn: Connection, ledger: Ledger, req: TxnRequest, ctx: TxnContext, txId: string): Promise<Receipt | 'conflict'> {
+  // Multi-operation updates intern staged terms for their overlays; undo that unless we commit.
+  const dictSize = ledger.dict.size;
+  const headBefore = ledger.head.cid;
+  try {
+    return await stageAndCommit(conn, ledger, req, ctx, txId);
+  } finally {
+    if (ledger.head.cid === headBefore) ledger.dict.truncate(dictSize);
+  }
+}
+
+async function stageAndCommit(conn: Connection, ledger: Ledger, req: TxnRequest, ctx: TxnContext, txId: string): Promise<Receipt | 'conflict'> {
   const db = await ledger.db();
   const t = ledger.t + 1;
   const prevCid = ledger.head.cid;

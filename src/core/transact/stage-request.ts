@@ -2,12 +2,15 @@
  * Turn a TxnRequest into staged flakes against the state before the transaction: insert, upsert,
  * replace (sync / graph store PUT) and update (where / delete / insert templates).
  */
-import { badRequest } from '../errors.js';
 import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { blankNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { Stager } from './stage.js';
-import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
+import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from './txn-request.js';
+import type { Op } from '../query/algebra/algebra.js';
+import { badRequest } from '../errors.js';
+import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
+import { defaultGraph } from '../rdf/terms.js';
 import { evaluateWhere, looseMatches, type Solution } from './where-eval.js';
 
 /** Stage a whole request; blank nodes get their ledger labels `lg<T>-<label>`. */
@@ -26,6 +29,9 @@ export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: n
       break;
     case 'update':
       await stageUpdate(stager, db, req, t, signal);
+      break;
+    case 'sparql-update':
+      await stageSparqlUpdate(stager, ledger, db, req.ops, t, signal);
       break;
   }
   return stager;
@@ -91,7 +97,9 @@ function valueKey(o: Term, i: number): string {
   return o.termType === 'Literal' ? `L${i}|${o.datatype.value}|${o.language}|${o.value}` : `${o.termType[0]}${i}|${o.value}`;
 }
 
-async function stageUpdate(stager: Stager, db: Db, req: Extract<TxnRequest, { kind: 'update' }>, t: number, signal?: AbortSignal): Promise<void> {
+interface ModifySpec { where: Op | null; delete: TemplateQuad[]; insert: TemplateQuad[]; using?: GraphRef[]; usingNamed?: NamedNode[] }
+
+async function stageUpdate(stager: Stager, db: Db, req: ModifySpec, t: number, signal?: AbortSignal): Promise<void> {
   const solutions: Solution[] = req.where ? await evaluateWhere(db, req.where, { using: req.using, usingNamed: req.usingNamed, signal }) : [{}];
   const ground = (tq: TemplateQuad) => !isVar(tq.subject) && !isVar(tq.predicate) && !isVar(tq.object) && !isVar(tq.graph);
   // Templates without variables apply exactly once, even with zero solutions (§6.1).
@@ -145,4 +153,109 @@ async function applyTemplate(stager: Stager, tpl: TemplateQuad, sol: Solution, o
     return;
   }
   return stager.retract(q);
+}
+
+/**
+ * SPARQL Update: operations in order, each staged against an overlay of the snapshot and the
+ * changes staged before it, so `INSERT DATA {…}; DELETE WHERE {…}` sees its own insert. One commit.
+ */
+async function stageSparqlUpdate(stager: Stager, ledger: Ledger, base: Db, ops: UpdateOperation[], t: number, signal?: AbortSignal): Promise<void> {
+  const rename = (label: string) => blankNode(`lg${t}-${label}`);
+  for (let k = 0; k < ops.length; k++) {
+    if (k > 0) {
+      const graphs = ledger.graphs.clone();
+      for (const [iri, id] of stager.newGraphs) graphs.set(id, iri);
+      stager.db = base.withEvents(stager.idFlakes(t), graphs, t);
+    }
+    const op = ops[k]!;
+    switch (op.type) {
+      case 'insertData':
+        for (const q of op.quads) await stager.assert(renameQuad(q, rename));
+        break;
+      case 'deleteData':
+        for (const q of op.quads) await stager.retract(q);
+        break;
+      case 'modify': {
+        // WITH names the graph of templates without GRAPH and, absent USING, the WHERE default graph.
+        const withGraph: GraphRef = op.with ?? defaultGraph;
+        const place = (tpl: TemplateQuad): TemplateQuad => (tpl.graph.termType === 'DefaultGraph' ? { ...tpl, graph: withGraph } : tpl);
+        const using = op.using ?? (op.with ? [op.with] : undefined);
+        const usingNamed = op.usingNamed ?? (op.using ? [] : undefined);
+        await stageUpdate(stager, stager.db, { where: op.where, delete: op.delete.map(place), insert: op.insert.map(place), using, usingNamed }, t, signal);
+        break;
+      }
+      case 'clear':
+      case 'drop':
+        for (const g of targetGraphs(stager, op.target, op.silent)) await clearGraph(stager, g);
+        break;
+      case 'create':
+        if (!op.silent && (await graphHasFacts(stager, stager.existingGraphId(op.graph)))) throw badRequest(`CREATE GRAPH: graph <${op.graph.value}> already exists`);
+        break;
+      case 'add':
+      case 'copy':
+      case 'move': {
+        const from = stager.existingGraphId(op.from);
+        if (from === undefined || (op.from.termType === 'NamedNode' && !(await graphHasFacts(stager, from)))) {
+          if (op.silent || op.from.termType === 'DefaultGraph') break;
+          throw badRequest(`${op.type.toUpperCase()}: source graph <${op.from.value}> does not exist`);
+        }
+        if (sameGraph(op.from, op.to)) break;
+        if (op.type !== 'add') {
+          const to = stager.existingGraphId(op.to);
+          if (to !== undefined) await clearGraph(stager, to);
+        }
+        await copyGraph(stager, from, op.to);
+        if (op.type === 'move') await clearGraph(stager, from);
+        break;
+      }
+    }
+  }
+}
+
+function sameGraph(a: GraphRef, b: GraphRef): boolean {
+  return a.termType === b.termType && a.value === b.value;
+}
+
+/** Graph ids a CLEAR/DROP target denotes. */
+function targetGraphs(stager: Stager, target: 'default' | 'named' | 'all' | NamedNode, silent: boolean): number[] {
+  const named = stager.db.namedGraphs().filter((g) => g >= FIRST_NAMED_GRAPH);
+  if (target === 'default') return [0];
+  if (target === 'named') return named;
+  if (target === 'all') return [0, ...named];
+  const g = stager.existingGraphId(target);
+  if (g === undefined) {
+    if (silent) return [];
+    throw badRequest(`graph <${target.value}> does not exist`);
+  }
+  return [g];
+}
+
+async function graphHasFacts(stager: Stager, g: number | undefined): Promise<boolean> {
+  if (g === undefined) return false;
+  for await (const b of stager.db.scan({ g })) if (b.n > 0) return true;
+  return false;
+}
+
+/** Retract every fact of a graph (as seen by the current overlay). */
+async function clearGraph(stager: Stager, g: number): Promise<void> {
+  const dict = stager.db.dict;
+  const facts: [NamedNode | BlankNode, NamedNode, Term, number][] = [];
+  for await (const b of stager.db.scan({ g })) {
+    for (let k = 0; k < b.n; k++) facts.push([dict.term(b.s[k]!) as NamedNode | BlankNode, dict.term(b.p[k]!) as NamedNode, dict.term(b.o[k]!), b.m[k]!]);
+  }
+  for (const [s, p, o, i] of facts) await stager.stage(g, s, p, o, i, false);
+}
+
+/** Assert every fact of graph `from` into graph `to`. */
+async function copyGraph(stager: Stager, from: number, to: GraphRef): Promise<void> {
+  const dict = stager.db.dict;
+  const quads: TxnQuad[] = [];
+  for await (const b of stager.db.scan({ g: from })) {
+    for (let k = 0; k < b.n; k++) {
+      const q: TxnQuad = { subject: dict.term(b.s[k]!) as NamedNode | BlankNode, predicate: dict.term(b.p[k]!) as NamedNode, object: dict.term(b.o[k]!), graph: to };
+      if (b.m[k]! >= 0) q.listIndex = b.m[k]!;
+      quads.push(q);
+    }
+  }
+  for (const q of quads) await stager.assert(q);
 }

@@ -5,7 +5,7 @@
  */
 import type { CommitFlake } from '../commit/commit-codec.js';
 import { badRequest } from '../errors.js';
-import { GRAPH_DEFAULT } from '../flake/flake.js';
+import { GRAPH_DEFAULT, type Flake } from '../flake/flake.js';
 import type { Db } from '../ledger/db.js';
 import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
 import { termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
@@ -24,7 +24,11 @@ export class Stager {
   readonly newGraphs = new Map<string, number>();
   private nextGraph: number;
 
-  constructor(readonly db: Db, nextGraphId: number) {
+  /** The state operations read: the snapshot, or an overlay with earlier operations' changes. */
+  db: Db;
+
+  constructor(db: Db, nextGraphId: number) {
+    this.db = db;
     this.nextGraph = nextGraphId;
   }
 
@@ -110,6 +114,12 @@ export class Stager {
       out.push(cf);
     }
     return out;
+  }
+
+  /** Staged flakes as id flakes at t, interning new terms (for overlays; the caller undoes interning on failure). */
+  idFlakes(t: number): Flake[] {
+    const dict = this.db.dict;
+    return [...this.staged.values()].map((f) => ({ g: f.g, s: dict.intern(f.s), p: dict.intern(f.p), o: dict.intern(f.o), m: f.i, t, op: f.op }));
   }
 
   /** Graph delta for the commit: only graphs that actually received a flake. */

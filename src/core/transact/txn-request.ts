@@ -53,6 +53,22 @@ export interface TxnOpts {
   defaultAllow?: boolean;
 }
 
+/** One operation of a SPARQL 1.1 Update request (W3C SPARQL 1.1 Update §3). */
+export type UpdateOperation =
+  | { type: 'insertData'; quads: TxnQuad[] }
+  | { type: 'deleteData'; quads: TxnQuad[] }
+  /**
+   * DELETE/INSERT ... WHERE (and DELETE WHERE, whose templates are its pattern). Templates without a
+   * graph use `with` (or the default graph); WHERE reads `using`/`usingNamed` when given, else the
+   * default graph `with` (or the ledger's default graph) and every named graph.
+   */
+  | { type: 'modify'; where: Op; delete: TemplateQuad[]; insert: TemplateQuad[]; with?: NamedNode; using?: GraphRef[]; usingNamed?: NamedNode[] }
+  /** CLEAR and DROP (no difference here: a graph exists while it holds facts). */
+  | { type: 'clear' | 'drop'; target: 'default' | 'named' | 'all' | NamedNode; silent: boolean }
+  /** CREATE: an error when the graph already holds facts, unless silent; otherwise nothing to do. */
+  | { type: 'create'; graph: NamedNode; silent: boolean }
+  | { type: 'add' | 'move' | 'copy'; from: GraphRef; to: GraphRef; silent: boolean };
+
 export type TxnRequest =
   /** Assert every quad. */
   | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
@@ -71,6 +87,8 @@ export type TxnRequest =
       /** Named graphs visible to WHERE (USING NAMED / `fromNamed`). */
       usingNamed?: NamedNode[];
     }
+  /** A SPARQL Update request: operations in order, each seeing the effects of the ones before; one commit. */
+  | { kind: 'sparql-update'; ops: UpdateOperation[]; meta: MetaEntry[]; opts: TxnOpts }
   /**
    * Replace a whole graph (or the default graph) with exactly these quads: retract current facts
    * not present, assert new ones (sync, Graph Store PUT).

@@ -7,20 +7,23 @@ import { isHidden, mentionedVars } from '../query/algebra/vars.js';
 import type { Db } from '../ledger/db.js';
 import { numericValueEquals } from '../rdf/values.js';
 import type { NamedNode, Term } from '../rdf/terms.js';
+import type { GraphRef } from './txn-request.js';
 import { xsd } from '../rdf/vocab.js';
 
 export type Solution = Record<string, Term>;
 
 /** Every solution of `where` against the snapshot, with USING / USING NAMED graphs when given. */
-export async function evaluateWhere(db: Db, where: Op, opts: { using?: NamedNode[]; usingNamed?: NamedNode[]; signal?: AbortSignal }): Promise<Solution[]> {
+export async function evaluateWhere(db: Db, where: Op, opts: { using?: GraphRef[]; usingNamed?: NamedNode[]; signal?: AbortSignal }): Promise<Solution[]> {
   const { executeQuery } = await import('../query/engine.js');
-  const graphIds = (iris: NamedNode[] | undefined): number[] | undefined =>
-    iris ? iris.map((i) => db.graphId(i.value)).filter((g): g is number => g !== undefined) : undefined;
+  // Unknown graphs are simply empty; the default graph is id 0.
+  const graphIds = (refs: GraphRef[] | undefined): number[] | undefined =>
+    refs ? refs.map((r) => (r.termType === 'DefaultGraph' ? 0 : db.graphId(r.value))).filter((g): g is number => g !== undefined) : undefined;
   const variables = [...mentionedVars(where)].filter((v) => !isHidden(v));
   const res = await executeQuery({ form: 'select', op: where, variables }, {
     view: db,
-    defaultGraphs: graphIds(opts.using) ?? (opts.using ? [] : undefined),
-    namedGraphs: graphIds(opts.usingNamed),
+    defaultGraphs: graphIds(opts.using),
+    // With USING and no USING NAMED, no named graph is visible (SPARQL 1.1 Update §3.1.3).
+    namedGraphs: graphIds(opts.usingNamed) ?? (opts.using ? [] : undefined),
     signal: opts.signal,
   });
   if (res.type !== 'bindings') return [];
