@@ -1,0 +1,273 @@
+#!/usr/bin/env node
+/**
+ * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
+ *
+ *   suites     load | query | all
+ *   --products N     BSBM product count (default 2825, ≈1M triples; 265 ≈ 100k)
+ *   --reps N         load: processes per engine (default 3, median reported);
+ *                    query: timed runs per query after one warm-up (default 5, minimum 5 unless --quick)
+ *   --engines a,b    subset of oxigraph,n3,ledgraph (default all three)
+ *   --seed S         generator seed (default the generator's)
+ *   --no-build       skip `npx tsc -p tsconfig.build.json` before the ledgraph workers
+ *   --timeout SEC    kill a worker after SEC seconds (default 3600)
+ *   --only C1,E-Q2   query suite: only these queries (no mix)
+ *
+ * Every (engine, suite, repetition) runs in its own child process, one after another; each worker
+ * prints one JSON line that this script collects. The data file is generated on first use and
+ * cached in bench/data/ (git-ignored). Results are printed as a table with Ledgraph / reference
+ * ratios and written to bench/out/<suite>-<date>.json.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_DIR, ROOT_DIR, median, packageVersion, parseArgs } from './measure.js';
+
+const args = parseArgs(process.argv.slice(2));
+const suite = args._[0] ?? 'load';
+const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
+if (suite !== 'all' && !SUITES[suite]) {
+  console.error(`unknown suite "${suite}" (expected ${Object.keys(SUITES).join(', ')}, all)`);
+  process.exit(2);
+}
+const products = Number(args.products ?? 2825);
+const engines = String(args.engines ?? 'oxigraph,n3,ledgraph').split(',').map((s) => s.trim()).filter(Boolean);
+const timeoutSec = Number(args.timeout ?? 3600);
+const DATA_DIR = join(BENCH_DIR, 'data');
+const OUT_DIR = join(BENCH_DIR, 'out');
+const REFERENCES = ['oxigraph', 'n3'];
+
+function ensureData() {
+  const prefix = join(DATA_DIR, `bsbm-${products}`);
+  const nt = `${prefix}.nt`;
+  const params = `${prefix}.params.json`;
+  let ok = existsSync(nt) && existsSync(params);
+  if (ok) {
+    const meta = JSON.parse(readFileSync(params, 'utf8'))._meta ?? {};
+    if (args.seed !== undefined && meta.seed !== Number(args.seed)) ok = false;
+  }
+  if (!ok) {
+    console.error(`bench: generating ${nt}`);
+    const genArgs = [join(BENCH_DIR, 'bsbm', 'generate.js'), '--products', String(products), '--out', prefix];
+    if (args.seed !== undefined) genArgs.push('--seed', String(args.seed));
+    const r = spawnSync(process.execPath, genArgs, { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('data generation failed');
+  }
+  return { nt, params, meta: JSON.parse(readFileSync(params, 'utf8'))._meta ?? {} };
+}
+
+let buildResult = null;
+function buildLedgraph() {
+  if (buildResult) return buildResult;
+  if (args['no-build']) return (buildResult = { status: 'skipped' });
+  console.error('bench: npx tsc -p tsconfig.build.json');
+  const t0 = performance.now();
+  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const seconds = Math.round((performance.now() - t0) / 100) / 10;
+  const output = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
+  if (r.status !== 0) {
+    const lines = output.split('\n');
+    console.error(`bench: tsc reported errors (${lines.length} lines); the ledgraph workers use whatever dist/ holds:`);
+    console.error(lines.slice(0, 15).join('\n'));
+  }
+  return (buildResult = { status: r.status === 0 ? 'ok' : 'errors', seconds, errorLines: r.status === 0 ? 0 : output.split('\n').length });
+}
+
+function runWorker(worker, workerArgs) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', join(BENCH_DIR, worker), ...workerArgs], {
+      cwd: ROOT_DIR,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d) => (out += d));
+    const timer = setTimeout(() => {
+      console.error(`bench: ${worker} ${workerArgs.join(' ')} exceeded ${timeoutSec}s; killing it`);
+      child.kill('SIGKILL');
+    }, timeoutSec * 1000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const lines = out.trim().split('\n').reverse();
+      for (const line of lines) {
+        try {
+          const obj = JSON.parse(line);
+          obj.exitCode = code;
+          return resolve(obj);
+        } catch { /* not the result line */ }
+      }
+      resolve({ status: 'error', error: `worker exited (${signal ?? code}) without a result line`, exitCode: code });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+const fmt = (x, d = 1) => (x == null || Number.isNaN(x) ? '—' : Number(x).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+const fmtInt = (x) => (x == null ? '—' : Math.round(x).toLocaleString('en-US'));
+/** A worker's status and error without saying the status twice. */
+const describe = (r) => (!r ? 'no result' : r.error ? (r.error.startsWith(r.status) ? r.error : `${r.status}: ${r.error}`) : r.status);
+const ratio = (a, b) => (a == null || b == null || b === 0 ? null : a / b);
+
+function table(headers, rows) {
+  const w = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join('  ');
+  return [line(headers), w.map((n) => '-'.repeat(n)).join('  '), ...rows.map(line)].join('\n');
+}
+
+async function runLoad(data) {
+  const reps = Math.max(1, Number(args.reps ?? 3));
+  const runs = {};
+  for (const engine of engines) {
+    if (engine === 'ledgraph') buildLedgraph();
+    runs[engine] = [];
+    for (let rep = 1; rep <= reps; rep++) {
+      console.error(`bench: load ${engine} (${rep}/${reps})`);
+      const wargs = ['--engine', engine, '--data', data.nt, '--expect', String(data.meta.triples ?? '')];
+      if (engine === 'ledgraph') wargs.push('--storage', join(DATA_DIR, `ledgraph-${products}-load`));
+      const r = await runWorker(SUITES.load, wargs);
+      runs[engine].push(r);
+      if (r.status !== 'ok') {
+        console.error(`bench: load ${engine}: ${describe(r)}`);
+        break; // a missing engine or a failure will not change on repetition
+      }
+    }
+  }
+  const summary = {};
+  for (const [engine, rs] of Object.entries(runs)) {
+    const ok = rs.filter((r) => r.status === 'ok');
+    if (ok.length === 0) {
+      summary[engine] = { status: rs[0]?.status ?? 'error', error: rs[0]?.error };
+      continue;
+    }
+    const m = (k) => median(ok.map((r) => r[k]).filter((v) => v != null));
+    summary[engine] = {
+      status: 'ok', version: ok[0].version, runs: ok.length, triples: ok[0].triples,
+      seconds: m('seconds'), cpuSeconds: m('cpuSeconds'), triplesPerSec: m('triplesPerSec'),
+      rssAfterLoadMB: m('rssAfterLoadMB'), peakRssMB: m('peakRssMB'), diskMB: m('diskMB'),
+    };
+  }
+  const rows = engines.map((e) => {
+    const s = summary[e];
+    if (s.status !== 'ok') return [e, '—', '—', '—', '—', '—', '—', '—', s.status];
+    return [`${e} ${s.version ?? ''}`.trim(), fmtInt(s.triples), fmt(s.seconds, 2), fmt(s.cpuSeconds, 2), fmtInt(s.triplesPerSec), fmtInt(s.rssAfterLoadMB), fmtInt(s.peakRssMB), s.diskMB == null ? '—' : fmtInt(s.diskMB), 'measured'];
+  });
+  console.log(`\nLoad, pc=${products} (${fmtInt(data.meta.triples)} triples), median of ${Math.max(1, Number(args.reps ?? 3))} process(es) per engine`);
+  console.log(table(['engine', 'triples', 'wall s', 'cpu s', 'triples/s', 'RSS MB', 'peak MB', 'disk MB', 'status'], rows));
+  const lg = summary.ledgraph;
+  const ratios = {};
+  if (lg?.status === 'ok') {
+    const rrows = [];
+    for (const ref of REFERENCES) {
+      const s = summary[ref];
+      if (s?.status !== 'ok') continue;
+      ratios[ref] = { seconds: ratio(lg.seconds, s.seconds), cpuSeconds: ratio(lg.cpuSeconds, s.cpuSeconds), rssAfterLoad: ratio(lg.rssAfterLoadMB, s.rssAfterLoadMB), peakRss: ratio(lg.peakRssMB, s.peakRssMB) };
+      rrows.push([`ledgraph / ${ref}`, fmt(ratios[ref].seconds, 2), fmt(ratios[ref].cpuSeconds, 2), fmt(ratios[ref].rssAfterLoad, 2), fmt(ratios[ref].peakRss, 2)]);
+    }
+    if (rrows.length) console.log('\n' + table(['ratio (lower is better)', 'wall', 'cpu', 'RSS', 'peak'], rrows));
+  } else if (engines.includes('ledgraph')) {
+    console.log(`\nledgraph: ${describe(lg)} (no ratios)`);
+  }
+  return { runs, summary, ratios };
+}
+
+async function runQuery(data) {
+  const reps = Math.max(args.quick ? 1 : 5, Number(args.reps ?? 5));
+  const results = {};
+  for (const engine of engines) {
+    if (engine === 'ledgraph') buildLedgraph();
+    console.error(`bench: query ${engine}`);
+    const wargs = ['--engine', engine, '--data', data.nt, '--params', data.params, '--reps', String(reps)];
+    if (args.only) wargs.push('--only', String(args.only));
+    if (engine === 'ledgraph') wargs.push('--storage', join(DATA_DIR, `ledgraph-${products}`));
+    results[engine] = await runWorker(SUITES.query, wargs);
+    if (results[engine].status !== 'ok' && results[engine].status !== 'anchor') {
+      console.error(`bench: query ${engine}: ${describe(results[engine])}`);
+    }
+  }
+  const measured = engines.filter((e) => results[e].status === 'ok');
+  const names = [];
+  for (const e of measured) for (const q of results[e].queries) if (!names.includes(q.name)) names.push(q.name);
+  if (names.length === 0) for (const n of Object.keys(results.n3?.anchor?.queries ?? {})) names.push(n);
+  const get = (e, name) => results[e].queries?.find((q) => q.name === name);
+  const mismatches = [];
+  const headers = ['query'];
+  for (const e of engines) {
+    const r = results[e];
+    if (r.status === 'ok') headers.push(`${e} ms`, `${e} rows`);
+    else if (r.status === 'anchor') headers.push(`${e}+comunica ms (recorded anchor, 1M)`);
+  }
+  const lgOk = results.ledgraph?.status === 'ok';
+  const refsMeasured = REFERENCES.filter((r) => results[r]?.status === 'ok');
+  if (lgOk) for (const ref of refsMeasured) headers.push(`ledgraph/${ref}`);
+  const ratios = {};
+  const rows = names.map((name) => {
+    const row = [name];
+    const counts = new Map();
+    for (const e of engines) {
+      const r = results[e];
+      if (r.status === 'ok') {
+        const q = get(e, name);
+        row.push(q?.status === 'error' ? 'ERROR' : fmt(q?.medianMs, 2), q?.count ?? '—');
+        if (q && q.count != null) counts.set(e, q.count);
+      } else if (r.status === 'anchor') row.push(fmt(r.anchor.queries[name], 2));
+    }
+    if (new Set(counts.values()).size > 1) mismatches.push({ query: name, counts: Object.fromEntries(counts) });
+    if (lgOk) {
+      for (const ref of refsMeasured) {
+        const x = ratio(get('ledgraph', name)?.medianMs, get(ref, name)?.medianMs);
+        (ratios[ref] ??= {})[name] = x;
+        row.push(x == null ? '—' : fmt(x, 2));
+      }
+    }
+    return row;
+  });
+  const mixRow = ['explore mix (24)'];
+  for (const e of engines) {
+    const r = results[e];
+    if (r.status === 'ok') mixRow.push(fmt(r.mix?.medianMs, 1), r.mix?.count ?? '—');
+    else if (r.status === 'anchor') mixRow.push(fmt(r.anchor.mix, 1));
+  }
+  if (lgOk) for (const ref of refsMeasured) {
+    const x = ratio(results.ledgraph.mix?.medianMs, results[ref].mix?.medianMs);
+    (ratios[ref] ??= {}).mix = x;
+    mixRow.push(x == null ? '—' : fmt(x, 2));
+  }
+  if (!args.only) rows.push(mixRow);
+  console.log(`\nQueries, pc=${products} (${fmtInt(data.meta.triples)} triples), median of ${reps} timed runs after one warm-up`);
+  console.log(table(headers, rows));
+  for (const e of engines) {
+    const r = results[e];
+    if (r.status === 'anchor') console.log(`${e}: ${r.note}`);
+    else if (r.status !== 'ok') console.log(`${e}: ${describe(r)}`);
+  }
+  if (mismatches.length) {
+    console.log('\n!!!!!!!! RESULT COUNT MISMATCH between engines !!!!!!!!');
+    for (const m of mismatches) console.log(`  ${m.query}: ${Object.entries(m.counts).map(([e, c]) => `${e}=${c}`).join(', ')}`);
+  }
+  return { results, ratios, mismatches };
+}
+
+async function main() {
+  const data = ensureData();
+  const started = new Date();
+  const env = {
+    node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemMB: Math.round(totalmem() / 1048576),
+    loadavgAtStart: loadavg(), oxigraph: packageVersion('oxigraph'), n3: packageVersion('n3'),
+    git: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR, encoding: 'utf8' }).stdout?.trim() || null,
+  };
+  const suites = suite === 'all' ? Object.keys(SUITES) : [suite];
+  mkdirSync(OUT_DIR, { recursive: true });
+  for (const s of suites) {
+    const result = s === 'load' ? await runLoad(data) : await runQuery(data);
+    const stamp = started.toISOString().replace(/:/g, '-').replace(/\..*$/, '');
+    const file = join(OUT_DIR, `${s}-${stamp}.json`);
+    const doc = { suite: s, started: started.toISOString(), products, data: { file: data.nt, ...data.meta }, env, build: buildResult, ...result };
+    writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
+    console.log(`\nwritten ${file}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err?.stack ?? String(err));
+  process.exit(1);
+});
