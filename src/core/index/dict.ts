@@ -15,7 +15,7 @@ export class TermDict {
   /** Id of a key, or undefined when the term was never seen. */
   idOfKey(key: string): number | undefined { return this.ids.get(key); }
   /** Id of a term, or undefined. */
-  idOf(term: Term): number | undefined { return this.ids.get(termKey(term)); }
+  idOf(term: Term): number | undefined { return this.idOfKey(termKey(term)); }
 
   /** Id of a key, assigning the next id when new. */
   internKey(key: string): number {

@@ -57,7 +57,9 @@ export class Cursor {
       return namedNode(resolveIri(ref, this.base));
     } catch (e) {
       if (isLedgraphError(e)) throw e;
-      throw syntaxErrorAt(this.text, t.start, `cannot resolve relative IRI <${ref}> without a base IRI`);
+      // Without a base, a relative reference stays as written: `FROM <crm>` names a ledger.
+      if (this.base === undefined) return namedNode(ref);
+      throw syntaxErrorAt(this.text, t.start, `cannot resolve relative IRI <${ref}> against the base IRI`);
     }
   }
 
