@@ -1,0 +1,268 @@
+import { describe, expect, it } from 'vitest';
+import { isLedgraphError } from '../../errors.js';
+import { blankNode, defaultGraph, literal, namedNode, variable } from '../../rdf/terms.js';
+import type { TxnRequest, UpdateOperation } from '../../transact/txn-request.js';
+import { xsd } from '../../rdf/vocab.js';
+import { isSparqlUpdate, parseSparqlUpdate, type UpdateParseOptions } from './update.js';
+
+const P = 'PREFIX : <http://ex/>\n';
+const ex = (l: string) => namedNode(`http://ex/${l}`);
+const int = (n: number) => literal(String(n), namedNode(xsd.integer));
+
+function ops(text: string, opts?: UpdateParseOptions): UpdateOperation[] {
+  const req = parseSparqlUpdate(P + text, opts);
+  if (req.kind !== 'sparql-update') throw new Error('not a sparql-update request');
+  return req.ops;
+}
+
+function rejects(text: string, pattern: RegExp, opts?: UpdateParseOptions): void {
+  let err: unknown;
+  try { parseSparqlUpdate(text, opts); } catch (e) { err = e; }
+  expect(isLedgraphError(err), `expected a LedgraphError for ${text}`).toBe(true);
+  const e = err as { status: number; type: string; message: string };
+  expect(e.status).toBe(400);
+  expect(e.type).toBe('err:db/BadRequest');
+  expect(e.message).toMatch(pattern);
+}
+
+describe('parseSparqlUpdate: request shape', () => {
+  it('returns one sparql-update request with no meta or opts', () => {
+    const req: TxnRequest = parseSparqlUpdate(P + 'INSERT DATA { :a :p 1 }');
+    expect(req).toEqual({ kind: 'sparql-update', ops: [{ type: 'insertData', quads: [{ subject: ex('a'), predicate: ex('p'), object: int(1), graph: defaultGraph }] }], meta: [], opts: {} });
+  });
+
+  it('an empty request or one with only a prologue has no operations', () => {
+    expect(parseSparqlUpdate('')).toEqual({ kind: 'sparql-update', ops: [], meta: [], opts: {} });
+    expect(ops('')).toEqual([]);
+  });
+
+  it('resolves relative IRIs against the base (and a BASE in the text)', () => {
+    expect(parseSparqlUpdate('INSERT DATA { <a> <p> <b> }', { baseIri: 'http://base/x/' })).toMatchObject({
+      ops: [{ quads: [{ subject: namedNode('http://base/x/a'), predicate: namedNode('http://base/x/p'), object: namedNode('http://base/x/b') }] }],
+    });
+    expect(parseSparqlUpdate('BASE <http://other/> INSERT DATA { <a> <p> <b> }', { baseIri: 'http://base/' })).toMatchObject({
+      ops: [{ quads: [{ subject: namedNode('http://other/a') }] }],
+    });
+  });
+
+  it('isSparqlUpdate tells updates from queries and garbage', () => {
+    expect(isSparqlUpdate(P + 'INSERT DATA { :a :p 1 }')).toBe(true);
+    expect(isSparqlUpdate('SELECT * { ?s ?p ?o }')).toBe(false);
+    expect(isSparqlUpdate('INSERT DATA {')).toBe(false);
+  });
+});
+
+describe('INSERT DATA / DELETE DATA', () => {
+  it('routes GRAPH blocks into named graphs', () => {
+    expect(ops('INSERT DATA { :a :p "x"@en . GRAPH :g { :a :q :b } }')).toEqual([{ type: 'insertData', quads: expect.arrayContaining([
+      { subject: ex('a'), predicate: ex('p'), object: literal('x', 'en'), graph: defaultGraph },
+      { subject: ex('a'), predicate: ex('q'), object: ex('b'), graph: ex('g') },
+    ]) }]);
+    expect(ops('DELETE DATA { GRAPH :g { :a :q :b } :a :p 2 }')).toEqual([{ type: 'deleteData', quads: expect.arrayContaining([
+      { subject: ex('a'), predicate: ex('q'), object: ex('b'), graph: ex('g') },
+      { subject: ex('a'), predicate: ex('p'), object: int(2), graph: defaultGraph },
+    ]) }]);
+  });
+
+  it('keeps blank node labels, scoped to the operation; [] and lists get generated labels', () => {
+    const [op] = ops('INSERT DATA { _:x :p [ :q 1 ] . GRAPH :g { _:x :r :c } }');
+    if (op?.type !== 'insertData') throw new Error('insertData expected');
+    const subjects = op.quads.map((q) => q.subject.value);
+    expect(subjects).toContain('op1-x');
+    const anon = op.quads.find((q) => q.predicate.value === 'http://ex/p')!.object;
+    expect(anon.termType).toBe('BlankNode');
+    expect(anon.value).toMatch(/^op1_\d+$/);
+    // The same label in two GRAPH blocks of one INSERT DATA is one node.
+    expect(op.quads.filter((q) => q.subject.value === 'op1-x')).toHaveLength(2);
+  });
+
+  it('prefixes labels with the operation number', () => {
+    const [, , third] = ops('CLEAR DEFAULT ; INSERT DATA { _:a :p 1 } ; INSERT DATA { :z :p [] }');
+    expect(third).toMatchObject({ type: 'insertData', quads: [{ object: { termType: 'BlankNode', value: expect.stringMatching(/^op3_/) } }] });
+    const [, second] = ops('INSERT DATA { _:a :p 1 } ; INSERT { _:a :p ?o } WHERE { ?s :p ?o }');
+    expect(second).toMatchObject({ insert: [{ subject: blankNode('op2-a') }] });
+  });
+
+  it('rejects a blank node label reused across INSERT DATA operations', () => {
+    rejects(P + 'INSERT DATA { _:b1 :p :o } ; INSERT DATA { _:b1 :p :o }', /blank node label is used in two INSERT DATA/);
+  });
+
+  it('rejects variables, variable graphs and blank nodes where data must be ground', () => {
+    rejects(P + 'INSERT DATA { ?s :p 1 }', /variables are not allowed/);
+    rejects(P + 'DELETE DATA { :s :p ?o }', /variables are not allowed/);
+    rejects(P + 'INSERT DATA { GRAPH ?g { :s :p 1 } }', /variable graph name/);
+    rejects(P + 'DELETE DATA { GRAPH ?g { :s :p 1 } }', /variable graph name/);
+    rejects(P + 'DELETE DATA { _:b :p 1 }', /blank nodes are not allowed/);
+    rejects(P + 'DELETE DATA { GRAPH :g { :s :p [] } }', /blank nodes are not allowed in DELETE DATA/);
+    rejects(P + 'INSERT DATA { "lit" :p 1 }', /literal cannot be a subject/);
+  });
+});
+
+describe('DELETE/INSERT ... WHERE', () => {
+  it('translates templates, WHERE, WITH, USING and USING NAMED', () => {
+    const [op] = ops('WITH :w DELETE { ?s :p ?o } INSERT { ?s :q ?o . GRAPH ?g { ?s :r _:n } } USING :u1 USING :u2 USING NAMED :n1 WHERE { ?s :p ?o }');
+    expect(op).toEqual({
+      type: 'modify',
+      with: ex('w'),
+      using: [ex('u1'), ex('u2')],
+      usingNamed: [ex('n1')],
+      delete: [{ subject: variable('s'), predicate: ex('p'), object: variable('o'), graph: defaultGraph }],
+      insert: expect.arrayContaining([
+        { subject: variable('s'), predicate: ex('q'), object: variable('o'), graph: defaultGraph },
+        { subject: variable('s'), predicate: ex('r'), object: blankNode('op1-n'), graph: variable('g') },
+      ]),
+      where: { type: 'bgp', patterns: [{ s: variable('s'), p: ex('p'), o: variable('o') }] },
+    });
+  });
+
+  it('USING NAMED alone leaves the WHERE default graph empty; USING alone no named graphs', () => {
+    expect(ops('INSERT { ?s :p 1 } USING NAMED :n WHERE { GRAPH ?g { ?s ?p ?o } }')[0]).toMatchObject({ using: [], usingNamed: [ex('n')] });
+    expect(ops('INSERT { ?s :p 1 } USING :d WHERE { ?s ?p ?o }')[0]).toMatchObject({ using: [ex('d')], usingNamed: [] });
+    const plain = ops('INSERT { ?s :p 1 } WHERE { ?s ?p ?o }')[0]!;
+    expect('using' in plain || 'usingNamed' in plain || 'with' in plain).toBe(false);
+  });
+
+  it('WHERE is the query algebra: blank nodes are hidden variables, GRAPH, OPTIONAL, FILTER', () => {
+    const [op] = ops('DELETE { ?s :p ?o } WHERE { GRAPH :g { ?s :p ?o } OPTIONAL { ?s :q _:x } FILTER(?o > 1) }');
+    if (op?.type !== 'modify') throw new Error('modify expected');
+    expect(op.where.type).toBe('filter');
+    const w = op.where as Extract<typeof op.where, { type: 'filter' }>;
+    expect(w.input).toMatchObject({ type: 'leftjoin', left: { type: 'graph', name: ex('g') }, right: { type: 'bgp' } });
+    const right = (w.input as { right: { patterns: { o: { termType: string; value: string } }[] } }).right;
+    expect(right.patterns[0]!.o.termType).toBe('Variable');
+    expect(right.patterns[0]!.o.value.startsWith('#')).toBe(true);
+  });
+
+  it('a subquery in WHERE becomes its projected operator', () => {
+    const [op] = ops('INSERT { ?s :count ?n } WHERE { SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s :p ?o } GROUP BY ?s }');
+    if (op?.type !== 'modify') throw new Error('modify expected');
+    expect(op.where).toMatchObject({ type: 'project', variables: ['s', 'n'] });
+  });
+
+  it('an empty WHERE is the one empty solution', () => {
+    expect(ops('INSERT { :a :p 1 } WHERE {}')[0]).toMatchObject({ type: 'modify', where: { type: 'unit' }, delete: [] });
+  });
+
+  it('rejects blank nodes in DELETE templates, in or out of GRAPH blocks', () => {
+    rejects(P + 'DELETE { _:b :p ?o } WHERE { ?s :p ?o }', /blank nodes are not allowed/);
+    rejects(P + 'DELETE { GRAPH :g { ?s :p _:b } } WHERE { ?s :p ?o }', /blank nodes are not allowed in a DELETE template/);
+  });
+
+  it('drops a template whose subject is a literal (it can never form a triple)', () => {
+    expect(ops('INSERT { "x" :p ?o . ?s :p ?o } WHERE { ?s :p ?o }')[0]).toMatchObject({ insert: [{ subject: variable('s') }] });
+  });
+});
+
+describe('DELETE WHERE', () => {
+  it('uses its pattern both as WHERE and as the delete templates', () => {
+    const [op] = ops('DELETE WHERE { ?s :p ?o . GRAPH ?g { ?s :q ?x } }');
+    if (op?.type !== 'modify') throw new Error('modify expected');
+    expect(op.insert).toEqual([]);
+    expect(op.delete).toEqual(expect.arrayContaining([
+      { subject: variable('s'), predicate: ex('p'), object: variable('o'), graph: defaultGraph },
+      { subject: variable('s'), predicate: ex('q'), object: variable('x'), graph: variable('g') },
+    ]));
+    expect(op.delete).toHaveLength(2);
+    const parts = op.where.type === 'join' ? op.where.inputs : [op.where];
+    expect(parts).toEqual(expect.arrayContaining([
+      { type: 'bgp', patterns: [{ s: variable('s'), p: ex('p'), o: variable('o') }] },
+      { type: 'graph', name: variable('g'), input: { type: 'bgp', patterns: [{ s: variable('s'), p: ex('q'), o: variable('x') }] } },
+    ]));
+    expect(op.with).toBeUndefined();
+  });
+
+  it('rejects blank nodes', () => {
+    rejects(P + 'DELETE WHERE { _:b :p ?o }', /blank nodes are not allowed/);
+    rejects(P + 'DELETE WHERE { GRAPH :g { ?s :p _:b } }', /blank nodes are not allowed in DELETE WHERE/);
+  });
+});
+
+describe('graph management', () => {
+  it('CLEAR and DROP with every target, SILENT', () => {
+    expect(ops('CLEAR DEFAULT ; DROP SILENT NAMED ; CLEAR ALL ; DROP GRAPH :g ; CLEAR SILENT GRAPH :h')).toEqual([
+      { type: 'clear', target: 'default', silent: false },
+      { type: 'drop', target: 'named', silent: true },
+      { type: 'clear', target: 'all', silent: false },
+      { type: 'drop', target: ex('g'), silent: false },
+      { type: 'clear', target: ex('h'), silent: true },
+    ]);
+  });
+
+  it('CREATE, ADD, MOVE and COPY', () => {
+    expect(ops('CREATE GRAPH :g ; CREATE SILENT GRAPH :h ; ADD DEFAULT TO :g ; MOVE SILENT GRAPH :g TO DEFAULT ; COPY :a TO GRAPH :b')).toEqual([
+      { type: 'create', graph: ex('g'), silent: false },
+      { type: 'create', graph: ex('h'), silent: true },
+      { type: 'add', from: defaultGraph, to: ex('g'), silent: false },
+      { type: 'move', from: ex('g'), to: defaultGraph, silent: true },
+      { type: 'copy', from: ex('a'), to: ex('b'), silent: false },
+    ]);
+  });
+
+  it('LOAD is a clear 400; LOAD SILENT does nothing', () => {
+    rejects('LOAD <http://example.org/data.ttl>', /^LOAD is not supported: the server has no network access; insert the data with \/insert or INSERT DATA$/);
+    rejects('LOAD <http://example.org/data.ttl> INTO GRAPH <http://ex/g>', /^LOAD is not supported/);
+    expect(ops('LOAD SILENT <http://example.org/data.ttl> ; CLEAR DEFAULT')).toEqual([{ type: 'clear', target: 'default', silent: false }]);
+  });
+});
+
+describe('using-graph-uri / using-named-graph-uri (http-api §4.2 rules 1-2)', () => {
+  const opts = { usingGraphUris: ['http://ex/u'], usingNamedGraphUris: ['http://ex/n1', 'http://ex/n2'] };
+
+  it('apply to every DELETE/INSERT ... WHERE operation and leave the others alone', () => {
+    expect(ops('INSERT { ?s :p 1 } WHERE { ?s ?p ?o } ; INSERT DATA { :a :p 2 } ; DELETE { ?s :p 1 } WHERE { ?s :p 1 } ; CLEAR GRAPH :g', opts)).toEqual([
+      expect.objectContaining({ type: 'modify', using: [ex('u')], usingNamed: [ex('n1'), ex('n2')] }),
+      { type: 'insertData', quads: [{ subject: ex('a'), predicate: ex('p'), object: int(2), graph: defaultGraph }] },
+      expect.objectContaining({ type: 'modify', using: [ex('u')], usingNamed: [ex('n1'), ex('n2')] }),
+      { type: 'clear', target: ex('g'), silent: false },
+    ]);
+  });
+
+  it('naming only named graphs leaves the default graph empty, and the reverse', () => {
+    expect(ops('INSERT { ?s :p 1 } WHERE { ?s ?p ?o }', { usingNamedGraphUris: ['http://ex/n'] })[0]).toMatchObject({ using: [], usingNamed: [ex('n')] });
+    expect(ops('INSERT { ?s :p 1 } WHERE { ?s ?p ?o }', { usingGraphUris: ['http://ex/d'] })[0]).toMatchObject({ using: [ex('d')], usingNamed: [] });
+  });
+
+  it('empty lists are the same as no parameter', () => {
+    expect(ops('DELETE WHERE { ?s :p ?o }', { usingGraphUris: [], usingNamedGraphUris: [] })).toHaveLength(1);
+  });
+
+  it('are a 400 with an operation that has its own USING, USING NAMED or WITH', () => {
+    rejects(P + 'INSERT { ?s :p 1 } USING :d WHERE { ?s ?p ?o }', /own USING clause/, opts);
+    rejects(P + 'INSERT { ?s :p 1 } USING NAMED :d WHERE { ?s ?p ?o }', /own USING clause/, { usingGraphUris: ['http://ex/u'] });
+    rejects(P + 'WITH :w INSERT { ?s :p 1 } WHERE { ?s ?p ?o }', /own WITH clause/, { usingNamedGraphUris: ['http://ex/n'] });
+  });
+
+  it('are a 400 when the request contains DELETE WHERE', () => {
+    rejects(P + 'INSERT DATA { :a :p 1 } ; DELETE WHERE { ?s :p ?o }', /DELETE WHERE/, opts);
+  });
+
+  it('must be absolute IRIs', () => {
+    rejects(P + 'INSERT { ?s :p 1 } WHERE { ?s ?p ?o }', /using-graph-uri must be an absolute IRI/, { usingGraphUris: ['relative'] });
+  });
+});
+
+describe('errors', () => {
+  it('a syntax error names line and column', () => {
+    rejects(P + 'INSERT DATA { :a :p 1\n  :b :c }', /^Invalid SPARQL update: syntax error at line 3, column 3: unexpected ":b"/);
+    rejects('INSERT DATA { <a> <b> "x }', /syntax error at line 1, column 23: unexpected """/, { baseIri: 'http://base/' });
+    rejects('DELETE WHERE { ?s <p>/<q> ?o }', /syntax error at line 1, column 22: unexpected "\/"/, { baseIri: 'http://base/' });
+    rejects('INSERT DATA { <a> <b> <c> . # comment\n\n  # more\n   <d> }', /syntax error at line 4, column 8: unexpected "}"/, { baseIri: 'http://base/' });
+    rejects(P + 'INSERT DATA { :a :p 1 ', /syntax error at line 2, column 23: unexpected end of input/);
+  });
+
+  it('an unknown prefix names where it is used', () => {
+    rejects('INSERT DATA {\n  <http://a> <http://b> x:c }', /unknown prefix "x:" at line 2, column 25/);
+  });
+
+  it('a query is not an update', () => {
+    rejects('SELECT * { ?s ?p ?o }', /this is a SPARQL query, not an update/);
+  });
+
+  it('quoted triples are not supported', () => {
+    rejects('INSERT DATA { << <http://a> <http://b> <http://c> >> <http://b> <http://c> }', /quoted triples are not supported/);
+  });
+
+  it('relative IRIs without a base are a 400', () => {
+    rejects('INSERT DATA { <a> <http://b> <http://c> }', /relative IRI/);
+  });
+});
