@@ -37,6 +37,12 @@ export function conj(exprs: Expr[]): Expr {
 
 /** Translate a group graph pattern. */
 export function translateGroup(patterns: S.Pattern[], env: PatternEnv): Op {
+  const { op, filters } = groupParts(patterns, env);
+  return filters.length ? { type: 'filter', expr: conj(filters), input: op } : op;
+}
+
+/** A group's pattern and, apart, the FILTERs that scope over the whole group (§18.2.2.5). */
+function groupParts(patterns: S.Pattern[], env: PatternEnv): { op: Op; filters: Expr[] } {
   let g: Op = { type: 'unit' };
   const filters: Expr[] = [];
   const exprEnv = { group: (ps: S.Pattern[]) => translateGroup(ps, env) };
@@ -45,9 +51,11 @@ export function translateGroup(patterns: S.Pattern[], env: PatternEnv): Op {
       case 'bgp': g = join(g, translateTriples(p.triples, env)); break;
       case 'filter': filters.push(translateExpr(p.expression, exprEnv)); break;
       case 'optional': {
-        const inner = translateGroup(p.patterns, env);
-        if (inner.type === 'filter') g = { type: 'leftjoin', left: g, right: inner.input, expr: inner.expr };
-        else g = { type: 'leftjoin', left: g, right: inner };
+        // Only the OPTIONAL group's own filters become the left join condition, not nested groups'.
+        const inner = groupParts(p.patterns, env);
+        g = inner.filters.length
+          ? { type: 'leftjoin', left: g, right: inner.op, expr: conj(inner.filters) }
+          : { type: 'leftjoin', left: g, right: inner.op };
         break;
       }
       case 'minus': g = { type: 'minus', left: g, right: translateGroup(p.patterns, env) }; break;
@@ -74,7 +82,7 @@ export function translateGroup(patterns: S.Pattern[], env: PatternEnv): Op {
       default: throw badRequest(`Invalid SPARQL query: unsupported pattern ${(p as { type: string }).type}`);
     }
   }
-  return filters.length ? { type: 'filter', expr: conj(filters), input: g } : g;
+  return { op: g, filters };
 }
 
 /** VALUES rows (sparqljs keys are `?name`; an absent or undefined value is UNDEF). */

@@ -55,7 +55,7 @@ function parseAst(text: string, opts: ParseOptions): S.Query {
   }
   let parsed: S.SparqlQuery;
   try {
-    parsed = new sparqljs.Parser({ baseIRI: opts.baseIri, prefixes: opts.prefixes }).parse(text);
+    parsed = new sparqljs.Parser(sparqljsOptions(opts)).parse(text);
   } catch (e) {
     throw isLedgraphError(first) ? first : syntaxError(e, text);
   }
@@ -67,7 +67,7 @@ function parseAst(text: string, opts: ParseOptions): S.Query {
 export function parseSparqlWithSparqljs(text: string, opts: ParseOptions = {}): Query {
   let parsed: S.SparqlQuery;
   try {
-    parsed = new sparqljs.Parser({ baseIRI: opts.baseIri, prefixes: opts.prefixes }).parse(text);
+    parsed = new sparqljs.Parser(sparqljsOptions(opts)).parse(text);
   } catch (e) {
     throw syntaxError(e, text);
   }
@@ -83,6 +83,14 @@ export function parseSparqlFast(text: string, opts: ParseOptions = {}): Query {
   const q = translateQuery(parsed);
   if (parsed.base) q.base = parsed.base;
   return q;
+}
+
+/** sparqljs treats a present-but-undefined baseIRI as a base, so only set keys that have values. */
+function sparqljsOptions(opts: ParseOptions): { baseIRI?: string; prefixes?: Record<string, string> } {
+  const o: { baseIRI?: string; prefixes?: Record<string, string> } = {};
+  if (opts.baseIri !== undefined) o.baseIRI = opts.baseIri;
+  if (opts.prefixes !== undefined) o.prefixes = opts.prefixes;
+  return o;
 }
 
 function readPragmas(text: string): Record<string, string> {
