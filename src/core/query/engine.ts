@@ -118,8 +118,11 @@ async function* bindings(p: Prepared, variables: string[]): AsyncIterable<Bindin
   try {
     const slots = variables.map((v) => p.planner.top.map.get(v) ?? -1);
     const w = p.rt.width;
+    const signal = p.rt.signal;
     for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
       for (let r = 0; r < b.n; r++) {
+        // A consumer may pull rows long after the batch was computed: honour an abort per row.
+        if (signal?.aborted) p.rt.check();
         const row: Binding = {};
         for (let i = 0; i < slots.length; i++) {
           const s = slots[i]!;
@@ -148,6 +151,7 @@ async function* construct(p: Prepared, template: TemplateTriple[]): AsyncIterabl
     let solution = 0;
     for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
       for (let r = 0; r < b.n; r++) {
+        if (p.rt.signal?.aborted) p.rt.check();
         solution++;
         const inst = (t: TermOrVar, slot: number): Term | undefined => {
           if (t.termType === 'Variable') {

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { LedgraphError } from '../../errors.js';
+import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
+import { querySparql, type QueryContext } from '../engine.js';
+import { collect } from '../results/types.js';
+
+const FIXTURE = '../../../../test/support/fixture-view.js';
+const { viewFromRdf } = (await import(/* @vite-ignore */ FIXTURE)) as { viewFromRdf(text: string): DbView };
+
+const N = 50;
+const view = viewFromRdf('@prefix : <http://ex/> .\n' + Array.from({ length: N }, (_, i) => `:s${i} :p ${i} .`).join('\n'));
+
+/** The same data, but every scan batch takes `ms` to arrive (an index fetching from far away). */
+function slowView(ms: number): DbView {
+  return new Proxy(view, {
+    get(target, prop, recv) {
+      if (prop !== 'scan') return Reflect.get(target, prop, recv) as unknown;
+      return async function* (pt: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+        for await (const b of target.scan(pt, opts)) {
+          await new Promise((r) => setTimeout(r, ms));
+          yield b;
+        }
+      };
+    },
+  });
+}
+
+async function run(q: string, ctx: Partial<QueryContext>): Promise<number> {
+  const r = await querySparql('PREFIX : <http://ex/>\n' + q, { view, ...ctx });
+  if (r.type !== 'bindings') throw new Error('not bindings');
+  return (await collect(r.rows)).length;
+}
+
+async function failure(p: Promise<unknown>): Promise<LedgraphError> {
+  try { await p; } catch (e) { expect(e).toBeInstanceOf(LedgraphError); return e as LedgraphError; }
+  throw new Error('expected a failure');
+}
+
+describe('fuel', () => {
+  it('counts facts scanned and reports them at the end', async () => {
+    let fuel = -1;
+    expect(await run('SELECT * { ?s :p ?o }', { onFinish: (s) => { fuel = s.fuel; } })).toBe(N);
+    expect(fuel).toBe(N);
+  });
+  it('fails with fuel_exhausted past max-fuel', async () => {
+    const e = await failure(run('SELECT * { ?s :p ?o }', { maxFuel: 10 }));
+    expect([e.status, e.type]).toEqual([400, 'err:db/BadRequest']);
+    expect(e.message).toBe('fuel limit exceeded (fuel_exhausted): the query needed more than max-fuel 10');
+  });
+  it('takes the tighter of the caller budget and PRAGMA max-fuel', async () => {
+    const e = await failure(run('# PRAGMA max-fuel 20\nSELECT * { ?s :p ?o }', { maxFuel: 1000 }));
+    expect(e.message).toMatch(/max-fuel 20/);
+    expect(await run('# PRAGMA max-fuel 100\nSELECT * { ?s :p ?o } LIMIT 3', {})).toBe(3);
+  });
+});
+
+describe('time and cancellation', () => {
+  it('times out with 408 err:db/Timeout', async () => {
+    const e = await failure(run('SELECT * { ?s :p ?o }', { view: slowView(40), timeoutMs: 5 }));
+    expect([e.status, e.type, e.message]).toEqual([408, 'err:db/Timeout', 'query timeout exceeded']);
+  });
+  it('stops when the signal aborts, mid-stream', async () => {
+    const ac = new AbortController();
+    const r = await querySparql('PREFIX : <http://ex/> SELECT * { ?s :p ?o . ?s :p ?o2 }', { view: slowView(1), signal: ac.signal });
+    if (r.type !== 'bindings') throw new Error('not bindings');
+    const it = r.rows[Symbol.asyncIterator]();
+    await it.next();
+    ac.abort();
+    const e = await failure((async () => { for (;;) { const x = await it.next(); if (x.done) return; } })());
+    expect([e.status, e.type]).toEqual([499, 'err:db/Cancelled']);
+  });
+  it('rethrows an abort reason that is a LedgraphError', async () => {
+    const ac = new AbortController();
+    ac.abort(new LedgraphError(503, 'err:db/Shutdown', 'server shutting down'));
+    const e = await failure(run('SELECT * { ?s :p ?o }', { signal: ac.signal }));
+    expect([e.status, e.type]).toEqual([503, 'err:db/Shutdown']);
+  });
+  it('a LIMIT stops pulling from upstream early', async () => {
+    const big = viewFromRdf('@prefix : <http://ex/> .\n' + Array.from({ length: 5000 }, (_, i) => `:s${i} :p ${i} .`).join('\n'));
+    let fuel = 0;
+    expect(await run('SELECT * { ?s :p ?o } LIMIT 2', { view: big, onFinish: (s) => { fuel = s.fuel; } })).toBe(2);
+    expect(fuel).toBe(1024); // one executor batch (four fixture batches), not all 5000 facts
+  });
+});
