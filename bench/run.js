@@ -26,8 +26,14 @@ import { BENCH_DIR, ROOT_DIR, median, packageVersion, parseArgs } from './measur
 const args = parseArgs(process.argv.slice(2));
 const suite = args._[0] ?? 'load';
 const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
-if (suite !== 'all' && !SUITES[suite]) {
-  console.error(`unknown suite "${suite}" (expected ${Object.keys(SUITES).join(', ')}, all)`);
+/**
+ * Suites that measure Ledgraph against itself or with their own comparison inside one script
+ * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL; policy: restricted vs
+ * unrestricted; http: a server under load). Each script prints one JSON result line.
+ */
+const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js' };
+if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
+  console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
 }
 const products = Number(args.products ?? 2825);
@@ -247,6 +253,20 @@ async function runQuery(data) {
   return { results, ratios, mismatches };
 }
 
+/** Run a single-script suite (ledgraph only) and print its result line. */
+async function runScript(name, data) {
+  const script = SCRIPT_SUITES[name];
+  if (!existsSync(join(BENCH_DIR, script))) {
+    console.log(`\n== ${name}: bench/${script} is not in this tree yet`);
+    return { results: { status: 'missing' } };
+  }
+  if (!args['no-build']) buildLedgraph();
+  console.log(`\n== ${name} (bench/${script})`);
+  const r = await runWorker(script, ['--data', data.nt, '--params', data.params, '--products', String(products)]);
+  console.log(JSON.stringify(r, null, 2));
+  return { results: r };
+}
+
 async function main() {
   const data = ensureData();
   const started = new Date();
@@ -255,10 +275,10 @@ async function main() {
     loadavgAtStart: loadavg(), oxigraph: packageVersion('oxigraph'), n3: packageVersion('n3'),
     git: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR, encoding: 'utf8' }).stdout?.trim() || null,
   };
-  const suites = suite === 'all' ? Object.keys(SUITES) : [suite];
+  const suites = suite === 'all' ? [...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)] : [suite];
   mkdirSync(OUT_DIR, { recursive: true });
   for (const s of suites) {
-    const result = s === 'load' ? await runLoad(data) : await runQuery(data);
+    const result = s === 'load' ? await runLoad(data) : s === 'query' ? await runQuery(data) : await runScript(s, data);
     const stamp = started.toISOString().replace(/:/g, '-').replace(/\..*$/, '');
     const file = join(OUT_DIR, `${s}-${stamp}.json`);
     const doc = { suite: s, started: started.toISOString(), products, data: { file: data.nt, ...data.meta }, env, build: buildResult, ...result };

@@ -143,20 +143,28 @@ export function radixPermutation(n: number, lsdFirst: ArrayLike<number>[]): Uint
     let min = Infinity, max = -Infinity;
     for (let i = 0; i < n; i++) { const v = col[i]!; if (v < min) min = v; if (v > max) max = v; }
     if (n === 0 || min === max) continue;
-    const range = max - min;
-    for (let shift = 0; shift === 0 || range / 2 ** shift >= 1; shift += 16) {
+    const range = max - min; // ids are int32, so the range fits in 32 bits and >>> is exact
+    for (let shift = 0; shift < 32 && (shift === 0 || range >>> shift > 0); shift += 16) {
       count.fill(0);
-      const div = 2 ** shift;
-      for (let k = 0; k < n; k++) count[((Math.floor((col[perm[k]!]! - min) / div)) & 0xffff) + 1]!++;
+      for (let k = 0; k < n; k++) count[(((col[perm[k]!]! - min) >>> shift) & 0xffff) + 1]!++;
       for (let d = 1; d < 65537; d++) count[d]! += count[d - 1]!;
       for (let k = 0; k < n; k++) {
         const row = perm[k]!;
-        tmp[count[(Math.floor((col[row]! - min) / div)) & 0xffff]!++] = row;
+        tmp[count[((col[row]! - min) >>> shift) & 0xffff]!++] = row;
       }
       const swap = perm; perm = tmp; tmp = swap;
     }
   }
   return perm;
+}
+
+/** Sort a run whose fact keys are unique (bulk loads after dedupe): key columns only. */
+export function sortUniqueRun(r: Run, order: IndexOrder): Run {
+  const cols = keyCols(r, order);
+  const perm = radixPermutation(r.n, [cols[4], cols[3], cols[2], cols[1], cols[0]]);
+  const out = allocRun(r.n);
+  for (let k = 0; k < r.n; k++) copyRow(out, r, perm[k]!);
+  return out;
 }
 
 /** Merge two runs sorted in the same order into a new sorted run. */

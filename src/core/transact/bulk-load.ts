@@ -13,7 +13,7 @@ import { writeBranches, writeLeaves } from '../index/build.js';
 import { DICT_CHUNK_KEYS } from '../index/indexer.js';
 import { Novelty } from '../index/novelty.js';
 import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from '../index/root-codec.js';
-import { allocRun, cmpRows, copyRow, keyCols, sortRun, type Run } from '../index/run.js';
+import { allocRun, cmpRows, copyRow, keyCols, sortRun, sortUniqueRun, type Run } from '../index/run.js';
 import { IndexTree, type LeafRef } from '../index/tree.js';
 import { commitMetaFacts, commitSubject } from '../ledger/commit-meta.js';
 import type { Connection } from '../ledger/connection.js';
@@ -167,7 +167,7 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
   const tops = {} as Record<IndexOrder, string | null>;
   const empty = allocRun(0);
   for (const order of ORDERS) {
-    let run = order === 'spot' ? sortRun(all, 'spot') : sortRun(all, order);
+    let run = sortUniqueRun(all, order);
     if (order === 'opst') run = filter(run, (o) => dict.kind(o) !== 2);
     leaves[order] = await writeLeaves(conn.content, order, run, empty);
     tops[order] = await writeBranches(conn.content, order, leaves[order]);
