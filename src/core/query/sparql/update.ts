@@ -31,7 +31,10 @@ const LOAD_UNSUPPORTED = 'LOAD is not supported: the server has no network acces
 export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): TxnRequest {
   let parsed: S.SparqlQuery | { type?: undefined };
   try {
-    parsed = new sparqljs.Parser({ baseIRI: opts.baseIri, sparqlStar: false }).parse(text) as S.SparqlQuery | { type?: undefined };
+    const parser = new sparqljs.Parser({ baseIRI: opts.baseIri, sparqlStar: false });
+    // Labels of `[]` and lists count up process-wide otherwise; the same text should give the same request.
+    parser._resetBlanks();
+    parsed = parser.parse(text) as S.SparqlQuery | { type?: undefined };
   } catch (e) {
     throw updateSyntaxError(e, text);
   }
@@ -48,16 +51,6 @@ export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): 
     if (op) ops.push(op);
   });
   return { kind: 'sparql-update', ops, meta: [], opts: {} };
-}
-
-/** True when the text parses as a SPARQL Update request (not a query). */
-export function isSparqlUpdate(text: string): boolean {
-  try {
-    const parsed = new sparqljs.Parser({ sparqlStar: false }).parse(text) as { type?: string };
-    return parsed.type !== 'query';
-  } catch {
-    return false;
-  }
 }
 
 function invalid(msg: string): LedgraphError { return badRequest(`Invalid SPARQL update: ${msg}`); }
