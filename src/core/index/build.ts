@@ -7,7 +7,7 @@ import type { IndexOrder } from '../flake/flake.js';
 import type { ContentStore } from '../store.js';
 import { encodeLeaf } from './leaf-codec.js';
 import { canonicalJsonBytes, type BranchNode, type ChildRef } from './root-codec.js';
-import { allocRun, cmpRows, copyRow, keyCols, type Run } from './run.js';
+import { allocRun, cmpRows, copyRow, keyCols, mergeRuns, sortRun, type Run } from './run.js';
 import type { IndexTree, LeafRef } from './tree.js';
 
 /** Target current rows per leaf; a leaf splits above twice this. */
@@ -112,31 +112,8 @@ export function applyEvents(order: IndexOrder, cur: Run, hist: Run | null, ev: R
     j = k;
   }
   newCur.op.fill(1, 0, newCur.n);
-  const sortedAdded = sortByKeyTDesc(added, order);
-  return { cur: newCur, hist: hist && hist.n > 0 ? mergeHistory(hist, sortedAdded, order) : sortedAdded };
-}
-
-function sortByKeyTDesc(r: Run, order: IndexOrder): Run {
-  if (r.n <= 1) return r;
-  const cols = keyCols(r, order);
-  const idx = Array.from({ length: r.n }, (_, i) => i);
-  idx.sort((a, b) => cmpRows(cols, a, cols, b) || (r.t[b]! - r.t[a]!) || (r.op[a]! - r.op[b]!));
-  const out = allocRun(r.n);
-  for (const x of idx) copyRow(out, r, x);
-  return out;
-}
-
-function mergeHistory(a: Run, b: Run, order: IndexOrder): Run {
-  const ca = keyCols(a, order), cb = keyCols(b, order);
-  const out = allocRun(a.n + b.n);
-  let i = 0, j = 0;
-  while (i < a.n && j < b.n) {
-    const d = cmpRows(ca, i, cb, j) || (b.t[j]! - a.t[i]!) || (a.op[i]! - b.op[j]!);
-    if (d <= 0) copyRow(out, a, i++); else copyRow(out, b, j++);
-  }
-  while (i < a.n) copyRow(out, a, i++);
-  while (j < b.n) copyRow(out, b, j++);
-  return out;
+  const sortedAdded = sortRun(added, order);
+  return { cur: newCur, hist: hist && hist.n > 0 ? mergeRuns(hist, sortedAdded, order) : sortedAdded };
 }
 
 /**

@@ -67,6 +67,17 @@ export class UnionView implements DbView {
     return view.dict.idOfKey(this.dict.key(id)) ?? null;
   }
 
+  /** The member's pattern for a union pattern on graph index i, or null when it cannot match. */
+  private memberPattern(m: UnionGraph, pattern: ScanPattern): ScanPattern | null {
+    const s = this.down(m.view, pattern.s), p = this.down(m.view, pattern.p), o = this.down(m.view, pattern.o);
+    if (s === null || p === null || o === null) return null; // a bound term the member never had
+    const mp: ScanPattern = { g: m.memberGraph };
+    if (s !== undefined) mp.s = s;
+    if (p !== undefined) mp.p = p;
+    if (o !== undefined) mp.o = o;
+    return mp;
+  }
+
   async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
     const gs = pattern.g !== undefined ? [pattern.g] : this.graphs.map((_, i) => FIRST_NAMED_GRAPH + i);
     const out = acquireBatch();
@@ -74,12 +85,8 @@ export class UnionView implements DbView {
       for (const g of gs) {
         const m = this.member(g);
         if (!m) continue;
-        const s = this.down(m.view, pattern.s), p = this.down(m.view, pattern.p), o = this.down(m.view, pattern.o);
-        if (s === null || p === null || o === null) continue; // a bound term the member never had
-        const mp: ScanPattern = { g: m.memberGraph };
-        if (s !== undefined) mp.s = s;
-        if (p !== undefined) mp.p = p;
-        if (o !== undefined) mp.o = o;
+        const mp = this.memberPattern(m, pattern);
+        if (!mp) continue;
         for await (const b of m.view.scan(mp, opts)) {
           out.n = b.n;
           for (let i = 0; i < b.n; i++) {
@@ -100,12 +107,8 @@ export class UnionView implements DbView {
       const g = FIRST_NAMED_GRAPH + i;
       if (pattern.g !== undefined && pattern.g !== g) continue;
       const m = this.graphs[i]!;
-      const s = this.down(m.view, pattern.s), p = this.down(m.view, pattern.p), o = this.down(m.view, pattern.o);
-      if (s === null || p === null || o === null) continue;
-      const mp: ScanPattern = { g: m.memberGraph };
-      if (s !== undefined) mp.s = s;
-      if (p !== undefined) mp.p = p;
-      if (o !== undefined) mp.o = o;
+      const mp = this.memberPattern(m, pattern);
+      if (!mp) continue;
       n += m.view.estimate(mp);
     }
     return n;
@@ -116,12 +119,8 @@ export class UnionView implements DbView {
       const g = FIRST_NAMED_GRAPH + i;
       if (pattern.g !== undefined && pattern.g !== g) continue;
       const m = this.graphs[i]!;
-      const s = this.down(m.view, pattern.s), p = this.down(m.view, pattern.p), o = this.down(m.view, pattern.o);
-      if (s === null || p === null || o === null) continue;
-      const mp: ScanPattern = { g: m.memberGraph };
-      if (s !== undefined) mp.s = s;
-      if (p !== undefined) mp.p = p;
-      if (o !== undefined) mp.o = o;
+      const mp = this.memberPattern(m, pattern);
+      if (!mp) continue;
       for await (const e of m.view.history(mp, fromT, toT)) {
         yield { ...e, g, s: this.up(m.view, e.s), p: this.up(m.view, e.p), o: this.up(m.view, e.o) };
       }
