@@ -55,6 +55,7 @@ async function measure() {
 }
 
 await writeRound(0);
+await measure(); // warm-up: leaf cache and JIT, so both phases are measured warm
 const before = await measure();
 for (let r = 1; r <= ROUNDS; r++) {
   await writeRound(r);

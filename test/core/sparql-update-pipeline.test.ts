@@ -46,4 +46,11 @@ describe('sparql-update requests', () => {
     expect(await rows(conn, 'SELECT ?g ?s { GRAPH ?g { ?s ?p ?o } }')).toEqual(['http://ex.org/g2 http://ex.org/a']);
     expect(await rows(conn, 'SELECT ?s { ?s ?p ?o }')).toEqual([]);
   });
+
+  it('refuses LOAD (no network) but skips LOAD SILENT', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('u');
+    await expect(run(conn, { type: 'load', source: ex('data.ttl'), silent: false })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/LOAD <http:\/\/ex.org\/data.ttl> is not supported/) });
+    expect(await run(conn, { type: 'load', source: ex('data.ttl'), silent: true }, { type: 'insertData', quads: [quad('a', '1')] })).toMatchObject({ t: 1, flakes_added: 1 });
+  });
 });

@@ -24,6 +24,8 @@ export interface DbParts {
   headT: number;
   /** Commit CID string at t (when known). */
   commitId: string | null;
+  /** Facts per graph when they differ from the ledger's head stats (overlays). */
+  graphCounts?: Map<number, number>;
 }
 
 export class Db implements DbView {
@@ -47,7 +49,9 @@ export class Db implements DbView {
    */
   withEvents(flakes: Flake[], graphs: GraphTable, t: number): Db {
     const novelty = this.parts.novelty.add(flakes, 0, (o) => this.dict.kind(o) !== 2);
-    return new Db({ ...this.parts, graphs, novelty, headT: t }, t);
+    const graphCounts = new Map(this.parts.graphCounts ?? this.parts.stats.graphs);
+    for (const f of flakes) graphCounts.set(f.g, (graphCounts.get(f.g) ?? 0) + (f.op ? 1 : -1));
+    return new Db({ ...this.parts, graphs, novelty, headT: t, graphCounts }, t);
   }
 
   /** The head t of the ledger when this snapshot was made. */
@@ -60,7 +64,8 @@ export class Db implements DbView {
     const out: number[] = [];
     for (const [id] of this.parts.graphs.named()) {
       // Exact at the head; before it, every graph that existed is listed (scans of it may be empty).
-      if (this.t < this.parts.headT || (this.parts.stats.graphs.get(id) ?? 0) > 0) out.push(id);
+      const counts = this.parts.graphCounts ?? this.parts.stats.graphs;
+      if (this.t < this.parts.headT || (counts.get(id) ?? 0) > 0) out.push(id);
     }
     return out;
   }

@@ -179,6 +179,7 @@ async function stageSparqlUpdate(stager: Stager, ledger: Ledger, base: Db, ops: 
         // WITH names the graph of templates without GRAPH and, absent USING, the WHERE default graph.
         const withGraph: GraphRef = op.with ?? defaultGraph;
         const place = (tpl: TemplateQuad): TemplateQuad => (tpl.graph.termType === 'DefaultGraph' ? { ...tpl, graph: withGraph } : tpl);
+        // WITH only changes the default graph; named graphs stay visible unless USING NAMED says otherwise.
         const using = op.using ?? (op.with ? [op.with] : undefined);
         const usingNamed = op.usingNamed ?? (op.using ? [] : undefined);
         await stageUpdate(stager, stager.db, { where: op.where, delete: op.delete.map(place), insert: op.insert.map(place), using, usingNamed }, t, signal);
@@ -187,6 +188,9 @@ async function stageSparqlUpdate(stager: Stager, ledger: Ledger, base: Db, ops: 
       case 'clear':
       case 'drop':
         for (const g of targetGraphs(stager, op.target, op.silent)) await clearGraph(stager, g);
+        break;
+      case 'load':
+        if (!op.silent) throw badRequest(`LOAD <${op.source.value}> is not supported: the server has no network access; send the data with /insert or INSERT DATA`);
         break;
       case 'create':
         if (!op.silent && (await graphHasFacts(stager, stager.existingGraphId(op.graph)))) throw badRequest(`CREATE GRAPH: graph <${op.graph.value}> already exists`);

@@ -67,7 +67,9 @@ export type UpdateOperation =
   | { type: 'clear' | 'drop'; target: 'default' | 'named' | 'all' | NamedNode; silent: boolean }
   /** CREATE: an error when the graph already holds facts, unless silent; otherwise nothing to do. */
   | { type: 'create'; graph: NamedNode; silent: boolean }
-  | { type: 'add' | 'move' | 'copy'; from: GraphRef; to: GraphRef; silent: boolean };
+  | { type: 'add' | 'move' | 'copy'; from: GraphRef; to: GraphRef; silent: boolean }
+  /** LOAD: refused (the server has no network access) unless SILENT, which makes it a no-op. */
+  | { type: 'load'; source: NamedNode; into?: NamedNode; silent: boolean };
 
 export type TxnRequest =
   /** Assert every quad. */

@@ -22,8 +22,8 @@ export async function evaluateWhere(db: Db, where: Op, opts: { using?: GraphRef[
   const res = await executeQuery({ form: 'select', op: where, variables }, {
     view: db,
     defaultGraphs: graphIds(opts.using),
-    // With USING and no USING NAMED, no named graph is visible (SPARQL 1.1 Update §3.1.3).
-    namedGraphs: graphIds(opts.usingNamed) ?? (opts.using ? [] : undefined),
+    // Undefined = every named graph (WITH, JSON-LD `graph`); callers pass [] for USING without USING NAMED.
+    namedGraphs: graphIds(opts.usingNamed),
     signal: opts.signal,
   });
   if (res.type !== 'bindings') return [];

@@ -197,10 +197,9 @@ describe('graph management', () => {
     ]);
   });
 
-  it('LOAD is a clear 400; LOAD SILENT does nothing', () => {
-    rejects('LOAD <http://example.org/data.ttl>', /^LOAD is not supported: the server has no network access; insert the data with \/insert or INSERT DATA$/);
-    rejects('LOAD <http://example.org/data.ttl> INTO GRAPH <http://ex/g>', /^LOAD is not supported/);
-    expect(ops('LOAD SILENT <http://example.org/data.ttl> ; CLEAR DEFAULT')).toEqual([{ type: 'clear', target: 'default', silent: false }]);
+  it('LOAD parses to a load operation (the pipeline refuses it unless SILENT)', () => {
+    expect(ops('LOAD <http://example.org/data.ttl>')).toEqual([{ type: 'load', source: namedNode('http://example.org/data.ttl'), silent: false }]);
+    expect(ops('LOAD SILENT <http://example.org/data.ttl> INTO GRAPH <http://ex/g>')).toEqual([{ type: 'load', source: namedNode('http://example.org/data.ttl'), into: namedNode('http://ex/g'), silent: true }]);
   });
 });
 

@@ -25,7 +25,6 @@ export interface UpdateParseOptions {
   usingNamedGraphUris?: string[];
 }
 
-const LOAD_UNSUPPORTED = 'LOAD is not supported: the server has no network access; insert the data with /insert or INSERT DATA';
 
 /** Parse SPARQL 1.1 Update text into one `sparql-update` request; a syntax or static error is a 400. */
 export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): TxnRequest {
@@ -112,9 +111,8 @@ function translateOperation(u: S.UpdateOperation, n: number, protocol: ProtocolD
     case 'add': case 'move': case 'copy':
       return { type: u.type, from: graphOrDefault(u.source), to: graphOrDefault(u.destination), silent: !!u.silent };
     case 'load':
-      // LOAD SILENT may fail without failing the request (§3.1.4); here it always would.
-      if (u.silent) return undefined;
-      throw badRequest(LOAD_UNSUPPORTED);
+      // Valid syntax; the pipeline refuses it (no network here), or skips it when SILENT (§3.1.4).
+      return { type: 'load', source: namedNode(u.source.value), ...(u.destination ? { into: namedNode(u.destination.value) } : {}), silent: !!u.silent };
   }
 }
 
