@@ -67,9 +67,13 @@ function rewriteJoin(inputs: Op[]): Op {
     items = [moved, ...others.filter((c) => !movable.includes(c))];
     i = -1;
   }
-  if (items.length === 0) return { type: 'unit' };
-  if (items.length === 1) return items[0]!;
-  return { type: 'join', inputs: items };
+  // Basic graph patterns joined together are one basic graph pattern.
+  const patterns = items.flatMap((i) => (i.type === 'bgp' ? i.patterns : []));
+  const rest = items.filter((i) => i.type !== 'bgp');
+  if (patterns.length) rest.unshift({ type: 'bgp', patterns });
+  if (rest.length === 0) return { type: 'unit' };
+  if (rest.length === 1) return rest[0]!;
+  return { type: 'join', inputs: rest };
 }
 
 function pushFilter(e: Expr, input: Op): Op {
