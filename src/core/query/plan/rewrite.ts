@@ -69,7 +69,7 @@ function rewriteJoin(inputs: Op[]): Op {
   }
   // Basic graph patterns joined together are one basic graph pattern.
   const patterns = items.flatMap((i) => (i.type === 'bgp' ? i.patterns : []));
-  const rest = items.filter((i) => i.type !== 'bgp');
+  const rest: Op[] = items.filter((i) => i.type !== 'bgp');
   if (patterns.length) rest.unshift({ type: 'bgp', patterns });
   if (rest.length === 0) return { type: 'unit' };
   if (rest.length === 1) return rest[0]!;
