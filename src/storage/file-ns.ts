@@ -253,9 +253,12 @@ export class FileNameService implements NameService {
 
   private watching(active: boolean): void {
     if (active) {
+      // Watching must never keep a process alive by itself.
       this.timer = setInterval(() => this.kick(), this.pollMs);
+      this.timer.unref?.();
       try {
         this.watcher = watch(this.dir, () => this.kick());
+        this.watcher.unref?.();
         this.watcher.on('error', () => { this.watcher?.close(); this.watcher = undefined; }); // polling carries on
       } catch {
         this.watcher = undefined; // fs.watch unsupported here: polling only

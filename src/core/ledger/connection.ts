@@ -41,6 +41,9 @@ export class Connection {
   readonly opts: Required<ConnectionOptions>;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
+  /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
+  private readonly records = new Map<string, NsRecord | null>();
+  private unsubscribe: (() => void) | null = null;
 
   constructor(storage: Storage, opts: ConnectionOptions = {}) {
     this.content = storage.content;
@@ -72,9 +75,19 @@ export class Connection {
     return { ledger: id, t: 0, 'tx-id': cid, commit: { commit_id: cid } };
   }
 
+  /** The nameservice record of a ledger id, from the feed-maintained cache. */
+  async record(id: string): Promise<NsRecord | null> {
+    if (!this.unsubscribe) this.unsubscribe = this.ns.subscribe((c) => { this.records.set(c.ledger_id, c.record); });
+    const hit = this.records.get(id);
+    if (hit !== undefined) return hit;
+    const rec = await this.ns.get(id);
+    this.records.set(id, rec);
+    return rec;
+  }
+
   /** True when the ledger exists and is not retracted. */
   async exists(ledgerId: string): Promise<boolean> {
-    const rec = await this.ns.get(normalizeLedgerId(ledgerId));
+    const rec = await this.record(normalizeLedgerId(ledgerId));
     return !!rec && !rec.retracted;
   }
 
@@ -86,7 +99,7 @@ export class Connection {
   /** The loaded ledger (404 when absent or retracted). Reloads when another process moved the head. */
   async ledger(ledgerId: string): Promise<Ledger> {
     const id = normalizeLedgerId(ledgerId);
-    const rec = await this.ns.get(id);
+    const rec = await this.record(id);
     if (!rec || rec.retracted) {
       this.loaded.delete(id);
       throw notFound(`ledger ${id} not found`);
@@ -195,6 +208,9 @@ export class Connection {
   /** Forget loaded state (tests) and close storage. */
   async close(): Promise<void> {
     await this.idle();
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.records.clear();
     this.loaded.clear();
     await this.content.close();
     await this.ns.close();
