@@ -1,23 +1,31 @@
 /**
- * The Hono application: root diagnostics (http-api.md §4.1), request ids, CORS, the body-size
- * limit, 404s and error mapping (§7). Endpoint groups under `api_base_url` are mounted from
- * `deps.routes`, so the ledger endpoints built over the engine's Connection plug in here.
+ * The Hono application: root diagnostics (http-api.md §4.1), request ids and trace context, request
+ * logging, CORS, the body-size limit, 404s and error mapping (§7). Endpoint groups under
+ * `api_base_url` are mounted from `deps.routes`, so the ledger endpoints built over the engine's
+ * Connection plug in here; every group documents its routes in the shared RouteTable that
+ * `GET /swagger.json` publishes.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { LedgraphError } from '../core/errors.js';
-import type { ServerConfig } from './config.js';
+import type { LogLevel, ServerConfig } from './config.js';
 import { mapError } from './errors.js';
-import { silentLogger, type Logger } from './log.js';
+import { silentLogger, type LogFields, type Logger } from './log.js';
+import { openApiDocument, route, RouteTable } from './swagger.js';
 
-/** Hono environment of every Ledgraph route: the request id is available as `c.get('requestId')`. */
-export type AppEnv = { Variables: { requestId: string } };
+/**
+ * Hono environment of every Ledgraph route: `c.get('requestId')`, and `c.get('log')`, a logger whose
+ * lines already carry `request_id` (and `trace_id`/`span_id` when a W3C traceparent came in).
+ */
+export type AppEnv = { Variables: { requestId: string; log: Logger } };
 
 /** What a route group gets when it is mounted. */
 export interface RouteContext {
   config: ServerConfig;
   log: Logger;
   version: string;
+  /** Where the group documents its routes (see swagger.ts `route()`). */
+  table: RouteTable;
 }
 
 /**
@@ -33,6 +41,8 @@ export interface AppDeps {
   log?: Logger;
   /** Endpoint groups mounted under api_base_url, in order (ledger, query, admin, events, ...). */
   routes?: readonly RouteGroup[];
+  /** Route table to document into (a fresh one when absent). */
+  table?: RouteTable;
 }
 
 /** The discovery document of `GET /.well-known/ledgraph.json` (§2.8). */
@@ -45,13 +55,33 @@ export function discoveryDocument(config: ServerConfig): { version: 1; api_base_
 }
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-/** Echo a sane incoming X-Request-ID or generate one; log each request at debug level. */
+/** Trace and parent span ids of a valid W3C `traceparent` header, else null. */
+export function parseTraceparent(header: string | undefined): { trace_id: string; span_id: string } | null {
+  const m = header ? TRACEPARENT.exec(header.trim().toLowerCase()) : null;
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return null;
+  return { trace_id: m[2]!, span_id: m[3]! };
+}
+
+/** A logger that adds `fields` to every line it writes through `base`. */
+export function withFields(base: Logger, fields: LogFields): Logger {
+  const at = (level: LogLevel) => (msg: string, more?: LogFields) => base[level](msg, { ...fields, ...more });
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (l) => base.enabled(l) };
+}
+
+/**
+ * Echo a sane incoming X-Request-ID or generate one, pick up the W3C trace context, give the request
+ * a logger carrying both, and log one line per request when it completes.
+ */
 function requestIdMiddleware(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const incoming = c.req.header('X-Request-ID');
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     c.set('requestId', id);
+    const trace = parseTraceparent(c.req.header('traceparent'));
+    const reqLog = withFields(log, trace ? { request_id: id, ...trace } : { request_id: id });
+    c.set('log', reqLog);
     c.header('X-Request-ID', id);
     const start = performance.now();
     await next();
@@ -63,9 +93,9 @@ function requestIdMiddleware(log: Logger): MiddlewareHandler<AppEnv> {
         c.res.headers.set('X-Request-ID', id);
       }
     }
-    if (log.enabled('debug')) {
-      log.debug('request', {
-        request_id: id, method: c.req.method, path: c.req.path, status: c.res.status,
+    if (reqLog.enabled('info')) {
+      reqLog.info('request', {
+        method: c.req.method, path: c.req.path, status: c.res.status,
         ms: Math.round((performance.now() - start) * 10) / 10,
       });
     }
@@ -102,18 +132,31 @@ function bodyLimitMiddleware(maxBytes: number): MiddlewareHandler<AppEnv> {
 /** Build the Ledgraph HTTP application. */
 export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
   const log = deps.log ?? silentLogger;
+  const table = deps.table ?? new RouteTable();
   const app = new Hono<AppEnv>();
 
   app.use('*', requestIdMiddleware(log));
-  if (config.corsEnabled) app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After'] }));
+  if (config.corsEnabled) {
+    app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After', 'Ledgraph-T', 'Ledgraph-Commit-Id'] }));
+  }
   app.use('*', bodyLimitMiddleware(config.bodyLimit));
 
-  app.get('/health', (c) => c.json({ status: 'ok', version: deps.version }));
-  app.get('/.well-known/ledgraph.json', (c) => c.json(discoveryDocument(config)));
+  route(app, table, {
+    method: 'GET', path: '/health', root: true, tag: 'diagnostics', summary: 'Liveness: status and version',
+    responses: { 200: 'Health object {status, version}' },
+  }, (c) => c.json({ status: 'ok', version: deps.version }));
+  route(app, table, {
+    method: 'GET', path: '/.well-known/ledgraph.json', root: true, tag: 'diagnostics', summary: 'Discovery document',
+    responses: { 200: 'Discovery document {version, api_base_url, auth?}' },
+  }, (c) => c.json(discoveryDocument(config)));
+  route(app, table, {
+    method: 'GET', path: '/swagger.json', root: true, tag: 'diagnostics', summary: 'This OpenAPI 3.0 description',
+    responses: { 200: 'OpenAPI document' },
+  }, (c) => c.json(openApiDocument(table, { version: deps.version, apiBaseUrl: config.apiBaseUrl })));
 
   if (deps.routes?.length) {
     const api = new Hono<AppEnv>();
-    const ctx: RouteContext = { config, log, version: deps.version };
+    const ctx: RouteContext = { config, log, version: deps.version, table };
     for (const group of deps.routes) group(api, ctx);
     app.route(config.apiBaseUrl, api);
   }
@@ -126,7 +169,7 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
   app.onError((err, c) => {
     const m = mapError(err);
     if (m.unexpected) {
-      log.error('unhandled error', {
+      (c.get('log') ?? log).error('unhandled error', {
         request_id: c.get('requestId'), method: c.req.method, path: c.req.path,
         error: err instanceof Error ? err.message : String(err),
         stack: err instanceof Error ? err.stack : undefined,

@@ -1,6 +1,8 @@
 /**
- * Starting and stopping the HTTP server: check the storage path, bind the configured address with
- * @hono/node-server, log one structured start line, and shut down gracefully on SIGTERM/SIGINT.
+ * Starting and stopping the HTTP server: check the storage path, open the engine over it, bind the
+ * configured address with @hono/node-server, log one structured start line, and shut down
+ * gracefully on SIGTERM/SIGINT (stop accepting, let in-flight requests and admitted writes finish,
+ * close the Connection).
  */
 import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
@@ -11,6 +13,8 @@ import { LedgraphError } from '../core/errors.js';
 import { createApp, type RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
+import { ledgerRouteGroups } from './routes/index.js';
+import { closeServerState, createServerState, type ServerState } from './server-context.js';
 
 /** Collaborators of a running server. */
 export interface ServerDeps {
@@ -114,15 +118,45 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   return { host: addr.address, port: addr.port, url, close };
 }
 
+/** A running server with the ledger endpoints, and the engine state behind them. */
+export interface LedgraphServer extends RunningServer {
+  state: ServerState;
+}
+
 /**
- * Start the server for the CLI: as startServer, plus SIGTERM/SIGINT handling (first signal closes
- * gracefully and exits 0; a second one drops open connections at once).
+ * Start the transaction server: open the configured storage and Connection, mount every endpoint
+ * group of routes/index.ts (plus `deps.routes`), and close the engine after the listener on shutdown.
+ */
+export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps): Promise<LedgraphServer> {
+  if (!config.memory) await ensureWritableDir(config.storagePath);
+  const state = await createServerState(config);
+  const routes = [...ledgerRouteGroups(state), ...(deps.routes ?? [])];
+  const onClose = async () => {
+    await closeServerState(state);
+    if (deps.onClose) await deps.onClose();
+  };
+  try {
+    const running = await startServer(config, { ...deps, routes, onClose });
+    return { ...running, state };
+  } catch (e) {
+    await state.conn.close();
+    throw e;
+  }
+}
+
+/**
+ * Start the server for the CLI: as startLedgraphServer, plus SIGTERM/SIGINT handling (first signal
+ * closes gracefully and exits 0; a second one drops open connections at once).
  */
 export async function runServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
+  let running: RunningServer;
   if (config.role === 'peer') {
+    // A peer must not write locally; until the peer role exists it serves the root diagnostics only.
     deps.log.warn('peer role is not implemented yet; serving diagnostics only', { tx_server_url: config.txServerUrl });
+    running = await startServer(config, deps);
+  } else {
+    running = await startLedgraphServer(config, deps);
   }
-  const running = await startServer(config, deps);
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {

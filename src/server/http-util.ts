@@ -1,0 +1,196 @@
+/**
+ * Request helpers shared by every endpoint group: where the ledger comes from, content-type parsing
+ * and 415s, body reading (body-limit and UTF-8 errors), JSON parsing (400 err:db/JsonParse), typed
+ * query parameters, and Accept negotiation (406).
+ */
+import type { Context } from 'hono';
+import {
+  badRequest, isLedgraphError, jsonParseError, LedgraphError, unsupportedMediaType,
+} from '../core/errors.js';
+import type { AppEnv } from './app.js';
+
+type Ctx = Context<AppEnv>;
+
+/** Header naming the ledger of connection-scoped calls. */
+export const LEDGER_HEADER = 'Ledgraph-Ledger';
+
+/** A parsed Content-Type: lower-cased essence (`type/subtype`) and parameters. */
+export interface MediaType { type: string; params: Record<string, string> }
+
+/** Parse a Content-Type (or one Accept entry); null when absent or malformed. */
+export function parseMediaType(header: string | undefined | null): MediaType | null {
+  if (!header) return null;
+  const [essence, ...rest] = header.split(';');
+  const type = essence!.trim().toLowerCase();
+  if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+*-]+$/.test(type)) return null;
+  const params: Record<string, string> = {};
+  for (const p of rest) {
+    const i = p.indexOf('=');
+    if (i < 0) continue;
+    params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim().replace(/^"(.*)"$/, '$1');
+  }
+  return { type, params };
+}
+
+/**
+ * The request's media type when it is one of `allowed`, else 415 err:db/UnsupportedMediaType (a
+ * missing Content-Type is also a 415). A charset other than UTF-8 is refused the same way, since
+ * every text body is decoded as UTF-8.
+ */
+export function requireMediaType(c: Ctx, allowed: readonly string[], what: string): string {
+  const raw = c.req.header('Content-Type');
+  const mt = parseMediaType(raw);
+  const list = allowed.join(', ');
+  if (!mt) {
+    throw unsupportedMediaType(raw ? `invalid Content-Type "${raw}" for ${what}; use one of ${list}` : `missing Content-Type for ${what}; use one of ${list}`);
+  }
+  if (!allowed.includes(mt.type)) throw unsupportedMediaType(`unsupported Content-Type ${mt.type} for ${what}; use one of ${list}`);
+  const cs = mt.params.charset?.toLowerCase();
+  if (cs && cs !== 'utf-8' && cs !== 'utf8' && cs !== 'us-ascii') throw unsupportedMediaType(`unsupported charset ${cs}; bodies must be UTF-8`);
+  return mt.type;
+}
+
+/** The body-limit error (or any LedgraphError) behind a failed body read, else a 400. */
+function bodyReadError(e: unknown): LedgraphError {
+  for (let cur: unknown = e, depth = 0; cur && depth < 4; cur = (cur as { cause?: unknown }).cause, depth++) {
+    if (isLedgraphError(cur)) return cur;
+  }
+  return badRequest(`could not read the request body: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+/** The raw request body (empty when there is none); a body over --body-limit is a 413. */
+export async function readBytes(c: Ctx): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await c.req.arrayBuffer());
+  } catch (e) {
+    throw bodyReadError(e);
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Decode body bytes as UTF-8; invalid bytes are a 400. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw badRequest('the request body is not valid UTF-8');
+  }
+}
+
+/** Parse JSON text; invalid JSON is a 400 err:db/JsonParse. */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === '') throw jsonParseError('invalid JSON: the request body is empty');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw jsonParseError(`invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The raw body, its text and its parsed JSON. */
+export async function readJson(c: Ctx): Promise<{ bytes: Uint8Array; json: unknown }> {
+  const bytes = await readBytes(c);
+  return { bytes, json: parseJsonText(decodeUtf8(bytes)) };
+}
+
+/** A JSON object body's string field, or undefined when absent; 400 when present but not a string. */
+export function bodyString(body: unknown, key: string): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const v = (body as Record<string, unknown>)[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw badRequest(`"${key}" must be a string`);
+  return v;
+}
+
+/**
+ * The ledger a request addresses: the path tail, then `?ledger=`, then the Ledgraph-Ledger header,
+ * then a body key `"ledger"` (jsonld-transactions.md §1). Null when none is given.
+ */
+export function ledgerFrom(c: Ctx, body?: unknown): string | null {
+  const fromPath = c.req.param('ledger');
+  if (fromPath) return fromPath;
+  const q = c.req.query('ledger');
+  if (q) return q;
+  const h = c.req.header(LEDGER_HEADER);
+  if (h && h.trim()) return h.trim();
+  return bodyString(body, 'ledger') ?? null;
+}
+
+/** As ledgerFrom, but a missing ledger is a 400. */
+export function requireLedger(c: Ctx, body?: unknown): string {
+  const id = ledgerFrom(c, body);
+  if (!id) throw badRequest(`missing ledger: give it in the path, as ?ledger=, in the ${LEDGER_HEADER} header or as a body "ledger" key`);
+  return id;
+}
+
+/** The `{ledger}` path tail of a ledger-scoped route. */
+export function pathLedger(c: Ctx): string {
+  const id = c.req.param('ledger');
+  if (!id) throw badRequest('missing ledger in the path');
+  return id;
+}
+
+/** Every value of a repeatable query parameter. */
+export function queryAll(c: Ctx, name: string): string[] {
+  return c.req.queries(name) ?? [];
+}
+
+/** A boolean query parameter (`true`/`false`, also `1`/`0`; a bare `?x` is true); else 400. */
+export function boolQuery(c: Ctx, name: string, dflt: boolean): boolean {
+  const v = c.req.query(name);
+  if (v === undefined) return dflt;
+  const s = v.trim().toLowerCase();
+  if (s === 'true' || s === '1' || s === '') return true;
+  if (s === 'false' || s === '0') return false;
+  throw badRequest(`query parameter ${name} must be true or false, not "${v}"`);
+}
+
+/** An integer query parameter within [min, max]; `clamp` pulls values above max down instead of refusing them. */
+export function intQuery(c: Ctx, name: string, dflt: number, opts: { min: number; max: number; clamp?: boolean }): number {
+  const v = c.req.query(name);
+  if (v === undefined) return dflt;
+  if (!/^\d+$/.test(v.trim())) throw badRequest(`query parameter ${name} must be a non-negative integer, not "${v}"`);
+  const n = Number(v.trim());
+  if (n < opts.min) throw badRequest(`query parameter ${name} must be at least ${opts.min}`);
+  if (n > opts.max) {
+    if (opts.clamp) return opts.max;
+    throw badRequest(`query parameter ${name} must be at most ${opts.max}`);
+  }
+  return n;
+}
+
+/** 406: none of the offered response formats is acceptable. */
+export function notAcceptable(offered: readonly string[]): LedgraphError {
+  return new LedgraphError(406, 'err:db/NotAcceptable', `none of the available response formats is acceptable; available: ${offered.join(', ')}`);
+}
+
+/**
+ * Pick the response media type from `offered` (the first is the default) by the Accept header
+ * (RFC 9110 §12.5.1): each offered type takes the q of the most specific range matching it
+ * (`type/subtype` over `type/*` over `*\/*`); the highest q wins, ties going to the more specific
+ * range, then to the range the client listed first, then to the server's order. A missing Accept
+ * takes the default; nothing acceptable is a 406.
+ */
+export function negotiate(accept: string | undefined, offered: readonly string[]): string {
+  if (!accept || !accept.trim()) return offered[0]!;
+  const ranges = accept.split(',').map(parseMediaType).filter((m): m is MediaType => m !== null).map((m, pos) => {
+    const q = m.params.q === undefined ? 1 : Number(m.params.q);
+    return { type: m.type, q: Number.isFinite(q) ? q : 0, pos };
+  });
+  let best: { type: string; q: number; spec: number; pos: number } | null = null;
+  for (const o of offered) {
+    const main = o.split('/')[0];
+    let hit: { q: number; spec: number; pos: number } | null = null;
+    for (const r of ranges) {
+      const spec = r.type === o ? 2 : r.type === `${main}/*` ? 1 : r.type === '*/*' ? 0 : -1;
+      if (spec >= 0 && (!hit || spec > hit.spec)) hit = { q: r.q, spec, pos: r.pos };
+    }
+    if (!hit || hit.q <= 0) continue;
+    if (!best || hit.q > best.q || (hit.q === best.q && (hit.spec > best.spec || (hit.spec === best.spec && hit.pos < best.pos)))) {
+      best = { type: o, ...hit };
+    }
+  }
+  if (!best) throw notAcceptable(offered);
+  return best.type;
+}

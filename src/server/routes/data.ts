@@ -1,0 +1,169 @@
+/**
+ * The SPARQL 1.1 Graph Store HTTP Protocol on `/data/<ledger...>` (http-api.md §4.2): one graph,
+ * named by `?graph=<iri>` or `?default`. GET/HEAD read it (a time pin in the path reads the past),
+ * negotiated as Turtle, N-Triples, JSON-LD or RDF/XML; PUT replaces it (committing only the
+ * difference), POST adds to it, DELETE empties it. Writes answer 204 with the resulting t and commit
+ * in `Ledgraph-T` / `Ledgraph-Commit-Id` headers.
+ */
+import type { Context } from 'hono';
+import { badRequest, notFound } from '../../core/errors.js';
+import { parseLedgerRef, type LedgerRef } from '../../core/ledger/ledger-id.js';
+import { toJsonLd, toNTriples, toRdfXml, toTurtle } from '../../core/query/results/rdf-writers.js';
+import { defaultGraph, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
+import type { Receipt } from '../../core/transact/pipeline.js';
+import type { GraphRef, TxnRequest } from '../../core/transact/txn-request.js';
+import type { AppEnv } from '../app.js';
+import { decodeUtf8, negotiate, parseJsonText, pathLedger as pathLedgerId, readBytes, requireMediaType } from '../http-util.js';
+import type { Registrar, ServerContext } from '../server-context.js';
+import { route, type ParamSpec, type RouteSpec } from '../swagger.js';
+import { Compactor } from './history.js';
+import { commitWrite, graphPayload, isAbsoluteIri, JSONLD_TYPES, RDF_TYPES, retarget } from './write.js';
+
+type Ctx = Context<AppEnv>;
+
+/** Response formats of GET, the default first. */
+const GET_TYPES = ['text/turtle', 'application/n-triples', 'application/ld+json', 'application/json', 'application/rdf+xml'];
+const PAYLOAD_TYPES = [...JSONLD_TYPES, ...RDF_TYPES];
+
+/** The graph a request names: `?graph=<absolute IRI>` or `?default`, exactly one of them. */
+function targetGraph(c: Ctx): GraphRef {
+  const g = c.req.query('graph');
+  const dflt = c.req.query('default') !== undefined;
+  if (g !== undefined && dflt) throw badRequest('give either ?graph=<iri> or ?default, not both');
+  if (dflt) return defaultGraph;
+  if (g === undefined) throw badRequest('name the graph with ?graph=<iri> or ?default');
+  if (!isAbsoluteIri(g)) throw badRequest(`graph must be an absolute IRI, not "${g}"`);
+  return namedNode(g);
+}
+
+/** The path ledger; writes refuse a time pin. */
+function pathLedger(c: Ctx, write: boolean): LedgerRef {
+  const ref = parseLedgerRef(pathLedgerId(c));
+  if (ref.fragment !== null) throw badRequest('a graph store path takes no #fragment; name the graph with ?graph=');
+  if (write && ref.time.kind !== 'head') throw badRequest('a time pin is read-only: PUT, POST and DELETE write at the head');
+  return ref;
+}
+
+function graphLabel(g: GraphRef): string {
+  return g.termType === 'DefaultGraph' ? 'the default graph' : `graph <${g.value}>`;
+}
+
+/** The triples of one graph at the ref's time, with the prefixes they use; 404 for a missing or empty named graph. */
+async function readGraph(ctx: ServerContext, ref: LedgerRef, target: GraphRef): Promise<{ quads: Quad[]; prefixes: Record<string, string> }> {
+  const ledger = await ctx.conn.ledger(ref.id);
+  const db = await ledger.db(ref.time);
+  const g = target.termType === 'DefaultGraph' ? 0 : db.graphId(target.value);
+  const missing = () => notFound(`${graphLabel(target)} not found in ledger ${ref.id} at t ${db.t}`);
+  if (g === undefined) throw missing();
+  const compactor = new Compactor(ledger.ns);
+  const quads: Quad[] = [];
+  for await (const b of db.scan({ g })) {
+    for (let k = 0; k < b.n; k++) {
+      const s = db.dict.term(b.s[k]!), p = db.dict.term(b.p[k]!) as NamedNode, o = db.dict.term(b.o[k]!);
+      if (s.termType === 'NamedNode') compactor.iri(s.value);
+      compactor.iri(p.value);
+      if (o.termType === 'NamedNode') compactor.iri(o.value);
+      else if (o.termType === 'Literal' && !o.language) compactor.iri(o.datatype.value);
+      quads.push({ subject: s, predicate: p, object: o, graph: defaultGraph });
+    }
+  }
+  if (quads.length === 0 && g !== 0) throw missing();
+  return { quads, prefixes: compactor.context() };
+}
+
+async function* iterate(quads: Quad[]): AsyncIterable<Quad> { yield* quads; }
+
+/** Serialise triples in a negotiated format. */
+function serialise(type: string, quads: Quad[], prefixes: Record<string, string>): Promise<string> {
+  const result = { type: 'quads' as const, quads: iterate(quads) };
+  switch (type) {
+    case 'application/n-triples': return toNTriples(result);
+    case 'application/ld+json':
+    case 'application/json': return toJsonLd(result);
+    case 'application/rdf+xml': return toRdfXml(result, { prefixes });
+    default: return toTurtle(result, { prefixes });
+  }
+}
+
+/** 204 carrying where the write left the ledger. */
+function written(c: Ctx, receipt: Receipt): Response {
+  c.header('Ledgraph-T', String(receipt.t));
+  c.header('Ledgraph-Commit-Id', receipt.commit_id);
+  return c.body(null, 204);
+}
+
+const GRAPH_PARAMS: ParamSpec[] = [
+  { name: 'graph', description: 'IRI of the named graph (absolute)' },
+  { name: 'default', description: 'Present (no value) to address the default graph instead' },
+];
+const WRITE_RESPONSES = {
+  204: 'Written; Ledgraph-T and Ledgraph-Commit-Id headers give the resulting t and head commit',
+  400: 'Missing or both graph selectors, relative graph IRI, time pin, invalid payload, or GRAPH blocks naming another graph',
+  404: 'Ledger not found', 409: 'Commit conflict after retries', 413: 'Body over --body-limit',
+  415: 'Unsupported Content-Type', 503: 'Novelty at capacity or too many writes in flight',
+};
+
+/** Registers GET/HEAD/PUT/POST/DELETE on /data/<ledger...>. */
+export const dataRoutes: Registrar = (api, ctx) => {
+  const base = { path: '/data/{ledger}', tag: 'graph-store' } as const;
+
+  route(api, ctx.table, {
+    ...base, method: 'GET', head: true, summary: 'Read one graph (Graph Store Protocol)',
+    description: 'The path ledger may carry a time pin (@t:N, @time:ISO, @commit:REF). Without Accept the answer is Turtle.',
+    query: GRAPH_PARAMS, responseTypes: GET_TYPES,
+    responses: {
+      200: 'The graph\'s triples', 400: 'Missing or both graph selectors, relative graph IRI, invalid time pin',
+      404: 'Ledger, time or named graph not found (a named graph without triples at that time does not exist)',
+      406: 'No acceptable format',
+    },
+  }, async (c) => {
+    const ref = pathLedger(c, false);
+    const target = targetGraph(c);
+    const type = negotiate(c.req.header('Accept'), GET_TYPES);
+    const { quads, prefixes } = await readGraph(ctx, ref, target);
+    const text = await serialise(type, quads, prefixes);
+    return c.body(text, 200, {
+      'Content-Type': `${type}; charset=utf-8`,
+      'Content-Length': String(Buffer.byteLength(text)),
+      Vary: 'Accept',
+    });
+  });
+
+  const payloadWrite = (kind: 'replace' | 'insert'): ((c: Ctx) => Promise<Response>) => async (c) => {
+    const ref = pathLedger(c, true);
+    const target = targetGraph(c);
+    const what = kind === 'replace' ? 'graph store PUT' : 'graph store POST';
+    const ct = requireMediaType(c, PAYLOAD_TYPES, what);
+    const bytes = await readBytes(c);
+    const text = decodeUtf8(bytes);
+    const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
+    const payload = graphPayload(ct, text, json);
+    const quads = retarget(payload.quads, target, what);
+    const req: TxnRequest = kind === 'replace'
+      ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts }
+      : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts };
+    return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: ct, body: json ?? text, rawBody: bytes }));
+  };
+  const writeSpec = (method: RouteSpec['method'], summary: string, body: boolean): RouteSpec => ({
+    ...base, method, summary, query: GRAPH_PARAMS, responses: WRITE_RESPONSES, ...(body ? { requestTypes: PAYLOAD_TYPES } : {}),
+  });
+  route(api, ctx.table, writeSpec('PUT', 'Replace one graph with the payload (commits only the difference)', true), payloadWrite('replace'));
+  route(api, ctx.table, writeSpec('POST', 'Add the payload to one graph', true), payloadWrite('insert'));
+
+  route(api, ctx.table, {
+    ...writeSpec('DELETE', 'Remove every triple of one graph', false),
+    responses: { ...WRITE_RESPONSES, 404: 'Ledger not found, or the named graph holds no triples' },
+  }, async (c) => {
+    const ref = pathLedger(c, true);
+    const target = targetGraph(c);
+    if (target.termType === 'NamedNode') {
+      const db = await ctx.conn.db(ref.id);
+      const g = db.graphId(target.value);
+      let has = false;
+      if (g !== undefined) for await (const b of db.scan({ g })) { if (b.n > 0) { has = true; break; } }
+      if (!has) throw notFound(`${graphLabel(target)} not found in ledger ${ref.id}`);
+    }
+    const req: TxnRequest = { kind: 'replace', graphs: [target], quads: [], meta: [], opts: {} };
+    return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: 'application/n-triples', body: '', rawBody: new Uint8Array() }));
+  });
+};

@@ -1,0 +1,82 @@
+/**
+ * Diagnostics under api_base_url (http-api.md §4.1): server stats, ledger existence (nameservice
+ * only), ledger info with its three query parameters, and the ledger list.
+ */
+import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import type { NsRecord } from '../../core/store.js';
+import { boolQuery, pathLedger } from '../http-util.js';
+import type { Registrar, ServerContext } from '../server-context.js';
+import { route } from '../swagger.js';
+
+/** One entry of `GET /ledgers` (the spec leaves the shape open; docs/http.md fixes it). */
+export interface LedgerListEntry {
+  ledger: string;
+  name: string;
+  branch: string;
+  t: number;
+  commit_id: string | null;
+  index_t: number;
+  index_id: string | null;
+}
+
+/** The `/ledgers` entry of a nameservice record. */
+export function ledgerListEntry(r: NsRecord): LedgerListEntry {
+  return {
+    ledger: r.ledger_id, name: r.name, branch: r.branch, t: r.commit_t,
+    commit_id: r.commit_head_id, index_t: r.index_t, index_id: r.index_head_id,
+  };
+}
+
+/** Ledgers currently loaded in memory by the Connection. */
+function cachedLedgers(ctx: ServerContext): number {
+  // Connection keeps its cache private; the count is only read for /stats.
+  return (ctx.conn['loaded'] as Map<string, unknown>).size;
+}
+
+/** Registers /stats, /exists, /info and /ledgers. */
+export const diagnosticsRoutes: Registrar = (api, ctx) => {
+  route(api, ctx.table, {
+    method: 'GET', path: '/stats', tag: 'diagnostics', summary: 'Server statistics',
+    responses: { 200: 'Stats {uptime_secs, storage_type, indexing_enabled, cached_ledgers, version}' },
+  }, (c) => c.json({
+    uptime_secs: Math.floor((Date.now() - ctx.startedAt) / 1000),
+    storage_type: ctx.storageType,
+    indexing_enabled: ctx.config.indexingEnabled,
+    cached_ledgers: cachedLedgers(ctx),
+    version: ctx.version,
+  }));
+
+  route(api, ctx.table, {
+    method: 'GET', path: '/exists/{ledger}', tag: 'diagnostics', summary: 'Whether a ledger exists (nameservice only)',
+    responses: { 200: 'Exists {ledger, exists}', 400: 'Invalid ledger id' },
+  }, async (c) => {
+    const id = normalizeLedgerId(pathLedger(c));
+    return c.json({ ledger: id, exists: await ctx.conn.exists(id) });
+  });
+
+  route(api, ctx.table, {
+    method: 'GET', path: '/info/{ledger}', tag: 'diagnostics', summary: 'Ledger info: heads and statistics',
+    query: [
+      { name: 'realtime_property_details', type: 'boolean', description: 'Class property lists and reference edges (default true; false is lighter)' },
+      { name: 'include_property_datatypes', type: 'boolean', description: 'Per-property datatype counts (default true)' },
+      { name: 'include_property_estimates', type: 'boolean', description: 'ndv-values, ndv-subjects and selectivity from the last index (default false)' },
+    ],
+    responses: { 200: 'Ledger info (§2.7)', 400: 'Invalid ledger id or parameter', 404: 'Ledger not found' },
+  }, async (c) => {
+    const opts = {
+      realtimePropertyDetails: boolQuery(c, 'realtime_property_details', true),
+      includePropertyDatatypes: boolQuery(c, 'include_property_datatypes', true),
+      includePropertyEstimates: boolQuery(c, 'include_property_estimates', false),
+    };
+    return c.json(await ctx.conn.info(normalizeLedgerId(pathLedger(c)), opts));
+  });
+
+  route(api, ctx.table, {
+    method: 'GET', path: '/ledgers', tag: 'diagnostics', summary: 'Every live ledger',
+    responses: { 200: 'Array of {ledger, name, branch, t, commit_id, index_t, index_id}, sorted by ledger' },
+  }, async (c) => {
+    const records = await ctx.conn.list();
+    records.sort((a, b) => (a.ledger_id < b.ledger_id ? -1 : a.ledger_id > b.ledger_id ? 1 : 0));
+    return c.json(records.map(ledgerListEntry));
+  });
+};

@@ -1,0 +1,174 @@
+/**
+ * Commit history (http-api.md §4.3): `GET /show` decodes one commit (§2.3) with its flakes as
+ * compacted tuples (§2.2), and `GET /log` lists commit summaries newest first (§2.4).
+ */
+import { CID } from 'multiformats/cid';
+import { decodeCommit, type CommitFlake } from '../../core/commit/commit-codec.js';
+import { summarize } from '../../core/commit/commit-ref.js';
+import type { NamespaceTable } from '../../core/commit/namespaces.js';
+import { badRequest, notFound } from '../../core/errors.js';
+import { GRAPH_DEFAULT } from '../../core/flake/flake.js';
+import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import type { ChainEntry, Ledger } from '../../core/ledger/ledger.js';
+import type { Term } from '../../core/rdf/terms.js';
+import { rdf, xsd, XSD } from '../../core/rdf/vocab.js';
+import { intQuery, pathLedger } from '../http-util.js';
+import type { Registrar } from '../server-context.js';
+import { route } from '../swagger.js';
+
+/** Default and hard maximum of `/log?limit=` (§8). */
+export const LOG_DEFAULT_LIMIT = 100;
+export const LOG_MAX_LIMIT = 5000;
+
+/** A flake as `/show` prints it: `[s, p, o, dt, op]` plus `{lang?, i?, g?}` when such metadata exists. */
+export type FlakeTuple = [string, string, unknown, string, boolean] | [string, string, unknown, string, boolean, FlakeMeta];
+export interface FlakeMeta { lang?: string; i?: number; g?: string }
+
+/**
+ * Compacts IRIs with a ledger's namespace table (`ex:alice`) and remembers which prefixes it used,
+ * so the response `@context` lists exactly those. IRIs under no named namespace stay whole.
+ */
+export class Compactor {
+  private readonly used = new Set<number>();
+  constructor(private readonly ns: NamespaceTable) {}
+
+  /** The compact form of an IRI. */
+  iri(iri: string): string {
+    const sid = this.ns.lookup(iri);
+    if (!sid || sid.ns === 0) return iri;
+    const name = this.ns.nameOf(sid.ns);
+    if (name === undefined) return iri;
+    this.used.add(sid.ns);
+    return `${name}:${sid.local}`;
+  }
+
+  /** A subject or reference: compact IRI or `_:label`. */
+  node(t: Term): string {
+    return t.termType === 'BlankNode' ? `_:${t.value}` : this.iri(t.value);
+  }
+
+  /** The `@context` of the prefixes used so far. */
+  context(): Record<string, string> { return this.ns.prefixes(this.used); }
+}
+
+const INTEGER_TYPES = new Set([
+  'integer', 'long', 'int', 'short', 'byte', 'nonNegativeInteger', 'nonPositiveInteger', 'positiveInteger',
+  'negativeInteger', 'unsignedLong', 'unsignedInt', 'unsignedShort', 'unsignedByte',
+].map((n) => XSD + n));
+
+/**
+ * An object in native JSON form: strings as strings, booleans as booleans, integers within the safe
+ * range and finite doubles as numbers, rdf:JSON as its JSON value; every other literal (decimals,
+ * dates, big integers, INF/NaN) keeps its lexical form so nothing loses precision.
+ */
+export function nativeValue(o: Term, c: Compactor): unknown {
+  if (o.termType !== 'Literal') return c.node(o);
+  const dt = o.datatype.value;
+  if (dt === xsd.boolean) return o.value === 'true' || o.value === '1';
+  if (INTEGER_TYPES.has(dt)) {
+    const n = Number(o.value);
+    return Number.isSafeInteger(n) ? n : o.value;
+  }
+  if (dt === xsd.double || dt === xsd.float) {
+    const n = Number(o.value);
+    return Number.isFinite(n) ? n : o.value;
+  }
+  if (dt === rdf.JSON) {
+    try { return JSON.parse(o.value) as unknown; } catch { return o.value; }
+  }
+  return o.value;
+}
+
+/** One flake as a §2.2 tuple; `graphIri` names graph ids other than the default graph. */
+export function flakeTuple(f: CommitFlake, c: Compactor, graphIri: (g: number) => string | undefined): FlakeTuple {
+  const o = f.o;
+  const dt = o.termType === 'Literal' ? c.iri(o.datatype.value) : '@id';
+  const tuple: FlakeTuple = [c.node(f.s), c.iri(f.p.value), nativeValue(o, c), dt, f.op];
+  const meta: FlakeMeta = {};
+  if (o.termType === 'Literal' && o.language) meta.lang = o.language;
+  if (f.i !== undefined) meta.i = f.i;
+  if (f.g !== GRAPH_DEFAULT) {
+    const g = graphIri(f.g);
+    meta.g = g === undefined ? String(f.g) : g.startsWith('#') ? g : c.iri(g);
+  }
+  return Object.keys(meta).length ? [...tuple, meta] as FlakeTuple : tuple;
+}
+
+/** The chain entry a `commit=` reference names: `t:N`, a hex digest prefix (>= 6) or a full CID. */
+async function resolveCommit(ledger: Ledger, ref: string | undefined): Promise<ChainEntry> {
+  if (!ref) throw badRequest('missing commit: use ?commit=t:<N>, a hex digest prefix (at least 6 characters) or a full commit CID');
+  const tm = /^t:(\d+)$/.exec(ref);
+  if (tm) {
+    const t = Number(tm[1]);
+    const hit = t <= ledger.t ? (await ledger.chainEntries())[t] : undefined;
+    if (!hit) throw notFound(`ledger ${ledger.id} has no commit at t ${t} (head is t ${ledger.t})`);
+    return hit;
+  }
+  if (/^b[a-z2-7]{20,}$/.test(ref)) {
+    try { CID.parse(ref); } catch { throw badRequest(`invalid commit CID "${ref}"`); }
+    return ledger.findCommit(ref);
+  }
+  if (/^[0-9a-fA-F]+$/.test(ref)) return ledger.findCommit(ref);
+  throw badRequest(`invalid commit reference "${ref}": use t:<N>, a hex digest prefix (at least 6 characters) or a full commit CID`);
+}
+
+/** The decoded commit of `/show` (§2.3). */
+export async function showCommit(ledger: Ledger, entry: ChainEntry): Promise<Record<string, unknown>> {
+  const bytes = await ledger.commitBytes(entry.cid);
+  const data = decodeCommit(bytes, ledger.ns);
+  const graphNames = new Map(data.graphDelta);
+  const graphIri = (g: number) => ledger.graphs.iri(g) ?? graphNames.get(g);
+  const c = new Compactor(ledger.ns);
+  let asserts = 0, retracts = 0;
+  const flakes = data.flakes.map((f) => {
+    if (f.op) asserts++; else retracts++;
+    return flakeTuple(f, c, graphIri);
+  });
+  return {
+    id: entry.cid, t: data.t, time: data.time, size: bytes.length,
+    previous: data.parents[0]?.toString() ?? null,
+    asserts, retracts, '@context': c.context(), flakes,
+  };
+}
+
+/** Registers /show and /log. */
+export const historyRoutes: Registrar = (api, ctx) => {
+  route(api, ctx.table, {
+    method: 'GET', path: '/show/{ledger}', tag: 'history', summary: 'One decoded commit with its flakes',
+    query: [{ name: 'commit', required: true, description: 't:<N>, a hex SHA-256 digest prefix (at least 6 characters) or a full commit CID' }],
+    responses: {
+      200: 'Decoded commit {id, t, time, size, previous, asserts, retracts, @context, flakes}',
+      400: 'Missing, invalid or ambiguous commit reference', 404: 'Ledger or commit not found',
+    },
+  }, async (c) => {
+    const ledger = await ctx.conn.ledger(normalizeLedgerId(pathLedger(c)));
+    const entry = await resolveCommit(ledger, c.req.query('commit'));
+    return c.json(await showCommit(ledger, entry));
+  });
+
+  route(api, ctx.table, {
+    method: 'GET', path: '/log/{ledger}', tag: 'history', summary: 'Commit summaries, newest first',
+    query: [{ name: 'limit', type: 'integer', description: `Most commits to return (default ${LOG_DEFAULT_LIMIT}; values above ${LOG_MAX_LIMIT} are clamped)` }],
+    responses: {
+      200: 'Commit summary list {ledger_id, commits [{t, commit_id, time, asserts, retracts, flake_count, message}], count, truncated}',
+      400: 'Invalid limit', 404: 'Ledger not found',
+    },
+  }, async (c) => {
+    const limit = intQuery(c, 'limit', LOG_DEFAULT_LIMIT, { min: 0, max: LOG_MAX_LIMIT, clamp: true });
+    const ledger = await ctx.conn.ledger(normalizeLedgerId(pathLedger(c)));
+    // Snapshot the head first: commits landing during the walk must not shift the page.
+    const headT = ledger.t;
+    const chain = await ledger.chainEntries();
+    const commits = [];
+    for (let t = headT; t >= 0 && commits.length < limit; t--) {
+      const entry = chain[t]!;
+      const s = summarize(CID.parse(entry.cid), await ledger.commitBytes(entry.cid));
+      commits.push({
+        t: s.t, commit_id: entry.cid, time: s.time, asserts: s.asserts, retracts: s.retracts,
+        flake_count: s.asserts + s.retracts, message: s.message,
+      });
+    }
+    const count = headT + 1;
+    return c.json({ ledger_id: ledger.id, commits, count, truncated: count > commits.length });
+  });
+};

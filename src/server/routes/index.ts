@@ -1,0 +1,26 @@
+/**
+ * The route-group registry: every endpoint group under api_base_url, in mounting order. A group is
+ * a Registrar `(api, ctx) => void` that registers its routes with swagger.ts `route()` (so they
+ * appear in /swagger.json); adding a group is a one-line edit of REGISTRARS.
+ */
+import type { RouteGroup } from '../app.js';
+import type { Registrar, ServerState } from '../server-context.js';
+import { adminRoutes } from './admin.js';
+import { dataRoutes } from './data.js';
+import { diagnosticsRoutes } from './diagnostics.js';
+import { historyRoutes } from './history.js';
+import { writeRoutes } from './write.js';
+
+/** Every endpoint group of the transaction server. */
+export const REGISTRARS: readonly Registrar[] = [
+  diagnosticsRoutes,
+  adminRoutes,
+  writeRoutes,
+  dataRoutes,
+  historyRoutes,
+];
+
+/** The registrars bound to the server state, as the app's route groups. */
+export function ledgerRouteGroups(state: ServerState, registrars: readonly Registrar[] = REGISTRARS): RouteGroup[] {
+  return registrars.map((register) => (api, ctx) => register(api, { ...ctx, ...state }));
+}

@@ -1,0 +1,269 @@
+/**
+ * Write endpoints (http-api.md §4.2, jsonld-transactions.md §1, §10–11): update (JSON-LD update,
+ * SPARQL UPDATE raw or form-encoded, with the using-* protocol parameters), insert, upsert and sync
+ * (with dry run). Every write goes through the one pipeline as an admitted operation; the pipeline
+ * serialises per ledger and retries a moved head itself (16 attempts, then 409).
+ */
+import type { Context } from 'hono';
+import { badRequest, isLedgraphError, unsupportedMediaType } from '../../core/errors.js';
+import type { Connection } from '../../core/ledger/connection.js';
+import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import { parseSparqlUpdate } from '../../core/query/sparql/update.js';
+import { defaultGraph, namedNode } from '../../core/rdf/terms.js';
+import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
+import { parseRdfTxn, type RdfContentType } from '../../core/transact/parse-rdf.js';
+import type { Receipt, TxnContext } from '../../core/transact/pipeline.js';
+import { stageRequest } from '../../core/transact/stage-request.js';
+import type { GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
+import type { AppEnv } from '../app.js';
+import {
+  boolQuery, decodeUtf8, parseJsonText, queryAll, readBytes, requireLedger, requireMediaType,
+} from '../http-util.js';
+import type { Registrar, ServerContext } from '../server-context.js';
+import { route, type ParamSpec } from '../swagger.js';
+import { Compactor, flakeTuple } from './history.js';
+
+type Ctx = Context<AppEnv>;
+
+/** JSON-LD request types. */
+export const JSONLD_TYPES = ['application/json', 'application/ld+json'];
+/** RDF document types accepted for data writes. */
+export const RDF_TYPES: RdfContentType[] = ['text/turtle', 'application/n-triples', 'application/trig', 'application/n-quads'];
+const DATA_TYPES = [...JSONLD_TYPES, ...RDF_TYPES];
+const SPARQL_UPDATE = 'application/sparql-update';
+const FORM = 'application/x-www-form-urlencoded';
+const CYPHER = 'application/cypher';
+const UPDATE_TYPES = [...JSONLD_TYPES, SPARQL_UPDATE, FORM, CYPHER];
+
+const USING_GRAPH = 'using-graph-uri';
+const USING_NAMED = 'using-named-graph-uri';
+
+const LEDGER_PARAM: ParamSpec = { name: 'ledger', description: 'Ledger id name:branch (on the form without a path ledger)' };
+const LEDGER_HEADER_PARAM: ParamSpec = { name: 'Ledgraph-Ledger', description: 'Ledger id, when neither path nor ?ledger= gives it' };
+const CONTEXT_PARAM: ParamSpec = {
+  name: 'context',
+  description: 'Default JSON-LD context for a JSON-LD body without @context, given inline as JSON (remote context URLs are not fetched)',
+};
+
+/** An absolute IRI (scheme, then no whitespace or characters IRIs forbid). */
+export function isAbsoluteIri(s: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|^`\\]*$/.test(s);
+}
+
+/** The `context` query parameter as a default context (inline JSON only). */
+function contextParam(c: Ctx): unknown {
+  const raw = c.req.query('context');
+  if (raw === undefined) return undefined;
+  const s = raw.trim();
+  if (s.startsWith('{') || s.startsWith('[')) return parseJsonText(s);
+  throw badRequest(`context=${raw}: remote JSON-LD contexts are not fetched; pass the context inline as JSON or put it in the body's @context`);
+}
+
+/** 400 when a using-* parameter is given where only SPARQL UPDATE takes it (§4.2 rule 3). */
+function rejectUsing(c: Ctx, where: string): void {
+  if (queryAll(c, USING_GRAPH).length || queryAll(c, USING_NAMED).length) {
+    throw badRequest(`${USING_GRAPH} / ${USING_NAMED} apply to SPARQL UPDATE only, not to ${where}; JSON-LD scopes WHERE with from / fromNamed`);
+  }
+}
+
+/** A parsed data payload (JSON-LD or RDF document) of insert, upsert, sync or the graph store. */
+export interface DataPayload {
+  /** Media type as received. */
+  contentType: string;
+  /** Raw body bytes (tx-id). */
+  bytes: Uint8Array;
+  /** What the transaction blob records: parsed JSON for JSON bodies, else the text. */
+  body: unknown;
+  /** The request as the front end parsed it. */
+  req: TxnRequest;
+}
+
+/** Parse a data body for `mode`; the ledger comes from the request or (JSON only) a body "ledger" key. */
+async function readData(c: Ctx, contentType: string, mode: 'insert' | 'upsert'): Promise<DataPayload & { ledger: string }> {
+  const bytes = await readBytes(c);
+  const text = decodeUtf8(bytes);
+  if (JSONLD_TYPES.includes(contentType)) {
+    const json = parseJsonText(text);
+    const ledger = requireLedger(c, json);
+    return { contentType, bytes, body: json, req: parseJsonLdTxn(json, mode, { ledgerDefaultContext: contextParam(c) }), ledger };
+  }
+  const ledger = requireLedger(c);
+  return { contentType, bytes, body: text, req: parseRdfTxn(text, contentType as RdfContentType, mode), ledger };
+}
+
+/** The quads, metadata and options of a graph payload; an empty document gives no quads (not a 400). */
+export function graphPayload(contentType: string, text: string, json: unknown): { quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts } {
+  try {
+    const req = JSONLD_TYPES.includes(contentType) ? parseJsonLdTxn(json, 'insert') : parseRdfTxn(text, contentType as RdfContentType, 'insert');
+    if (req.kind !== 'insert') throw badRequest('expected graph data, not an update');
+    return { quads: req.quads, meta: req.meta, opts: req.opts };
+  } catch (e) {
+    // The parsers refuse empty documents for insert; replacing a graph with nothing is meaningful.
+    if (isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write')) return { quads: [], meta: [], opts: {} };
+    throw e;
+  }
+}
+
+/**
+ * Put payload quads into the target graph. Default-graph triples move into it; GRAPH blocks must
+ * all name the target and may not sit beside default-graph triples (§4.2 sync).
+ */
+export function retarget(quads: TxnQuad[], target: GraphRef, what: string): TxnQuad[] {
+  const named = quads.filter((q) => q.graph.termType === 'NamedNode');
+  if (named.length === 0) return target.termType === 'DefaultGraph' ? quads : quads.map((q) => ({ ...q, graph: target }));
+  if (target.termType === 'DefaultGraph') {
+    throw badRequest(`${what}: the payload has a GRAPH block (<${named[0]!.graph.value}>) but the target is the default graph; name the graph in the graph parameter`);
+  }
+  const other = named.find((q) => q.graph.value !== target.value);
+  if (other) throw badRequest(`${what}: GRAPH <${other.graph.value}> does not name the target graph <${target.value}>`);
+  if (named.length !== quads.length) throw badRequest(`${what}: GRAPH blocks may not sit beside default-graph triples`);
+  return quads;
+}
+
+/** The sync `graph` parameter: absent or `default` for the default graph, else an absolute IRI. */
+function syncGraph(c: Ctx): GraphRef {
+  const g = c.req.query('graph');
+  if (g === undefined || g === 'default') return defaultGraph;
+  if (!isAbsoluteIri(g)) throw badRequest(`graph must be an absolute IRI or the word default, not "${g}"`);
+  return namedNode(g);
+}
+
+/** Run one write through the pipeline as an admitted operation and log it. */
+export async function commitWrite(c: Ctx, ctx: ServerContext, ledger: string, req: TxnRequest, tx: TxnContext): Promise<Receipt> {
+  const id = normalizeLedgerId(ledger);
+  const receipt = await ctx.admission.run(() => ctx.conn.transact(id, req, { ...tx, signal: c.req.raw.signal }));
+  c.get('log').info('transaction', {
+    ledger: id, kind: req.kind, t: receipt.t, commit_id: receipt.commit_id,
+    flakes_added: receipt.flakes_added, flakes_retracted: receipt.flakes_retracted,
+  });
+  return receipt;
+}
+
+/** The delta a sync would commit, staged under the ledger's lock and then discarded. */
+async function syncDelta(conn: Connection, ledgerId: string, req: TxnRequest, graph: GraphRef): Promise<Record<string, unknown>> {
+  const ledger = await conn.ledger(ledgerId);
+  return ledger.lock.run(async () => {
+    await conn.catchUp(ledger);
+    const dictSize = ledger.dict.size;
+    try {
+      const stager = await stageRequest(await ledger.db(), ledger, req, ledger.t + 1);
+      const flakes = stager.flakes();
+      const fresh = new Map([...stager.newGraphs].map(([iri, g]) => [g, iri] as const));
+      const compactor = new Compactor(ledger.ns);
+      const tuples = flakes.map((f) => flakeTuple(f, compactor, (g) => ledger.graphs.iri(g) ?? fresh.get(g)));
+      return {
+        ledger_id: ledger.id, graph: graph.termType === 'DefaultGraph' ? 'default' : graph.value, dry_run: true, t: ledger.t,
+        flakes_added: flakes.filter((f) => f.op).length, flakes_retracted: flakes.filter((f) => !f.op).length,
+        '@context': compactor.context(), flakes: tuples,
+      };
+    } finally {
+      // Staging may intern terms; a dry run must leave the dictionary as it found it.
+      ledger.dict.truncate(dictSize);
+    }
+  });
+}
+
+const WRITE_ERRORS = {
+  400: 'Invalid body, parameters or missing ledger', 404: 'Ledger not found',
+  409: 'err:db/CommitConflict: the head kept moving through 16 attempts (retryable)', 413: 'Body over --body-limit, or the novelty delta alone is too large',
+  415: 'Unsupported Content-Type', 422: 'Constraint violation (eventTime order, datatype limit)',
+  503: 'Novelty at reindex_max_bytes, or too many writes in flight (Retry-After)',
+};
+const RECEIPT = 'Commit receipt {ledger_id, t, timestamp, commit_id, previous_commit_id, flakes_added, flakes_retracted, tx-id, commit}';
+
+/** Registers /update, /insert, /upsert and /sync (each with and without a path ledger). */
+export const writeRoutes: Registrar = (api, ctx) => {
+  const update = async (c: Ctx) => {
+    const ct = requireMediaType(c, UPDATE_TYPES, 'update');
+    if (ct === CYPHER) throw unsupportedMediaType('Cypher writes (application/cypher) are not available on this server yet; use JSON-LD or SPARQL UPDATE');
+    const bytes = await readBytes(c);
+    const text = decodeUtf8(bytes);
+    if (JSONLD_TYPES.includes(ct)) {
+      rejectUsing(c, 'a JSON-LD update');
+      const json = parseJsonText(text);
+      const ledger = requireLedger(c, json);
+      const req = parseJsonLdTxn(json, 'update', { ledgerDefaultContext: contextParam(c) });
+      return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json, rawBody: bytes }));
+    }
+    let sparql = text;
+    let usingGraphs = queryAll(c, USING_GRAPH), usingNamed = queryAll(c, USING_NAMED);
+    if (ct === FORM) {
+      const form = new URLSearchParams(text);
+      const updates = form.getAll('update');
+      if (updates.length !== 1) throw badRequest(updates.length ? 'give exactly one "update" form field' : 'missing "update" form field with the SPARQL UPDATE text');
+      sparql = updates[0]!;
+      usingGraphs = [...usingGraphs, ...form.getAll(USING_GRAPH)];
+      usingNamed = [...usingNamed, ...form.getAll(USING_NAMED)];
+    }
+    const ledger = requireLedger(c);
+    const req = parseSparqlUpdate(sparql, { usingGraphUris: usingGraphs, usingNamedGraphUris: usingNamed });
+    return c.json(await commitWrite(c, ctx, ledger, req, { contentType: SPARQL_UPDATE, body: sparql, rawBody: bytes }));
+  };
+  const updateSpec = (path: string) => ({
+    method: 'POST' as const, path, tag: 'write', summary: 'Update: JSON-LD where/delete/insert or SPARQL UPDATE',
+    description: 'JSON-LD bodies without where/delete/insert/values are inserts. Turtle and TriG are not accepted here (use insert or upsert).',
+    query: [
+      LEDGER_PARAM, CONTEXT_PARAM,
+      { name: USING_GRAPH, repeatable: true, description: 'SPARQL UPDATE only: the WHERE default graph of every DELETE/INSERT ... WHERE (as USING)' },
+      { name: USING_NAMED, repeatable: true, description: 'SPARQL UPDATE only: the WHERE named graphs (as USING NAMED)' },
+    ],
+    headers: [LEDGER_HEADER_PARAM],
+    requestTypes: [...JSONLD_TYPES, SPARQL_UPDATE, FORM],
+    responses: { 200: RECEIPT, ...WRITE_ERRORS },
+  });
+  route(api, ctx.table, updateSpec('/update'), update);
+  route(api, ctx.table, updateSpec('/update/{ledger}'), update);
+
+  for (const mode of ['insert', 'upsert'] as const) {
+    const handler = async (c: Ctx) => {
+      const ct = requireMediaType(c, DATA_TYPES, mode);
+      rejectUsing(c, mode);
+      const p = await readData(c, ct, mode);
+      return c.json(await commitWrite(c, ctx, p.ledger, p.req, { contentType: ct, body: p.body, rawBody: p.bytes }));
+    };
+    const spec = (path: string) => ({
+      method: 'POST' as const, path, tag: 'write',
+      summary: mode === 'insert' ? 'Insert data (JSON-LD, Turtle, N-Triples, TriG, N-Quads)' : 'Upsert: replace the values of each supplied (subject, predicate)',
+      query: [LEDGER_PARAM, CONTEXT_PARAM],
+      headers: [LEDGER_HEADER_PARAM],
+      requestTypes: DATA_TYPES,
+      responses: { 200: RECEIPT, ...WRITE_ERRORS },
+    });
+    route(api, ctx.table, spec(`/${mode}`), handler);
+    route(api, ctx.table, spec(`/${mode}/{ledger}`), handler);
+  }
+
+  const sync = async (c: Ctx) => {
+    const ct = requireMediaType(c, DATA_TYPES, 'sync');
+    rejectUsing(c, 'sync');
+    const graph = syncGraph(c);
+    const dryRun = boolQuery(c, 'dryRun', false);
+    const allowEmpty = boolQuery(c, 'allowEmpty', false);
+    const bytes = await readBytes(c);
+    const text = decodeUtf8(bytes);
+    const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
+    const ledger = normalizeLedgerId(requireLedger(c, json));
+    const payload = graphPayload(ct, text, json);
+    const quads = retarget(payload.quads, graph, 'sync');
+    if (quads.length === 0 && !allowEmpty) {
+      throw badRequest('the payload is empty, which would clear the graph; pass allowEmpty=true to confirm');
+    }
+    const req: TxnRequest = { kind: 'replace', graphs: [graph], quads, meta: payload.meta, opts: payload.opts };
+    if (dryRun) return c.json(await ctx.admission.run(() => syncDelta(ctx.conn, ledger, req, graph)));
+    return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json ?? text, rawBody: bytes }));
+  };
+  const syncSpec = (path: string) => ({
+    method: 'POST' as const, path, tag: 'write', summary: 'Sync: make one graph exactly the payload, committing only the delta',
+    query: [
+      LEDGER_PARAM,
+      { name: 'graph', description: 'Target named graph IRI; omit (or give the word default) for the default graph' },
+      { name: 'dryRun', type: 'boolean' as const, description: 'Stage and report the delta without committing' },
+      { name: 'allowEmpty', type: 'boolean' as const, description: 'Confirm an empty payload, which clears the graph' },
+    ],
+    headers: [LEDGER_HEADER_PARAM],
+    requestTypes: DATA_TYPES,
+    responses: { 200: `${RECEIPT}; with dryRun=true the delta {ledger_id, graph, dry_run, t, flakes_added, flakes_retracted, @context, flakes}`, ...WRITE_ERRORS },
+  });
+  route(api, ctx.table, syncSpec('/sync'), sync);
+  route(api, ctx.table, syncSpec('/sync/{ledger}'), sync);
+};
