@@ -9,6 +9,8 @@ import { adminRoutes } from './admin.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { historyRoutes } from './history.js';
+import { queryRoutes } from './query.js';
+import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
 
 /** Every endpoint group of the transaction server. */
@@ -18,6 +20,8 @@ export const REGISTRARS: readonly Registrar[] = [
   writeRoutes,
   dataRoutes,
   historyRoutes,
+  queryRoutes,
+  streamRoutes,
 ];
 
 /** The registrars bound to the server state, as the app's route groups. */

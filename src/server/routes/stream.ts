@@ -1,0 +1,247 @@
+/**
+ * Streaming SELECT over NDJSON (http-api.md §4.6, records §2.12, lifecycle §3):
+ * `POST /stream/query/<ledger...>` and `POST /stream/query`. Everything that can be refused is
+ * refused before the first byte with a normal 4xx; after it the status is 200 and the stream is
+ * `head`, any number of `row` and `heartbeat` records, then exactly one `end` or `error`. Rows are
+ * pulled from the engine only as the socket drains, so memory stays flat however many rows there
+ * are; a client that goes away cancels the query.
+ */
+import type { Context } from 'hono';
+import { badRequest, isLedgraphError } from '../../core/errors.js';
+import { isFuelExhausted } from '../../core/query/engine.js';
+import { bindingToSparqlJson, type SparqlJsonTerm } from '../../core/query/results/sparql-json.js';
+import { runSparql } from '../../core/query/sparql-service.js';
+import type { AppEnv } from '../app.js';
+import type { Logger } from '../log.js';
+import { hasPolicy, headerLedger, parseMaxFuel, parseMinT } from '../query-headers.js';
+import type { Registrar, ServerContext } from '../server-context.js';
+import { route } from '../swagger.js';
+import {
+  awaitFreshness, queryDeadline, readQueryInput, remaining, sparqlHistoryRange, sparqlLedgerIds, sparqlPolicy, sparqlPrologue,
+  type QueryInput,
+} from './query.js';
+
+type Ctx = Context<AppEnv>;
+
+/** Error codes of the `error` record (§4.6). */
+export type StreamErrorCode = 'timeout' | 'fuel_exhausted' | 'cancelled' | 'invalid_query' | 'resource_limit' | 'internal';
+
+/** A started query, ready to stream: its columns, its rows as SPARQL JSON binding objects, and its tracking. */
+export interface StreamSource {
+  vars: string[];
+  rows: AsyncIterable<Record<string, SparqlJsonTerm>>;
+  /** t observed per ledger. */
+  ledgers: Record<string, number>;
+  /** Fuel spent so far, when the engine reports it while running. */
+  fuelNow?: () => number;
+  /** Fuel spent in all, once the rows are exhausted. */
+  fuelTotal: () => number | undefined;
+  /** Stop the query (in-flight scans end at their next row). */
+  abort(reason: unknown): void;
+}
+
+/** The §4.6 code of a failure. */
+export function streamErrorCode(e: unknown): StreamErrorCode {
+  if (isFuelExhausted(e)) return 'fuel_exhausted';
+  if (!isLedgraphError(e)) return 'internal';
+  if (e.status === 408 || e.status === 504) return 'timeout';
+  if (e.status === 400 || e.status === 404 || e.status === 422) return 'invalid_query';
+  if (e.status === 413 || e.status === 429 || e.status === 503) return 'resource_limit';
+  return 'internal';
+}
+
+/** Rows are flushed once this many characters are pending, or after FLUSH_MS, whichever comes first. */
+const CHUNK_CHARS = 32 * 1024;
+const FLUSH_MS = 10;
+
+/** Milliseconds with two decimals, as tracking reports time (`"12.34ms"`). */
+export function formatMs(ms: number): string {
+  return `${Math.round(ms * 100) / 100}ms`;
+}
+
+/**
+ * The NDJSON response of a started query. Rows are pulled as the client reads; pending rows are
+ * flushed within FLUSH_MS, so a slow query's rows are not held back. A wall-clock timer sends a
+ * `heartbeat` whenever no record went out for `heartbeatMs` (0: never). The stream always ends
+ * with one terminal record, except when the client left: then the query is cancelled and the
+ * terminal `cancelled` is only logged, there being nobody to send it to.
+ */
+export function ndjsonResponse(src: StreamSource, opts: { heartbeatMs: number; log: Logger; started: number }): Response {
+  const enc = new TextEncoder();
+  const it = src.rows[Symbol.asyncIterator]();
+  let ctl!: ReadableStreamDefaultController<Uint8Array>;
+  let rows = 0;
+  let buf = '';
+  let lastSent = performance.now();
+  let finished = false;
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  let heartbeat: ReturnType<typeof setTimeout> | undefined;
+
+  const send = (s: string) => {
+    if (finished) return;
+    ctl.enqueue(enc.encode(s));
+    lastSent = performance.now();
+  };
+  const flush = () => {
+    if (flushTimer) { clearTimeout(flushTimer); flushTimer = undefined; }
+    if (buf) { const s = buf; buf = ''; send(s); }
+  };
+  const beat = () => {
+    heartbeat = undefined;
+    if (finished) return;
+    const idle = performance.now() - lastSent;
+    if (idle >= opts.heartbeatMs) {
+      const rec: Record<string, unknown> = { type: 'heartbeat', t_ms: Math.round(performance.now() - opts.started) };
+      if (src.fuelNow) rec.fuel = src.fuelNow();
+      flush();
+      send(JSON.stringify(rec) + '\n');
+      heartbeat = setTimeout(beat, opts.heartbeatMs);
+    } else {
+      heartbeat = setTimeout(beat, opts.heartbeatMs - idle);
+    }
+  };
+  const stopTimers = () => {
+    if (flushTimer) clearTimeout(flushTimer);
+    if (heartbeat) clearTimeout(heartbeat);
+    flushTimer = heartbeat = undefined;
+  };
+  const terminal = (rec: Record<string, unknown>, level: 'info' | 'warn') => {
+    flush();
+    send(JSON.stringify(rec) + '\n');
+    finished = true;
+    stopTimers();
+    ctl.close();
+    opts.log[level]('stream query ended', { code: rec.type === 'end' ? 'end' : (rec.error as { code: string }).code, rows });
+  };
+  const ts = Object.values(src.ledgers);
+
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      ctl = c;
+      send(JSON.stringify({ type: 'head', vars: src.vars }) + '\n');
+      if (opts.heartbeatMs > 0) heartbeat = setTimeout(beat, opts.heartbeatMs);
+    },
+    async pull() {
+      if (finished) return;
+      try {
+        for (;;) {
+          const r = await it.next();
+          if (finished) return;
+          if (r.done) {
+            const end: Record<string, unknown> = { type: 'end', rows };
+            if (ts.length) end.t = Math.max(...ts);
+            if (ts.length > 1) end.ledgers = src.ledgers;
+            const fuel = src.fuelTotal();
+            if (fuel !== undefined) end.fuel = fuel;
+            end.time = formatMs(performance.now() - opts.started);
+            terminal(end, 'info');
+            return;
+          }
+          buf += '{"type":"row","row":' + JSON.stringify(r.value) + '}\n';
+          rows++;
+          if (buf.length >= CHUNK_CHARS) { flush(); return; }
+          flushTimer ??= setTimeout(flush, FLUSH_MS);
+        }
+      } catch (e) {
+        if (finished) return;
+        const code = streamErrorCode(e);
+        if (code === 'internal') opts.log.error('stream query failed', { error: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined });
+        const message = code === 'internal' ? 'internal error' : e instanceof Error ? e.message : String(e);
+        terminal({ type: 'error', error: { code, message }, rows }, 'warn');
+      }
+    },
+    cancel() {
+      if (finished) return;
+      finished = true;
+      stopTimers();
+      src.abort(new Error('client disconnected'));
+      void it.return?.()?.catch(() => {});
+      opts.log.info('stream query ended', { code: 'cancelled', rows, fuel: src.fuelNow?.() ?? src.fuelTotal() });
+    },
+  }, { highWaterMark: 1 });
+  return new Response(body, {
+    status: 200,
+    headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-transform', 'X-Accel-Buffering': 'no' },
+  });
+}
+
+/** Start a streamed SPARQL SELECT, refusing with 4xx whatever §4.6 refuses before the stream. */
+async function startSparql(c: Ctx, ctx: ServerContext, input: Extract<QueryInput, { lang: 'sparql' }>, pathLedger: string | undefined): Promise<StreamSource> {
+  const { text } = input;
+  const headers = c.req.raw.headers;
+  const history = sparqlHistoryRange(text);
+  if (history) throw badRequest('history queries (FROM ... TO ...) cannot be streamed; use POST /query');
+  const form = sparqlPrologue(text).form;
+  if (form === 'ask' || form === 'construct' || form === 'describe') {
+    throw badRequest(`streaming supports SELECT queries only, not ${form.toUpperCase()}; use POST /query`);
+  }
+  const policy = sparqlPolicy(text, headers);
+  if (pathLedger === undefined && hasPolicy(policy)) {
+    throw badRequest('policy pragmas and policy headers are not accepted on the connection-scoped SPARQL stream; use POST /stream/query/<ledger>');
+  }
+  const maxFuel = parseMaxFuel(headers);
+  const minT = parseMinT(headers);
+  const ledger = pathLedger ?? headerLedger(headers);
+  const { deadline } = queryDeadline(ctx);
+  const signal = c.req.raw.signal;
+  if (minT !== undefined) {
+    const ids = await sparqlLedgerIds(ctx.conn, text, { ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris });
+    await awaitFreshness(ctx.conn, ids, minT, deadline, signal);
+  }
+  const ac = new AbortController();
+  let fuel: number | undefined;
+  const timeoutMs = remaining(deadline);
+  const res = await runSparql(ctx.conn, text, {
+    ...(ledger !== undefined ? { ledger } : {}),
+    ...(input.defaultGraphUris.length ? { defaultGraphUris: input.defaultGraphUris } : {}),
+    ...(input.namedGraphUris.length ? { namedGraphUris: input.namedGraphUris } : {}),
+    ...(maxFuel !== undefined ? { maxFuel } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    signal: ac.signal,
+    onFinish: (s) => { fuel = s.fuel; },
+  });
+  if (res.result.type !== 'bindings') {
+    ac.abort();
+    throw badRequest('streaming supports SELECT queries only; use POST /query');
+  }
+  const { variables, rows } = res.result;
+  return {
+    vars: variables,
+    rows: (async function* () { for await (const b of rows) yield bindingToSparqlJson(b, variables); })(),
+    ledgers: res.ledgers,
+    fuelTotal: () => fuel,
+    abort: (reason) => ac.abort(reason),
+  };
+}
+
+/** Handle POST /stream/query and /stream/query/<ledger...>. */
+async function handleStream(c: Ctx, ctx: ServerContext): Promise<Response> {
+  const started = performance.now();
+  const pathLedger = c.req.param('ledger') || undefined;
+  const input = await readQueryInput(c, { form: false });
+  if (input.lang !== 'sparql') throw badRequest('JSON-LD streaming queries are not available on this server yet; stream SPARQL (application/sparql-query)');
+  const src = await startSparql(c, ctx, input, pathLedger);
+  // The client going away also aborts the request signal; the stream's cancel does the rest.
+  return ndjsonResponse(src, { heartbeatMs: ctx.config.streamHeartbeatMs, log: c.get('log'), started });
+}
+
+/** Register the streaming query endpoints. */
+export const streamRoutes: Registrar = (api, ctx) => {
+  for (const [path, scope] of [['/stream/query', 'connection-scoped'], ['/stream/query/{ledger}', 'ledger-scoped']] as const) {
+    route(api, ctx.table, {
+      method: 'POST', path, tag: 'query',
+      summary: `Stream a SELECT as NDJSON (${scope})`,
+      description: 'Records: head {vars}, row {row}, heartbeat {t_ms, fuel?}, then exactly one end {rows, t, fuel, time} or error {error: {code, message}, rows}. '
+        + 'ASK/CONSTRUCT/DESCRIBE, selectOne, crawl selections and history queries are refused with 400 before the stream starts.',
+      headers: [
+        { name: 'Ledgraph-Ledger', description: 'Ledger of a connection-scoped query (when the query names none)' },
+        { name: 'Ledgraph-Min-T', type: 'integer', description: 'Wait until every queried ledger has reached this t' },
+        { name: 'Ledgraph-Max-Fuel', type: 'integer', description: 'Fuel budget; overrun ends the stream with error code fuel_exhausted' },
+        { name: 'Ledgraph-Identity', description: 'Identity whose policies apply (not on the connection-scoped SPARQL form)' },
+      ],
+      requestTypes: ['application/json', 'application/sparql-query'],
+      responseTypes: ['application/x-ndjson'],
+      responses: { 200: 'NDJSON record stream', 400: 'Not streamable, invalid query or no ledger', 404: 'Ledger not found', 408: 'Ledgraph-Min-T not reached in time', 415: 'Unsupported Content-Type' },
+    }, (c) => handleStream(c, ctx));
+  }
+};
