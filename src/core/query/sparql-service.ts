@@ -8,6 +8,7 @@ import { executeQuery, parseSparql, type QueryContext } from './engine.js';
 import { resolveDataset } from './dataset.js';
 import type { QueryResult } from './results/types.js';
 import type { Query } from './algebra/algebra.js';
+import { restrictDataset, type PolicyInputs, type PolicyStats } from '../policy/index.js';
 
 export interface SparqlRequest {
   /** Ledger of a ledger-scoped call. */
@@ -22,9 +23,11 @@ export interface SparqlRequest {
   signal?: AbortSignal;
   onFinish?: QueryContext['onFinish'];
   baseIri?: string;
+  /** Policy inputs (policy.md §3); absent or empty = the root view. */
+  policy?: PolicyInputs;
 }
 
-export interface SparqlResponse { query: Query; result: QueryResult; ledgers: Record<string, number> }
+export interface SparqlResponse { query: Query; result: QueryResult; ledgers: Record<string, number>; policy: () => PolicyStats }
 
 /** Parse and run SPARQL query text against the connection. */
 export async function runSparql(conn: Connection, text: string, req: SparqlRequest = {}): Promise<SparqlResponse> {
@@ -35,7 +38,9 @@ export async function runSparql(conn: Connection, text: string, req: SparqlReque
     : query.dataset
       ? { defaultGraphs: query.dataset.defaultGraphs.map((g) => g.value), namedGraphs: query.dataset.namedGraphs.map((g) => g.value) }
       : {};
-  const ds = await resolveDataset(conn, spec, { ...(req.ledger !== undefined ? { defaultLedger: req.ledger } : {}), ...(req.at ? { at: req.at } : {}) });
+  const resolved = await resolveDataset(conn, spec, { ...(req.ledger !== undefined ? { defaultLedger: req.ledger } : {}), ...(req.at ? { at: req.at } : {}) });
+  // Policy filters inside the scans of the dataset's view (policy.md §5).
+  const { ds, stats } = await restrictDataset(conn, resolved, req.policy);
   const result = await executeQuery({ ...query, dataset: undefined } as Query, {
     view: ds.view, defaultGraphs: ds.defaultGraphs, namedGraphs: ds.namedGraphs, resolveGraph: ds.resolveGraph,
     ...(req.maxFuel !== undefined ? { maxFuel: req.maxFuel } : {}),
@@ -44,5 +49,5 @@ export async function runSparql(conn: Connection, text: string, req: SparqlReque
     ...(req.onFinish ? { onFinish: req.onFinish } : {}),
     ...(req.baseIri !== undefined ? { baseIri: req.baseIri } : {}),
   });
-  return { query, result, ledgers: ds.ledgers };
+  return { query, result, ledgers: ds.ledgers, policy: stats };
 }

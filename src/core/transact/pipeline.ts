@@ -16,6 +16,7 @@ import type { Connection } from '../ledger/connection.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { MAX_DATATYPES, RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
 import type { NsRecord } from '../store.js';
+import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
 import { stageRequest } from './stage-request.js';
 import type { TxnRequest } from './txn-request.js';
 
@@ -113,6 +114,9 @@ async function stageAndCommit(conn: Connection, ledger: Ledger, req: TxnRequest,
       flakes_added: 0, flakes_retracted: 0, 'tx-id': txId, commit: { hash: prevCid },
     };
   }
+  // Policy (policy.md §6): one flake the identity may not modify refuses the whole transaction,
+  // before any blob is written, so nothing commits.
+  await checkWritePolicy(db, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
   checkDatatypeLimit(ledger, flakes.map((f) => f.o));
 
   let txnCid = null;

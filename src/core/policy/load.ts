@@ -1,0 +1,86 @@
+/**
+ * Selecting the policy set of a request (policy.md §3): the identity's `f:policyClass` classes,
+ * explicit policy classes and inline policies, union, duplicates by `@id` removed. Read from the
+ * branch head, so revoking access hides history too.
+ */
+import type { DbView } from '../index/view.js';
+import { rdf } from '../rdf/vocab.js';
+import { isRootPolicy, parsePolicyValues, type PolicyInputs } from './inputs.js';
+import { parseInlinePolicies, pol, readPolicyNode, type Policy } from './model.js';
+
+/** The policy set a request runs under. */
+export interface PolicySet {
+  /** root: no policy; denyAll: unknown identity (fail closed); policies: decide per flake (§4). */
+  kind: 'root' | 'denyAll' | 'policies';
+  /** Loaded policies, sorted by `@id` (decisions never depend on load order). */
+  policies: Policy[];
+  /** IRI bound to `?$identity`: the identity, else `policy-values["?$identity"]`, else one that matches nothing. */
+  identity: string;
+  /** Pre-bound `f:query` variables (name without `?`, e.g. `$dept`) -> IRI. */
+  values: Map<string, string>;
+  defaultAllow: boolean;
+}
+
+/** An IRI no ledger holds: `?$identity` for requests without an identity (rule 4). */
+function anonymousIri(): string {
+  return `urn:ledgraph:anonymous:${crypto.randomUUID()}`;
+}
+
+async function any(view: DbView, pattern: { s?: number; p?: number; o?: number }): Promise<boolean> {
+  for await (const b of view.scan(pattern)) if (b.n > 0) return true;
+  return false;
+}
+
+async function objectIds(view: DbView, s: number, p: number): Promise<number[]> {
+  const out: number[] = [];
+  for await (const b of view.scan({ s, p })) for (let i = 0; i < b.n; i++) out.push(b.o[i]!);
+  return out;
+}
+
+async function subjectIds(view: DbView, p: number, o: number): Promise<number[]> {
+  const out: number[] = [];
+  for await (const b of view.scan({ p, o })) for (let i = 0; i < b.n; i++) out.push(b.s[i]!);
+  return out;
+}
+
+/** Build the policy set of `inputs` from the branch head `head`. */
+export async function loadPolicySet(head: DbView, inputs: PolicyInputs | undefined): Promise<PolicySet> {
+  const values = parsePolicyValues(inputs?.policyValues);
+  const base = { values, defaultAllow: inputs?.defaultAllow ?? false, policies: [] as Policy[] };
+  if (!inputs || isRootPolicy(inputs)) return { ...base, kind: 'root', identity: anonymousIri() };
+  const identity = inputs.identity ?? values.get('$identity') ?? anonymousIri();
+  const dict = head.dict;
+  const classes = new Set(inputs.policyClass ?? []);
+
+  if (inputs.identity !== undefined) {
+    const id = dict.idOfKey(inputs.identity);
+    // An identity with no node in the ledger sees nothing and may write nothing (fail closed).
+    if (id === undefined || !(await any(head, { s: id }))) return { ...base, kind: 'denyAll', identity, defaultAllow: false };
+    const pc = dict.idOfKey(pol.policyClass);
+    if (pc !== undefined) {
+      for (const c of await objectIds(head, id, pc)) if (dict.kind(c) === 0) classes.add(dict.key(c));
+    }
+  }
+
+  const byId = new Map<string, Policy>();
+  const typeId = dict.idOfKey(rdf.type);
+  const apId = dict.idOfKey(pol.AccessPolicy);
+  if (typeId !== undefined && apId !== undefined) {
+    for (const cls of classes) {
+      const cid = dict.idOfKey(cls);
+      if (cid === undefined) continue;
+      for (const sid of await subjectIds(head, typeId, cid)) {
+        const key = dict.key(sid);
+        if (byId.has(key)) continue;
+        // Only nodes typed f:AccessPolicy are policies, whatever else they carry.
+        if (cid !== apId && !(await any(head, { s: sid, p: typeId, o: apId }))) continue;
+        byId.set(key, await readPolicyNode(head, sid));
+      }
+    }
+  }
+  if (inputs.policy !== undefined) {
+    for (const p of parseInlinePolicies(inputs.policy)) if (!byId.has(p.id)) byId.set(p.id, p);
+  }
+  const policies = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { ...base, kind: 'policies', identity, policies };
+}

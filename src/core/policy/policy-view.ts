@@ -1,0 +1,100 @@
+/**
+ * A DbView that drops the facts an identity may not view (policy.md §5). Filtering happens in
+ * `scan` and `history`, the only ways facts leave a view, so every operator of every language —
+ * patterns, OPTIONAL, FILTER EXISTS, paths, aggregates, graph crawls, history ranges — sees the
+ * restricted data as if the hidden facts had never been asserted.
+ *
+ * Planner inputs (`estimate`, `stats`) still describe the unrestricted data: they only choose join
+ * orders, never appear in results, and recomputing them per identity would cost a full scan.
+ */
+import { newBatch } from '../index/scan.js';
+import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
+import type { PolicyEvaluator } from './evaluator.js';
+
+/** Maps ids of the wrapped view to ids of the ledger the evaluator decides in. */
+export type IdMap = (id: number) => number;
+
+export class PolicyView implements DbView {
+  readonly t: number;
+  readonly dict: DbView['dict'];
+  private visibleGraphs: number[] | null = null;
+
+  constructor(
+    private readonly inner: DbView,
+    private readonly ev: PolicyEvaluator,
+    /** Null when the view shares the evaluator's dictionary (a Db of the ledger). */
+    private readonly map: IdMap | null,
+  ) {
+    this.t = inner.t;
+    this.dict = inner.dict;
+  }
+
+  graphId(iri: string): number | undefined { return this.inner.graphId(iri); }
+  graphIri(g: number): string | undefined { return this.inner.graphIri(g); }
+
+  /** Named graphs holding at least one visible fact (after `prepare`; else the inner list). */
+  namedGraphs(): number[] { return this.visibleGraphs ?? this.inner.namedGraphs(); }
+
+  /** Work out which named graphs stay visible, so a fully hidden graph does not show up in GRAPH ?g. */
+  async prepare(): Promise<void> {
+    const out: number[] = [];
+    for (const g of this.inner.namedGraphs()) {
+      for await (const b of this.scan({ g })) {
+        if (b.n > 0) { out.push(g); break; }
+      }
+    }
+    this.visibleGraphs = out;
+  }
+
+  /** True when a fact of the inner view is visible. */
+  async visible(s: number, p: number, o: number): Promise<boolean> {
+    const m = this.map;
+    const ms = m ? m(s) : s, mp = m ? m(p) : p, mo = m ? m(o) : o;
+    const d = this.ev.decideSync(ms, mp, mo);
+    return d === 1 || (d === -1 && (await this.ev.decide(ms, mp, mo)));
+  }
+
+  async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+    const ev = this.ev;
+    const m = this.map;
+    let out: FactBatch | null = null;
+    for await (const b of this.inner.scan(pattern, opts)) {
+      const n = b.n;
+      let k = 0;
+      // Until the first hidden fact the batch passes through untouched (no copy).
+      let copying = false;
+      for (let i = 0; i < n; i++) {
+        const s = b.s[i]!, p = b.p[i]!, o = b.o[i]!;
+        let d = m ? ev.decideSync(m(s), m(p), m(o)) : ev.decideSync(s, p, o);
+        if (d === -1) d = (m ? await ev.decide(m(s), m(p), m(o)) : await ev.decide(s, p, o)) ? 1 : 0;
+        if (d === 1) {
+          if (copying) {
+            out!.g[k] = b.g[i]!; out!.s[k] = s; out!.p[k] = p; out!.o[k] = o; out!.m[k] = b.m[i]!;
+          }
+          k++;
+        } else if (!copying) {
+          copying = true;
+          if (!out || out.g.length < n) out = newBatch(Math.max(n, 1024));
+          out.g.set(b.g.subarray(0, k)); out.s.set(b.s.subarray(0, k)); out.p.set(b.p.subarray(0, k));
+          out.o.set(b.o.subarray(0, k)); out.m.set(b.m.subarray(0, k));
+        }
+      }
+      if (!copying) {
+        if (n > 0) yield b;
+      } else if (k > 0) {
+        out!.n = k;
+        yield out!;
+      }
+    }
+  }
+
+  estimate(pattern: ScanPattern): number { return this.inner.estimate(pattern); }
+
+  async *history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent> {
+    for await (const e of this.inner.history(pattern, fromT, toT)) {
+      if (await this.visible(e.s, e.p, e.o)) yield e;
+    }
+  }
+
+  get stats(): ViewStats { return this.inner.stats; }
+}
