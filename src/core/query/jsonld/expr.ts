@@ -215,8 +215,13 @@ const AGGREGATES = new Map<string, [AggregateName, boolean]>([
   ['sample', ['sample', false]], ['groupconcat', ['group_concat', false]], ['group-concat', ['group_concat', false]],
   ['group_concat', ['group_concat', false]],
 ]);
-/** Aggregates of the JSON-LD dialect the algebra cannot express yet. */
-const UNSUPPORTED_AGGREGATES = new Set(['median', 'variance', 'stddev']);
+/**
+ * Aggregates the algebra has no operator for: compiled to a marker call (`STAT_FN` + name) that
+ * only a whole select item may be; the translator computes them when it shapes the result.
+ */
+const STAT_AGGREGATES = new Set(['median', 'variance', 'stddev']);
+/** Function-name prefix of the statistical aggregates' marker calls. */
+export const STAT_FN = 'ledgraph:stat:';
 /** XSD constructor functions (SPARQL 1.1 §17.5) usable as `(xsd:integer ?x)`. */
 const CASTS = new Set(['string', 'boolean', 'integer', 'decimal', 'float', 'double', 'dateTime', 'date', 'time'].map((n) => XSD + n));
 
@@ -251,12 +256,16 @@ function compileCall(name: string, rawArgs: X[], env: ExprEnv, inAggregate: bool
   const n = rawArgs.length;
 
   const agg = AGGREGATES.get(fn);
-  if (agg || UNSUPPORTED_AGGREGATES.has(fn)) {
+  if (agg || STAT_AGGREGATES.has(fn)) {
     if (!env.aggregates) throw badRequest(`aggregate ${name} is only allowed in select and having`);
     if (inAggregate) throw badRequest(`aggregate ${name} cannot be nested inside another aggregate`);
-    if (!agg) throw badRequest(`aggregate ${name} is not supported`);
-    const [aggName, distinct] = agg;
     const inner = (a: X) => toExpr(a, env, true);
+    if (!agg) {
+      arity(name, n, 1, 1);
+      if (rawArgs[0]!.k === 'star') throw badRequest(`* is only allowed in (count *), not in ${name}`);
+      return call(STAT_FN + fn, [inner(rawArgs[0]!)]);
+    }
+    const [aggName, distinct] = agg;
     if (aggName === 'count' && n === 1 && rawArgs[0]!.k === 'star') {
       if (distinct) throw badRequest('(count-distinct *) is not supported; name a variable');
       return { type: 'aggregate', agg: { name: 'count', distinct: false } };

@@ -8,10 +8,15 @@ import { badRequest } from '../../errors.js';
 import { ActiveContext, type TermDefinition } from '../../rdf/jsonld-context.js';
 import { type NamedNode, type Term, type Variable, literal, namedNode, variable } from '../../rdf/terms.js';
 import { F, rdf, xsd } from '../../rdf/vocab.js';
-import type { Aggregate, Expr, Op, OrderKey, PathExpr, TermOrVar, TriplePattern } from '../algebra/algebra.js';
+import type { Expr, Op, TermOrVar, TriplePattern } from '../algebra/algebra.js';
 import {
   coercedTerm, compileExpr, iriOrBlank, isVariableString, jsonScalarLiteral, valueObjectTerm, varName,
 } from './expr.js';
+import { parsePath } from './path.js';
+import { compileSubquery } from './query.js';
+import { UNIT, isObject, join } from './util.js';
+
+export { parsePath } from './path.js';
 
 /** Options of one where compilation. */
 export interface WhereOptions {
@@ -19,6 +24,12 @@ export interface WhereOptions {
   objectVarParsing?: boolean;
   /** `fromNamed` aliases -> graph IRI, for `["graph", alias, ...]`. */
   graphAliases?: ReadonlyMap<string, string>;
+  /**
+   * Event mode (history queries and `@t`/`@op`, see history.ts): every triple pattern is matched
+   * in its own event graph, a hidden graph variable that tells which transaction asserted or
+   * retracted the fact. 'history' also refuses what cannot range over events (paths, `graph`).
+   */
+  events?: 'history' | 'current';
 }
 
 /** Compile a `where` clause (a pattern or an array of patterns) into an operator. */
@@ -31,7 +42,6 @@ export function compileValues(values: unknown, ctx: ActiveContext): Op {
   return new WhereCompiler().values(values, ctx);
 }
 
-const UNIT: Op = { type: 'unit' };
 const RDF_TYPE = namedNode(rdf.type);
 
 /** Everything one node pattern contributes besides its subject. */
@@ -53,10 +63,32 @@ export class WhereCompiler {
   private hidden = 0;
   private readonly objectVars: boolean;
   private readonly aliases: ReadonlyMap<string, string>;
+  private readonly eventMode: 'history' | 'current' | undefined;
+  /** False while compiling inside `["graph", ...]`, whose patterns read the named graph itself. */
+  private eventsOn: boolean;
+  /** Event mode: object variable -> the event-graph variable of the first pattern binding it. */
+  readonly eventOf = new Map<string, string>();
 
   constructor(opts: WhereOptions = {}) {
     this.objectVars = opts.objectVarParsing !== false;
     this.aliases = opts.graphAliases ?? new Map();
+    this.eventMode = opts.events;
+    this.eventsOn = opts.events !== undefined;
+  }
+
+  /** True when this compiler matches patterns against events (see WhereOptions.events). */
+  get events(): 'history' | 'current' | undefined { return this.eventMode; }
+
+  /** Triple patterns as an operator: one BGP, or in event mode one event-graph match per pattern. */
+  private patternsOp(patterns: TriplePattern[]): Op {
+    if (!this.eventsOn) return { type: 'bgp', patterns };
+    let acc: Op = UNIT;
+    for (const tp of patterns) {
+      const ev = this.freshVar();
+      if (tp.o.termType === 'Variable' && !this.eventOf.has(tp.o.value)) this.eventOf.set(tp.o.value, ev);
+      acc = join(acc, { type: 'graph', name: variable(ev), input: { type: 'bgp', patterns: [tp] } });
+    }
+    return acc;
   }
 
   /** A fresh engine-reserved variable name (`__h<n>`, never shown to users). */
@@ -81,7 +113,7 @@ export class WhereCompiler {
     const filters: Expr[] = [];
     const flush = () => {
       if (pending.length > 0) {
-        acc = join(acc, { type: 'bgp', patterns: pending });
+        acc = join(acc, this.patternsOp(pending));
         pending = [];
       }
     };
@@ -143,8 +175,14 @@ export class WhereCompiler {
           break;
         case 'graph': {
           if (args.length < 2 || typeof args[0] !== 'string') throw badRequest('graph takes a graph name and patterns: ["graph", G, pattern...]');
+          if (this.eventMode === 'history') throw badRequest('graph clauses are not supported in history queries; select the graph in from (ledger#graph)');
           flush();
-          acc = join(acc, { type: 'graph', name: this.graphName(args[0], ctx), input: this.group(args.slice(1), ctx) });
+          const name = this.graphName(args[0], ctx);
+          const outer = this.eventsOn;
+          this.eventsOn = false;
+          try {
+            acc = join(acc, { type: 'graph', name, input: this.group(args.slice(1), ctx) });
+          } finally { this.eventsOn = outer; }
           break;
         }
         case 'values':
@@ -214,7 +252,7 @@ export class WhereCompiler {
     for (const [key, value] of props) this.property(s, key, value, ctx, parts);
     if (types === undefined && props.length === 0) {
       // `{"@id": S}` alone matches S once if it has any fact (one solution per subject, not per fact).
-      const any: Op = { type: 'bgp', patterns: [{ s, p: variable(this.freshVar()), o: variable(this.freshVar()) }] };
+      const any = this.patternsOp([{ s, p: variable(this.freshVar()), o: variable(this.freshVar()) }]);
       parts.ops.push({ type: 'distinct', input: { type: 'project', input: any, variables: s.termType === 'Variable' ? [s.value] : [] } });
     }
     return s;
@@ -237,6 +275,7 @@ export class WhereCompiler {
       const o = this.object(value, undefined, vctx, parts, true);
       if (path.type === 'link') parts.triples.push({ s, p: path.iri, o });
       else if (path.type === 'inv' && path.path.type === 'link') parts.triples.push({ s: o, p: path.path.iri, o: s });
+      else if (this.eventsOn && this.eventMode === 'history') throw badRequest(`property path ${key} cannot range over history events`);
       else parts.ops.push({ type: 'path', s, path, o });
       return;
     }
@@ -381,123 +420,11 @@ export class WhereCompiler {
 
   /**
    * Compile a subquery `{"select": ..., "where": ..., "groupBy": ..., ...}` (jsonld-query.md §5.7)
-   * into project / distinct / slice over its pattern. Without `@context` it inherits `ctx`.
+   * into project / distinct / slice over its pattern. Without `@context` it inherits `outer`.
    */
   subquery(q: unknown, outer: ActiveContext): Op {
-    if (!isObject(q)) throw badRequest('a subquery must be a query object');
-    const ctxKey = '@context' in q ? '@context' : 'context' in q ? 'context' : undefined;
-    const ctx = ctxKey ? ActiveContext.create(q[ctxKey]) : outer;
-    const pick = (...keys: string[]): unknown => { for (const k of keys) if (k in q) return q[k]; return undefined; };
-    let distinct = q['distinct'] === true;
-    let limit = nonNegative(pick('limit'), 'limit');
-    const offset = nonNegative(pick('offset'), 'offset') ?? 0;
-    let select = pick('select');
-    if (select === undefined) {
-      const d = pick('selectDistinct', 'select-distinct');
-      const one = pick('selectOne', 'select-one');
-      if (d !== undefined) { select = d; distinct = true; }
-      else if (one !== undefined) { select = one; limit = 1; }
-    }
-    if (select === undefined) throw badRequest('a subquery needs select, selectDistinct or selectOne');
-    const where = pick('where');
-    const values = pick('values');
-    if (where === undefined && values === undefined) throw badRequest('a subquery needs a where clause');
-    let op: Op = values !== undefined ? this.values(values, ctx) : UNIT;
-    if (where !== undefined) op = join(op, this.where(where, ctx));
-
-    const env = { ctx, aggregates: true, patterns: (p: unknown[]) => this.group(p, ctx) };
-    const items = select === '*' ? [] : Array.isArray(select) ? select : [select];
-    const projected: string[] = [];
-    const computed: { variable: string; expr: Expr }[] = [];
-    for (const item of items) {
-      if (typeof item !== 'string') throw badRequest('subquery select items must be variables or expression strings');
-      if (item === '*') throw badRequest('"*" cannot be mixed with other select items');
-      if (isVariableString(item)) { projected.push(varName(item)); continue; }
-      const { variable: name, expr } = selectExpression(item, env);
-      projected.push(name);
-      computed.push({ variable: name, expr });
-    }
-    const groupBy = listOf(pick('groupBy', 'group-by')).map((g) => {
-      if (typeof g !== 'string') throw badRequest(`groupBy: expected a variable, got ${JSON.stringify(g)}`);
-      return varName(g);
-    });
-    const havingRaw = pick('having');
-    const having = havingRaw === undefined ? undefined : compileExpr(havingRaw, env);
-    const aggs: { variable: string; agg: Aggregate }[] = [];
-    const lifted = computed.map((c) => ({ variable: c.variable, expr: this.liftAggregates(c.expr, aggs) }));
-    const liftedHaving = having && this.liftAggregates(having, aggs);
-    if (groupBy.length > 0 || aggs.length > 0) {
-      const grouped = new Set(groupBy);
-      for (const v of projected) {
-        if (!grouped.has(v) && !computed.some((c) => c.variable === v)) {
-          throw badRequest(`?${v} must be grouped or aggregated in a subquery`);
-        }
-      }
-      op = { type: 'group', input: op, keys: groupBy.map((g) => ({ expr: { type: 'var', name: g }, variable: g })), aggregates: aggs };
-      if (liftedHaving) op = { type: 'filter', expr: liftedHaving, input: op };
-    } else if (having) {
-      throw badRequest('having needs groupBy or an aggregate');
-    }
-    for (const c of lifted) op = { type: 'extend', input: op, variable: c.variable, expr: c.expr };
-    const orderRaw = pick('orderBy', 'order-by');
-    const order = orderRaw !== undefined ? orderKeys(orderRaw).map(orderKey) : groupBy.map((g) => ({ expr: { type: 'var', name: g } as Expr, desc: false }));
-    if (order.length > 0) op = { type: 'orderby', input: op, keys: order };
-    if (projected.length > 0) op = { type: 'project', input: op, variables: projected };
-    if (distinct) op = { type: 'distinct', input: op };
-    if (offset > 0 || limit !== undefined) op = limit !== undefined ? { type: 'slice', input: op, offset, limit } : { type: 'slice', input: op, offset };
-    return op;
+    return compileSubquery(q, outer, this);
   }
-
-  /** Replace every aggregate in `e` by a hidden variable computed by the group operator. */
-  liftAggregates(e: Expr, out: { variable: string; agg: Aggregate }[]): Expr {
-    switch (e.type) {
-      case 'aggregate': {
-        const key = JSON.stringify(e.agg);
-        const found = out.find((a) => JSON.stringify(a.agg) === key);
-        const name = found ? found.variable : this.freshVar();
-        if (!found) out.push({ variable: name, agg: e.agg });
-        return { type: 'var', name };
-      }
-      case 'call': return { type: 'call', fn: e.fn, args: e.args.map((a) => this.liftAggregates(a, out)) };
-      default: return e;
-    }
-  }
-}
-
-/** A select expression string: `"(as EXPR ?alias)"` or an aggregate `"(fn ?x)"` named `?fn`. */
-export function selectExpression(item: string, env: { ctx: ActiveContext; aggregates: boolean; patterns?: (p: unknown[]) => Op }): { variable: string; expr: Expr } {
-  const as = /^\(\s*as\s+([\s\S]*)\s+(\?[^\s()]+)\s*\)$/i.exec(item.trim());
-  if (as) return { variable: varName(as[2]!), expr: compileExpr(as[1]!, env) };
-  const head = /^\(\s*([^\s()]+)/.exec(item.trim());
-  if (!head) throw badRequest(`Invalid select item: ${item} (expected a variable or an expression such as "(count ?x)")`);
-  const expr = compileExpr(item, env);
-  if (expr.type !== 'aggregate') throw badRequest(`select expression ${item} needs a name: write "(as ${item} ?name)"`);
-  return { variable: head[1]!.toLowerCase().replace(/-/g, '_'), expr };
-}
-
-/** orderBy items; a lone `["desc", "?x"]` is one key, not two. */
-export function orderKeys(v: unknown): unknown[] {
-  if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && /^(asc|desc)$/i.test(v[0]) && isVariableString(v[1])) return [v];
-  return listOf(v);
-}
-
-/** One orderBy item: `"?x"`, `["desc", "?x"]`, `"(desc ?x)"` or `{"var": "?x", "direction": "desc"}`. */
-export function orderKey(k: unknown): OrderKey {
-  let dir = 'asc';
-  let v: unknown = k;
-  if (Array.isArray(k)) {
-    if (k.length !== 2) throw badRequest(`invalid orderBy item ${JSON.stringify(k)}`);
-    [dir, v] = k as [string, unknown];
-  } else if (typeof k === 'string') {
-    const m = /^\(\s*(asc|desc)\s+(\S+)\s*\)$/i.exec(k);
-    if (m) { dir = m[1]!; v = m[2]; }
-  } else if (isObject(k)) {
-    v = k['var'];
-    dir = typeof k['direction'] === 'string' ? k['direction'] : 'asc';
-  }
-  if (typeof dir !== 'string' || !/^(asc|desc)$/i.test(dir)) throw badRequest(`invalid sort direction ${JSON.stringify(dir)}`);
-  if (typeof v !== 'string' || !v.startsWith('?')) throw badRequest(`Invalid variable: ${String(v)} (variables must start with '?')`);
-  return { expr: { type: 'var', name: varName(v) }, desc: dir.toLowerCase() === 'desc' };
 }
 
 function valuesCell(c: unknown, ctx: ActiveContext): Term | undefined {
@@ -512,108 +439,7 @@ function valuesCell(c: unknown, ctx: ActiveContext): Term | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Property paths (§5.8)
-
-/** Parse a `@path` definition (string or array syntax) into a path expression. */
-export function parsePath(p: unknown, ctx: ActiveContext): PathExpr {
-  const path = Array.isArray(p) ? arrayPath(p, ctx) : typeof p === 'string' ? new PathParser(p, ctx).parse() : undefined;
-  if (!path) throw badRequest(`invalid path expression ${JSON.stringify(p)}`);
-  checkPath(path);
-  return path;
-}
-
-function arrayPath(p: unknown, ctx: ActiveContext): PathExpr {
-  if (typeof p === 'string') return { type: 'link', iri: namedNode(ctx.expandIri(p, true)) };
-  if (!Array.isArray(p) || p.length < 2 || typeof p[0] !== 'string') throw badRequest(`invalid path expression ${JSON.stringify(p)}`);
-  const [op, ...rest] = p as [string, ...unknown[]];
-  const items = rest.map((x) => arrayPath(x, ctx));
-  switch (op) {
-    case '+': case '*': case '^':
-      if (items.length !== 1) throw badRequest(`path operator ${op} takes one argument`);
-      return op === '+' ? { type: 'oneOrMore', path: items[0]! } : op === '*' ? { type: 'zeroOrMore', path: items[0]! } : { type: 'inv', path: items[0]! };
-    case '|': case '/':
-      if (items.length < 2) throw badRequest(`path operator ${op} takes at least two arguments`);
-      return { type: op === '|' ? 'alt' : 'seq', items };
-    default:
-      throw badRequest(`invalid path operator ${JSON.stringify(op)} (use +, *, ^, | or /)`);
-  }
-}
-
-/** Rejects what §5.8 rules out: closures over anything but a (possibly inverse) predicate. */
-function checkPath(p: PathExpr): void {
-  switch (p.type) {
-    case 'oneOrMore': case 'zeroOrMore': {
-      const inner = p.path.type === 'inv' ? p.path.path : p.path;
-      if (inner.type !== 'link') throw badRequest('transitive paths (+, *) apply to a single predicate only');
-      return;
-    }
-    case 'zeroOrOne': throw badRequest('the ? path operator is not supported');
-    case 'inv': checkPath(p.path); return;
-    case 'seq': case 'alt': p.items.forEach(checkPath); return;
-    default: return;
-  }
-}
-
-/** Recursive-descent parser of the string path syntax: `^ex:a/(ex:b|ex:c)+`, `<iri>` for full IRIs. */
-class PathParser {
-  private i = 0;
-  constructor(private readonly src: string, private readonly ctx: ActiveContext) {}
-
-  parse(): PathExpr {
-    const p = this.alt();
-    this.ws();
-    if (this.i < this.src.length) this.fail(`unexpected "${this.src[this.i]}"`);
-    return p;
-  }
-  private fail(msg: string): never { throw badRequest(`invalid path expression ${JSON.stringify(this.src)}: ${msg}`); }
-  private ws(): void { while (/\s/.test(this.src[this.i] ?? '')) this.i++; }
-  private alt(): PathExpr {
-    const items = [this.seq()];
-    for (this.ws(); this.src[this.i] === '|'; this.ws()) { this.i++; items.push(this.seq()); }
-    return items.length === 1 ? items[0]! : { type: 'alt', items };
-  }
-  private seq(): PathExpr {
-    const items = [this.step()];
-    for (this.ws(); this.src[this.i] === '/'; this.ws()) { this.i++; items.push(this.step()); }
-    return items.length === 1 ? items[0]! : { type: 'seq', items };
-  }
-  private step(): PathExpr {
-    this.ws();
-    let inverse = false;
-    if (this.src[this.i] === '^') { inverse = true; this.i++; this.ws(); }
-    let p: PathExpr;
-    const c = this.src[this.i];
-    if (c === '(') {
-      this.i++;
-      p = this.alt();
-      this.ws();
-      if (this.src[this.i] !== ')') this.fail('missing ")"');
-      this.i++;
-    } else if (c === '<') {
-      const end = this.src.indexOf('>', this.i);
-      if (end < 0) this.fail('missing ">"');
-      p = { type: 'link', iri: namedNode(this.src.slice(this.i + 1, end)) };
-      this.i = end + 1;
-    } else {
-      const m = /^[^\s|/^+*?()<>]+/.exec(this.src.slice(this.i));
-      if (!m) this.fail(c === undefined ? 'unexpected end' : `unexpected "${c}"`);
-      this.i += m[0].length;
-      p = { type: 'link', iri: namedNode(this.ctx.expandIri(m[0], true)) };
-    }
-    const post = this.src[this.i];
-    if (post === '+') { this.i++; p = { type: 'oneOrMore', path: p }; }
-    else if (post === '*') { this.i++; p = { type: 'zeroOrMore', path: p }; }
-    else if (post === '?') { this.i++; p = { type: 'zeroOrOne', path: p }; }
-    return inverse ? { type: 'inv', path: p } : p;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // helpers
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** An array whose first element is a keyword string (one clause), as opposed to a list of patterns. */
 function isKeywordArray(a: unknown[]): boolean { return typeof a[0] === 'string'; }
@@ -638,12 +464,6 @@ function optionalSegments(items: unknown[]): unknown[][] {
   return out;
 }
 
-function join(a: Op, b: Op): Op {
-  if (a.type === 'unit') return b;
-  if (b.type === 'unit') return a;
-  return { type: 'join', inputs: [...(a.type === 'join' ? a.inputs : [a]), ...(b.type === 'join' ? b.inputs : [b])] };
-}
-
 function applyFilters(op: Op, filters: Expr[]): Op {
   return filters.reduce<Op>((acc, expr) => ({ type: 'filter', expr, input: acc }), op);
 }
@@ -655,11 +475,3 @@ function conjunction(filters: Expr[]): Expr | undefined {
 
 function call(fn: string, args: Expr[]): Expr { return { type: 'call', fn, args }; }
 function term(t: Term): Expr { return { type: 'term', term: t }; }
-
-function nonNegative(v: unknown, what: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw badRequest(`${what} must be a non-negative integer`);
-  return v;
-}
-
-function listOf(v: unknown): unknown[] { return v === undefined ? [] : Array.isArray(v) ? v : [v]; }

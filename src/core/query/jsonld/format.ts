@@ -1,0 +1,104 @@
+/**
+ * Value rendering of JSON-LD query results (jsonld-query.md §13): RDF terms -> JSON in the
+ * default compact `json` form or in `typed-json`, with IRIs compacted through the query's
+ * effective context (§2.3).
+ */
+import type { ActiveContext } from '../../rdf/jsonld-context.js';
+import { INTEGER_TYPES } from '../../rdf/datatypes.js';
+import type { Term } from '../../rdf/terms.js';
+import { rdf, xsd } from '../../rdf/vocab.js';
+
+export type OutputFormat = 'json' | 'typed-json';
+
+/** How terms become JSON in one response. */
+export interface Formatter {
+  readonly format: OutputFormat;
+  readonly ctx: ActiveContext;
+  /** A term in a tabular row (IRIs as compacted strings in `json`). */
+  cell(t: Term | undefined): unknown;
+  /** A term as a property value inside a crawl node (IRIs as `{"@id"}`). */
+  nodeValue(t: Term): unknown;
+  /** A literal as a full value object (sub-selection on a literal property, typed-json). */
+  valueObject(t: Term): Record<string, unknown>;
+  /** An IRI in `@id` position (prefixes only, never `@vocab`). */
+  id(t: Term): string;
+  /** An IRI in property-key / `@type` / datatype position (terms, prefixes, then `@vocab`). */
+  vocab(iri: string): string;
+}
+
+/** The formatter of one response. */
+export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Formatter {
+  const id = (t: Term): string => (t.termType === 'BlankNode' ? '_:' + t.value : ctx.compactIri(t.value, false));
+  const vocab = (iri: string): string => ctx.compactIri(iri, true);
+  const valueObject = (t: Term): Record<string, unknown> => {
+    if (t.termType !== 'Literal') return { '@id': id(t) };
+    if (t.language) return { '@value': t.value, '@language': t.language };
+    const dt = t.datatype.value;
+    if (dt === rdf.JSON) return { '@value': parseJson(t.value), '@type': '@json' };
+    return { '@value': typedValue(t), '@type': vocab(dt) };
+  };
+  const plain = (t: Term): unknown => {
+    if (t.termType !== 'Literal') return undefined;
+    if (t.language) return { '@value': t.value, '@language': t.language };
+    const dt = t.datatype.value;
+    switch (dt) {
+      case xsd.string: return t.value;
+      case xsd.boolean: return booleanOf(t.value) ?? valueObject(t);
+      case xsd.integer: case xsd.long: {
+        const n = integerOf(t.value);
+        return n ?? valueObject(t);
+      }
+      case xsd.double: return doubleOf(t.value) ?? valueObject(t);
+      case rdf.JSON: return parseJson(t.value);
+      default: return valueObject(t);
+    }
+  };
+  if (format === 'typed-json') {
+    return {
+      format, ctx, id, vocab, valueObject,
+      cell: (t) => (t === undefined ? null : valueObject(t)),
+      nodeValue: (t) => valueObject(t),
+    };
+  }
+  return {
+    format, ctx, id, vocab, valueObject,
+    cell: (t) => (t === undefined ? null : t.termType === 'Literal' ? plain(t) : id(t)),
+    nodeValue: (t) => (t.termType === 'Literal' ? plain(t) : { '@id': id(t) }),
+  };
+}
+
+/**
+ * The JSON `@value` of a typed literal: numbers for the integer family and doubles (non-finite
+ * doubles as their lexical form), booleans, otherwise the lexical form.
+ */
+function typedValue(t: Term & { termType: 'Literal' }): unknown {
+  const dt = t.datatype.value;
+  if (INTEGER_TYPES.has(dt)) return integerOf(t.value) ?? t.value;
+  if (dt === xsd.double) return doubleOf(t.value) ?? t.value;
+  if (dt === xsd.boolean) return booleanOf(t.value) ?? t.value;
+  return t.value;
+}
+
+/** A JS number for an integer lexical form when it is exact, else undefined. */
+function integerOf(lex: string): number | undefined {
+  if (!/^[+-]?\d+$/.test(lex.trim())) return undefined;
+  const n = Number(lex);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A JS number for a finite double; `NaN`/`INF`/`-INF` stay strings (JSON has no such numbers). */
+function doubleOf(lex: string): number | string | undefined {
+  const s = lex.trim();
+  if (s === 'NaN' || s === 'INF' || s === '-INF' || s === '+INF') return s === '+INF' ? 'INF' : s;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return undefined;
+  return Number(s);
+}
+
+function booleanOf(lex: string): boolean | undefined {
+  const s = lex.trim();
+  return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try { return JSON.parse(text) as unknown; } catch { return text; }
+}

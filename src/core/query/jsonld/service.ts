@@ -1,0 +1,223 @@
+/**
+ * JSON-LD queries against a connection (jsonld-query.md): parse the body, resolve the dataset and
+ * time, apply the policy hook, translate into the shared algebra, execute on the shared engine,
+ * and shape the result (crawl, compaction, construct documents, typed JSON, agent JSON). The HTTP
+ * endpoints (query, stream, multi-query) call these three functions.
+ */
+import { badRequest, timeoutError } from '../../errors.js';
+import type { DbView } from '../../index/view.js';
+import type { Connection } from '../../ledger/connection.js';
+import { type TimeSpec, parseLedgerRef } from '../../ledger/ledger-id.js';
+import type { Op, Query } from '../algebra/algebra.js';
+import { executeQuery, fuelExhausted, type QueryContext } from '../engine.js';
+import { abortError } from '../exec/runtime.js';
+import { type Binding, collect } from '../results/types.js';
+import { agentJson } from './agent.js';
+import { compileTemplate, constructDocument } from './construct.js';
+import { Crawler } from './crawl.js';
+import { type OutputFormat, formatter } from './format.js';
+import { type OpenedDataset, openDataset, sourcePolicies } from './from.js';
+import { EventView, bindEventFunctions, usesEventFunctions } from './history.js';
+import type { PolicyInputs, Tracking } from './opts.js';
+import { type ParsedQuery, effectiveContext, isHistoryBody, parseQuery } from './parse.js';
+import { type CompiledSelect, compileSelect } from './query.js';
+import { type Collected, collectValues, shapeRows } from './shape.js';
+import { isObject } from './util.js';
+import { WhereCompiler } from './where.js';
+import { parseQueryOpts } from './opts.js';
+
+export interface JsonLdQueryRequest {
+  /** Default ledger of a ledger-scoped call (path / Ledgraph-Ledger header). */
+  ledger?: string;
+  /** Time for references without their own specifier (multi-query asOf). */
+  at?: TimeSpec;
+  maxFuel?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  outputFormat?: 'json' | 'typed-json';
+  normalizeArrays?: boolean;
+  /** Agent JSON form. */
+  agent?: { maxBytes?: number };
+  /** The ledger's default context, when the server knows one. */
+  defaultContext?: unknown;
+  /** Policy hook: called on the resolved view; the view it returns is what the query reads. */
+  wrapView?: (view: DbView, ledgers: Record<string, number>) => Promise<DbView>;
+}
+
+export interface JsonLdQueryResponse {
+  result: unknown;
+  ledgers: Record<string, number>;
+  /**
+   * Present when `opts.meta` (or `max-fuel`) asked for tracking. `members` lists what was asked
+   * for (`meta: {"time": true}` asks for time only); the server shows only those.
+   */
+  tracking?: { time: string; fuel: number; policy?: { executed: number; allowed: number }; members?: (keyof Tracking)[] };
+}
+
+/** Run a JSON-LD query and return its result JSON. */
+export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<JsonLdQueryResponse> {
+  const started = now();
+  const q = parseQuery(body, req.defaultContext);
+  const run = await prepare(conn, q, req);
+  const fmt = formatter(q.ctx, q.opts.format ?? req.outputFormat ?? 'json');
+  let result: unknown;
+  if (q.form === 'ask') {
+    const r = await run.execute({ form: 'ask', op: run.op });
+    result = r.type === 'boolean' && r.value;
+  } else if (q.form === 'construct') {
+    const template = compileTemplate(q.template, q.query.where, q.ctx);
+    const r = await run.execute({ form: 'construct', op: run.op, template });
+    if (r.type !== 'quads') throw new Error('construct did not produce quads');
+    result = await constructDocument(r.quads, fmt, q.contextJson);
+  } else {
+    const c = run.compiled!;
+    const rows = await run.rows(c.op, c.projected);
+    let collected: Collected | undefined;
+    if (c.collect) collected = collectValues(await run.rows(c.collect.op, c.collect.variables), c);
+    const crawler = c.columns.some((col) => col.kind === 'crawl')
+      ? new Crawler({
+        view: run.crawlView, graphs: run.ds.defaultGraphs, fmt, depth: q.query.depth,
+        normalizeArrays: q.opts.normalizeArrays ?? req.normalizeArrays ?? false,
+        charge: (n) => run.charge(n), ...(req.signal ? { signal: req.signal } : {}),
+      })
+      : undefined;
+    const shaped = await shapeRows(c, rows, fmt, crawler, collected);
+    result = q.form === 'selectOne' ? shaped[0] ?? null : shaped;
+  }
+  if (req.agent) result = agentJson(result, q.contextJson, req.agent.maxBytes, q.query.offset);
+  const out: JsonLdQueryResponse = { result, ledgers: run.ds.ledgers };
+  const tracking = q.opts.tracking;
+  if (tracking) {
+    out.tracking = { time: `${(now() - started).toFixed(2)}ms`, fuel: run.fuel, members: (['time', 'fuel', 'policy'] as const).filter((k) => tracking[k]) };
+    const stats = (run.crawlView as { policyStats?(): { executed: number; allowed: number } }).policyStats?.();
+    if (stats && tracking.policy) out.tracking.policy = stats;
+  }
+  return out;
+}
+
+/**
+ * For NDJSON streaming: SELECT-shaped queries only; others (selectOne, graph crawl/hydration,
+ * grouped value arrays and median/variance/stddev, construct, ask, history `to`) -> 400 before any row.
+ */
+export async function streamJsonLdSelect(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<{ vars: string[]; rows: AsyncIterable<Binding>; ledgers: Record<string, number>; fuel(): number }> {
+  if (isHistoryBody(body)) throw badRequest('history queries (to) cannot be streamed');
+  const q = parseQuery(body, req.defaultContext);
+  if (q.form === 'construct' || q.form === 'ask' || q.form === 'selectOne') throw badRequest(`${q.form} queries cannot be streamed; only select and selectDistinct`);
+  const run = await prepare(conn, q, req);
+  const c = run.compiled!;
+  if (c.columns.some((col) => col.kind === 'crawl')) throw badRequest('graph crawl (hydration) queries cannot be streamed; select variables instead');
+  if (c.collect) throw badRequest('grouped value arrays and median/variance/stddev cannot be streamed; aggregate every non-grouped variable');
+  const result = await run.execute({ form: 'select', op: c.op, variables: c.projected });
+  if (result.type !== 'bindings') throw new Error('select did not produce bindings');
+  return { vars: c.projected, rows: result.rows, ledgers: run.ds.ledgers, fuel: () => run.fuel };
+}
+
+/** True when the body is a history query (`to`), which cannot be streamed or multi-queried. */
+export function isHistoryQuery(body: unknown): boolean {
+  return isHistoryBody(body);
+}
+
+/** The policy inputs of a query body (`opts.identity`, `policy-class`, ...; per-source `from` policies). */
+export function policyInputsOf(body: unknown, defaultContext?: unknown): PolicyInputs {
+  if (!isObject(body)) throw badRequest('a JSON-LD query must be a JSON object');
+  const { ctx } = effectiveContext(body, defaultContext);
+  const inputs = parseQueryOpts(body['opts'], ctx).policy;
+  const sources = sourcePolicies({ from: body['from'] ?? (isObject(body['opts']) ? body['opts']['from'] : undefined) });
+  return sources ? { ...inputs, sources } : inputs;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Run {
+  ds: OpenedDataset;
+  /** The view crawl nodes are read from (policy-wrapped, never the event view). */
+  crawlView: DbView;
+  /** Where + values (and for construct/ask their modifiers) as one operator. */
+  op: Op;
+  compiled?: CompiledSelect;
+  fuel: number;
+  charge(n: number): void;
+  execute(q: Query): ReturnType<typeof executeQuery>;
+  rows(op: Op, variables: string[]): Promise<Binding[]>;
+}
+
+async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
+  const deadline = req.timeoutMs !== undefined ? Date.now() + req.timeoutMs : undefined;
+  if (q.opts.minT !== undefined) await waitForT(conn, q, req, q.opts.minT, deadline);
+  const ds = await openDataset(conn, q.dataset, q.ctx, { ...(req.ledger !== undefined ? { ledger: req.ledger } : {}), ...(req.at ? { at: req.at } : {}) });
+  const view = req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : ds.view;
+
+  const compile = (events: 'history' | 'current' | undefined) => {
+    const wc = new WhereCompiler({ objectVarParsing: q.opts.objectVarParsing, graphAliases: ds.aliases, ...(events ? { events } : {}) });
+    const compiled = compileSelect(q.query, wc, q.form !== 'construct' && q.form !== 'ask');
+    return { wc, compiled };
+  };
+  let events: 'history' | 'current' | undefined = ds.history ? 'history' : undefined;
+  let { wc, compiled } = compile(events);
+  if (!events && (usesEventFunctions(compiled.op) || (compiled.collect && usesEventFunctions(compiled.collect.op)))) {
+    events = 'current';
+    ({ wc, compiled } = compile(events));
+  }
+  let ctx: QueryContext = { view, defaultGraphs: ds.defaultGraphs, namedGraphs: ds.namedGraphs, resolveGraph: ds.resolveGraph };
+  if (events) {
+    compiled = { ...compiled, op: bindEventFunctions(compiled.op, wc.eventOf) };
+    if (compiled.collect) compiled.collect = { ...compiled.collect, op: bindEventFunctions(compiled.collect.op, wc.eventOf) };
+    let range = ds.history;
+    if (!range) {
+      const ts = Object.values(ds.ledgers);
+      if (ts.length !== 1) throw badRequest('@t / @op and the t / op functions need a dataset of one ledger');
+      range = { fromT: 0, toT: ts[0]! };
+    }
+    const ev = new EventView(view, ds.defaultGraphs, range.fromT, range.toT, events);
+    const named = events === 'current' ? [...ev.eventGraphs(), ...ds.namedGraphs] : ev.eventGraphs();
+    ctx = { view: ev, defaultGraphs: ds.defaultGraphs, namedGraphs: named, resolveGraph: (iri) => ev.graphId(iri) ?? ds.resolveGraph(iri) };
+  }
+  const maxFuels = [req.maxFuel, q.opts.maxFuel].filter((x): x is number => x !== undefined);
+  const maxFuel = maxFuels.length > 0 ? Math.min(...maxFuels) : undefined;
+  const run: Run = {
+    ds, crawlView: view, op: compiled.op, compiled, fuel: 0,
+    charge(n) {
+      run.fuel += n;
+      if (maxFuel !== undefined && run.fuel > maxFuel) throw fuelExhausted(maxFuel);
+      if (req.signal?.aborted) throw abortError(req.signal);
+      if (deadline !== undefined && Date.now() > deadline) throw timeoutError('query timeout exceeded');
+    },
+    execute(query) {
+      const left = deadline !== undefined ? Math.max(0, deadline - Date.now()) : undefined;
+      return executeQuery(query, {
+        ...ctx,
+        ...(maxFuel !== undefined ? { maxFuel: Math.max(0, maxFuel - run.fuel) } : {}),
+        ...(left !== undefined ? { timeoutMs: left } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+        onFinish: ({ fuel }) => { run.fuel += fuel; },
+      });
+    },
+    async rows(op, variables) {
+      const r = await run.execute({ form: 'select', op, variables });
+      if (r.type !== 'bindings') throw new Error('select did not produce bindings');
+      return collect(r.rows);
+    },
+  };
+  return run;
+}
+
+/** Read-after-write (`opts.min-t`): wait until the queried ledger has reached t. */
+async function waitForT(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest, minT: number, deadline: number | undefined): Promise<void> {
+  const first = Array.isArray(q.dataset.from) ? q.dataset.from[0] : q.dataset.from;
+  const ref = req.ledger ?? (typeof first === 'string' ? first : isObject(first) && typeof first['@id'] === 'string' ? first['@id'] : undefined);
+  if (ref === undefined) throw badRequest('opts.min-t needs a ledger (path, Ledgraph-Ledger header or from)');
+  const id = parseLedgerRef(ref).id;
+  const until = deadline ?? Date.now() + 5_000;
+  for (;;) {
+    if ((await conn.ledger(id)).t >= minT) return;
+    if (req.signal?.aborted) throw abortError(req.signal);
+    if (Date.now() > until) throw timeoutError(`ledger ${id} did not reach t ${minT} in time (opts.min-t)`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+export type { OutputFormat };

@@ -1,0 +1,98 @@
+/**
+ * Select result shaping (jsonld-query.md §3, §6, §13): solution rows -> the JSON result — arrays
+ * of columns or flat values, `"*"` objects, typed-json row objects, crawl nodes, grouped value
+ * arrays and the statistical aggregates (median, variance, stddev) computed per group.
+ */
+import type { Term } from '../../rdf/terms.js';
+import { termKey } from '../../rdf/terms.js';
+import { doubleLiteral, numericToNumber, numericValue } from '../../rdf/values.js';
+import type { Binding } from '../results/types.js';
+import type { Crawler } from './crawl.js';
+import type { Formatter } from './format.js';
+import type { Column, CompiledSelect, StatName } from './query.js';
+
+/** Per group (key tuple), the values of every collected variable, in solution order. */
+export type Collected = Map<string, Map<string, Term[]>>;
+
+/** The identity of a row's group: its key terms. */
+export function groupKeyOf(row: Binding, keys: readonly string[]): string {
+  return keys.map((k) => (row[k] ? termKey(row[k]!) : '')).join('\u0000');
+}
+
+/** Index the collect query's rows by group. */
+export function collectValues(rows: Binding[], c: CompiledSelect): Collected {
+  const out: Collected = new Map();
+  const vars = c.collect!.variables.filter((v) => !c.groupKeys.includes(v));
+  for (const row of rows) {
+    const key = groupKeyOf(row, c.groupKeys);
+    let g = out.get(key);
+    if (!g) out.set(key, g = new Map(vars.map((v) => [v, []])));
+    for (const v of vars) if (row[v]) g.get(v)!.push(row[v]!);
+  }
+  return out;
+}
+
+/** Shape every row of a select (selectOne takes the first). */
+export async function shapeRows(c: CompiledSelect, rows: Binding[], fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const row of rows) out.push(await shapeRow(c, row, fmt, crawler, collected));
+  return out;
+}
+
+async function shapeRow(c: CompiledSelect, row: Binding, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown> {
+  if (c.wildcard) {
+    const o: Record<string, unknown> = {};
+    for (const v of c.projected) if (row[v] !== undefined) o['?' + v] = fmt.cell(row[v]);
+    return o;
+  }
+  const group = collected?.get(groupKeyOf(row, c.groupKeys));
+  const cells: [string, unknown, boolean][] = [];
+  for (const col of c.columns) cells.push([columnName(col, fmt), await cell(col, row, fmt, crawler, group), col.kind === 'crawl']);
+  if (fmt.format === 'typed-json' && !(c.flat && cells[0]![2])) {
+    // typed-json rows are objects keyed by variable name (§13).
+    const o: Record<string, unknown> = {};
+    for (const [name, v] of [...cells].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) o[name] = v;
+    return o;
+  }
+  return c.flat ? cells[0]![1] : cells.map((x) => x[1]);
+}
+
+function columnName(col: Column, fmt: Formatter): string {
+  if (col.kind === 'crawl') return typeof col.root === 'string' ? '?' + col.root : fmt.id(col.root);
+  return '?' + col.name;
+}
+
+async function cell(col: Column, row: Binding, fmt: Formatter, crawler: Crawler | undefined, group: Map<string, Term[]> | undefined): Promise<unknown> {
+  switch (col.kind) {
+    case 'var': return fmt.cell(row[col.name]);
+    case 'crawl': return crawler!.root(typeof col.root === 'string' ? row[col.root] : col.root, col.spec);
+    case 'values': return (group?.get(col.name) ?? []).map((t) => fmt.cell(t));
+    case 'stat': {
+      const v = statistic(col.fn, group?.get(col.source) ?? []);
+      return v === undefined ? fmt.cell(undefined) : fmt.cell(doubleLiteral(v));
+    }
+  }
+}
+
+/**
+ * median / variance / stddev of numeric terms as a double (§6): population variance (mean squared
+ * deviation); the median of an even count is the mean of the two middle values. Unbound (undefined)
+ * for no values or any non-numeric value, as an aggregate's evaluation error is.
+ */
+export function statistic(fn: StatName, terms: readonly Term[]): number | undefined {
+  if (terms.length === 0) return undefined;
+  const xs: number[] = [];
+  for (const t of terms) {
+    const v = numericValue(t);
+    if (!v) return undefined;
+    xs.push(numericToNumber(v));
+  }
+  if (fn === 'median') {
+    xs.sort((a, b) => a - b);
+    const mid = xs.length >> 1;
+    return xs.length % 2 === 1 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
+  }
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const variance = xs.reduce((a, x) => a + (x - mean) * (x - mean), 0) / xs.length;
+  return fn === 'variance' ? variance : Math.sqrt(variance);
+}
