@@ -5,19 +5,24 @@
  */
 import { BATCH_ROWS, UNBOUND, type Batch, type Stream } from './types.js';
 
+const EMPTY = new Int32Array(0);
+
 /** A growable run of rows; `take()` hands the rows out as a batch and starts a new buffer. */
 export class RowBuffer {
   rows: Int32Array;
   n = 0;
+  /** Rows to allocate room for when the first row arrives (buffers are allocated lazily: many stay empty). */
+  private readonly initial: number;
   constructor(readonly width: number, capacity = 64) {
-    this.rows = new Int32Array(Math.max(1, capacity * width));
+    this.initial = Math.max(1, Math.min(capacity, BATCH_ROWS));
+    this.rows = EMPTY;
   }
 
   /** Make room for one more row and return its offset (contents undefined). */
   alloc(): number {
     const off = this.n * this.width;
     if (off + this.width > this.rows.length) {
-      const next = new Int32Array(Math.max(this.rows.length * 2, off + this.width));
+      const next = new Int32Array(Math.max(this.rows.length * 2, this.initial * this.width, off + this.width));
       next.set(this.rows);
       this.rows = next;
     }
@@ -49,7 +54,7 @@ export class RowBuffer {
   /** The buffered rows as a batch; the buffer starts over empty. */
   take(): Batch {
     const b = { n: this.n, rows: this.rows.subarray(0, this.n * this.width) };
-    this.rows = new Int32Array(Math.max(this.width, Math.min(this.rows.length, BATCH_ROWS * this.width)));
+    this.rows = EMPTY;
     this.n = 0;
     return b;
   }
