@@ -33,6 +33,7 @@ const USAGE = `Usage: ledgraph <command> [flags]
 
 Commands:
   server    Start the Ledgraph HTTP server (ledgraph server --help lists its flags)
+  token     Make Ed25519 keys and bearer tokens (ledgraph token --help)
 
 Flags:
   -h, --help       Show this help
@@ -64,6 +65,7 @@ export async function main(
       case 'version':
         io.out(packageVersion() + '\n');
         return 0;
+      case 'token': return await (await import('./token-cli.js')).tokenMain(rest, io);
       case 'server': {
         const parsed = parseServerArgs(rest, env);
         if (parsed.kind === 'help') {

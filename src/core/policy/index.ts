@@ -96,7 +96,8 @@ export async function policyView(conn: Connection, view: DbView, inputs: PolicyI
     });
   }
   await pv.prepare();
-  return { view: pv, stats: () => sumTallies(ev) };
+  pv.policyStats = () => sumTallies(ev);
+  return { view: pv, stats: pv.policyStats };
 }
 
 /** Default refusal message of a write (policy.md §6). */

@@ -115,3 +115,36 @@ export function mergePolicyInputs(...layers: (PolicyInputs | undefined)[]): Poli
   }
   return out;
 }
+
+/**
+ * Policy inputs written as a JSON object with the `opts` keys and their aliases (a JSON-LD `from`
+ * source's `policy`, multi-query layers): identity, policy-class, policy, policy-values,
+ * default-allow. IRIs are taken as written; wrong types are a 400.
+ */
+export function policyInputsFromJson(raw: unknown): PolicyInputs {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('a source policy must be a JSON object of policy options');
+  const o = raw as Record<string, unknown>;
+  const get = (...names: string[]): unknown => { for (const n of names) if (o[n] !== undefined) return o[n]; return undefined; };
+  const out: PolicyInputs = {};
+  const identity = get('identity', 'did');
+  if (identity !== undefined) {
+    if (typeof identity !== 'string' || identity === '') throw badRequest('policy identity must be an IRI string');
+    out.identity = identity;
+  }
+  const pc = get('policy-class', 'policyClass', 'policy_class');
+  if (pc !== undefined) {
+    const list = Array.isArray(pc) ? pc : [pc];
+    if (!list.every((x) => typeof x === 'string' && x !== '')) throw badRequest('policy-class must be an IRI or an array of IRIs');
+    out.policyClass = list as string[];
+  }
+  const policy = get('policy');
+  if (policy !== undefined) out.policy = policy;
+  const pv = get('policy-values', 'policyValues', 'policy_values');
+  if (pv !== undefined) { parsePolicyValues(pv); out.policyValues = pv; }
+  const da = get('default-allow', 'defaultAllow', 'default_allow');
+  if (da !== undefined) {
+    if (typeof da !== 'boolean') throw badRequest('default-allow must be a boolean');
+    out.defaultAllow = da;
+  }
+  return out;
+}

@@ -18,6 +18,8 @@ export class PolicyView implements DbView {
   readonly t: number;
   readonly dict: DbView['dict'];
   private visibleGraphs: number[] | null = null;
+  /** Policy tracking of the request (query `opts.meta`); set by `policyView`. */
+  policyStats?: () => { executed: number; allowed: number };
 
   constructor(
     private readonly inner: DbView,
