@@ -22,7 +22,7 @@ export function parseMediaType(header: string | undefined | null): MediaType | n
   if (!header) return null;
   const [essence, ...rest] = header.split(';');
   const type = essence!.trim().toLowerCase();
-  if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+*-]+$/.test(type)) return null;
+  if (!/^(?:[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+*-]+|\*\/\*)$/.test(type)) return null;
   const params: Record<string, string> = {};
   for (const p of rest) {
     const i = p.indexOf('=');

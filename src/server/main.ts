@@ -108,7 +108,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
       await new Promise<void>((ok) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
-        server.close(() => { clearTimeout(force); ok(); });
+        // Keep-alive connections that finish their in-flight request go idle after close() was
+        // called; sweep them so shutdown does not wait for the client's keep-alive timeout.
+        const sweep = setInterval(() => server.closeIdleConnections(), 25);
+        sweep.unref();
+        server.close(() => { clearTimeout(force); clearInterval(sweep); ok(); });
         server.closeIdleConnections();
       });
       if (deps.onClose) await deps.onClose();

@@ -10,6 +10,7 @@ import { badRequest, notFound } from '../../core/errors.js';
 import { parseLedgerRef, type LedgerRef } from '../../core/ledger/ledger-id.js';
 import { toJsonLd, toNTriples, toRdfXml, toTurtle } from '../../core/query/results/rdf-writers.js';
 import { defaultGraph, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
+import { rdf, xsd } from '../../core/rdf/vocab.js';
 import type { Receipt } from '../../core/transact/pipeline.js';
 import type { GraphRef, TxnRequest } from '../../core/transact/txn-request.js';
 import type { AppEnv } from '../app.js';
@@ -60,10 +61,11 @@ async function readGraph(ctx: ServerContext, ref: LedgerRef, target: GraphRef): 
   for await (const b of db.scan({ g })) {
     for (let k = 0; k < b.n; k++) {
       const s = db.dict.term(b.s[k]!), p = db.dict.term(b.p[k]!) as NamedNode, o = db.dict.term(b.o[k]!);
+      // Register only the IRIs the writers print as prefixed names (rdf:type is `a`, plain strings untyped).
       if (s.termType === 'NamedNode') compactor.iri(s.value);
-      compactor.iri(p.value);
+      if (p.value !== rdf.type) compactor.iri(p.value);
       if (o.termType === 'NamedNode') compactor.iri(o.value);
-      else if (o.termType === 'Literal' && !o.language) compactor.iri(o.datatype.value);
+      else if (o.termType === 'Literal' && !o.language && o.datatype.value !== xsd.string) compactor.iri(o.datatype.value);
       quads.push({ subject: s, predicate: p, object: o, graph: defaultGraph });
     }
   }
