@@ -11,10 +11,13 @@ const EMPTY = new Int32Array(0);
 export class RowBuffer {
   rows: Int32Array;
   n = 0;
-  /** Rows to allocate room for when the first row arrives (buffers are allocated lazily: many stay empty). */
-  private readonly initial: number;
-  constructor(readonly width: number, capacity = 64) {
-    this.initial = Math.max(1, Math.min(capacity, BATCH_ROWS));
+  /**
+   * Rows to make room for when the first row arrives. Buffers are allocated lazily and start
+   * small (most probes yield a handful of rows); after a take() the size of that batch is the hint.
+   */
+  private initial: number;
+  constructor(readonly width: number, capacity = 16) {
+    this.initial = Math.max(1, Math.min(capacity, 16));
     this.rows = EMPTY;
   }
 
@@ -54,6 +57,7 @@ export class RowBuffer {
   /** The buffered rows as a batch; the buffer starts over empty. */
   take(): Batch {
     const b = { n: this.n, rows: this.rows.subarray(0, this.n * this.width) };
+    this.initial = Math.max(16, Math.min(this.n, BATCH_ROWS));
     this.rows = EMPTY;
     this.n = 0;
     return b;
