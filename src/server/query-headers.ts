@@ -2,22 +2,13 @@
  * Request headers of the query endpoints (http-api.md §4.5): `Ledgraph-Min-T` (read-after-write
  * barrier, with the wait itself), `Ledgraph-Max-Fuel`, and the policy inputs from
  * `Ledgraph-Identity`, `Ledgraph-Policy*`, `Ledgraph-Default-Allow` and SPARQL `# PRAGMA` comments
- * (policy.md §3). Policy inputs are only parsed and validated here; enforcement belongs to the
- * policy engine, which receives them as a PolicyInputs object.
+ * (policy.md §3). Policy inputs are parsed and validated here; the policy engine enforces them.
  */
 import { badRequest, timeoutError, type LedgraphError } from '../core/errors.js';
+import { mergePolicyInputs, parsePolicyValues, policyInputsFromPragmas, type PolicyInputs } from '../core/policy/index.js';
 import type { Connection } from '../core/ledger/connection.js';
 import { normalizeLedgerId } from '../core/ledger/ledger-id.js';
 import { parseBoolHeader } from './negotiate.js';
-
-/** The policy selection of one request (policy.md §3), before enforcement. Absent keys were not given. */
-export interface PolicyInputs {
-  identity?: string;
-  policyClass?: string[];
-  policy?: unknown;
-  policyValues?: Record<string, unknown>;
-  defaultAllow?: boolean;
-}
 
 /** A non-negative integer header; a malformed value is a 400. */
 function intHeader(headers: Headers, name: string): number | undefined {
@@ -52,79 +43,45 @@ function parseJsonHeader(name: string, raw: string): unknown {
   }
 }
 
-function policyValuesOf(where: string, v: unknown): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest(`invalid ${where}: expected a JSON object of "?$var" to IRI`);
-  return v as Record<string, unknown>;
-}
-
-/** Policy inputs from the `Ledgraph-Identity` / `Ledgraph-Policy*` / `Ledgraph-Default-Allow` headers. */
+/**
+ * Policy inputs from the `Ledgraph-Identity` / `Ledgraph-Policy*` / `Ledgraph-Default-Allow`
+ * headers (policy.md §3); a malformed value is a 400. Absent headers leave their key absent.
+ */
 export function policyFromHeaders(headers: Headers): PolicyInputs {
   const out: PolicyInputs = {};
   const identity = headers.get('Ledgraph-Identity');
   if (identity !== null) {
-    if (!identity.trim()) throw badRequest('invalid Ledgraph-Identity: expected an IRI');
-    out.identity = identity.trim();
+    const v = identity.trim().replace(/^<(.*)>$/, '$1');
+    if (!v || /[\s<>"]/.test(v)) throw badRequest(`invalid Ledgraph-Identity "${identity}": expected an IRI`);
+    out.identity = v;
   }
   const classes = headers.get('Ledgraph-Policy-Class');
   if (classes !== null) {
-    const list = classes.split(',').map((s) => s.trim()).filter(Boolean);
+    const list = classes.split(',').map((s) => s.trim().replace(/^<(.*)>$/, '$1')).filter(Boolean);
     if (!list.length) throw badRequest('invalid Ledgraph-Policy-Class: expected one or more IRIs');
     out.policyClass = list;
   }
   const policy = headers.get('Ledgraph-Policy');
-  if (policy !== null) out.policy = parseJsonHeader('Ledgraph-Policy', policy);
+  if (policy !== null) {
+    const v = parseJsonHeader('Ledgraph-Policy', policy);
+    if (typeof v !== 'object' || v === null) throw badRequest('invalid Ledgraph-Policy: expected a policy node or an array of policy nodes');
+    out.policy = v;
+  }
   const values = headers.get('Ledgraph-Policy-Values');
-  if (values !== null) out.policyValues = policyValuesOf('Ledgraph-Policy-Values', parseJsonHeader('Ledgraph-Policy-Values', values));
+  if (values !== null) {
+    const v = parseJsonHeader('Ledgraph-Policy-Values', values);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badRequest('invalid Ledgraph-Policy-Values: expected a JSON object of "?$var" to IRI');
+    parsePolicyValues(v);
+    out.policyValues = v;
+  }
   const allow = headers.get('Ledgraph-Default-Allow');
   if (allow !== null) out.defaultAllow = parseBoolHeader('Ledgraph-Default-Allow', allow);
   return out;
 }
 
-const PRAGMA_LINE = /^#[ \t]*PRAGMA[ \t]+([A-Za-z][\w:.-]*)[ \t]*(.*?)[ \t]*$/i;
-
-/**
- * Policy inputs from SPARQL `# PRAGMA` comments. Only the comment lines before the first
- * non-comment line count (policy.md §3); `policy-class` may repeat.
- */
-export function policyFromPragmas(text: string): PolicyInputs {
-  const out: PolicyInputs = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '') continue;
-    if (!line.startsWith('#')) break;
-    const m = PRAGMA_LINE.exec(line);
-    if (!m) continue;
-    const name = m[1]!.toLowerCase();
-    const value = m[2]!;
-    const iri = () => {
-      const v = /^<([^<>\s]*)>$/.exec(value)?.[1] ?? (/^\S+$/.test(value) ? value : undefined);
-      if (!v) throw badRequest(`invalid PRAGMA ${name}: expected an IRI, got "${value}"`);
-      return v;
-    };
-    switch (name) {
-      case 'identity': out.identity = iri(); break;
-      case 'policy-class': (out.policyClass ??= []).push(iri()); break;
-      case 'policy-values': out.policyValues = policyValuesOf('PRAGMA policy-values', parseJsonHeader('PRAGMA policy-values', value)); break;
-      case 'default-allow': out.defaultAllow = parseBoolHeader('PRAGMA default-allow', value); break;
-      default: break;
-    }
-  }
-  return out;
-}
-
-/** Overlay policy inputs key by key; later layers win (pragma < header < body opts). */
-export function mergePolicy(...layers: (PolicyInputs | undefined)[]): PolicyInputs {
-  const out: PolicyInputs = {};
-  for (const l of layers) {
-    if (!l) continue;
-    for (const [k, v] of Object.entries(l)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  }
-  return out;
-}
-
-/** True when any policy input was given (an explicit policy signal). */
-export function hasPolicy(p: PolicyInputs | undefined): boolean {
-  return !!p && Object.values(p).some((v) => v !== undefined);
+/** SPARQL policy inputs of a request: `# PRAGMA` comments overlaid by the policy headers (policy.md §3). */
+export function sparqlPolicyInputs(text: string, headers: Headers): PolicyInputs {
+  return mergePolicyInputs(policyInputsFromPragmas(text), policyFromHeaders(headers));
 }
 
 /** Options of the freshness barrier. */

@@ -8,20 +8,28 @@
  * helpers the streaming and multi-query endpoints share.
  */
 import type { Context } from 'hono';
-import { badRequest, isLedgraphError, unsupportedMediaType } from '../../core/errors.js';
+import { badRequest, isLedgraphError, LedgraphError, notFound, unsupportedMediaType } from '../../core/errors.js';
+import { GRAPH_TXN_META } from '../../core/flake/flake.js';
+import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
-import { parseLedgerRef } from '../../core/ledger/ledger-id.js';
-import { parseSparql } from '../../core/query/engine.js';
+import { parseLedgerRef, type TimeSpec } from '../../core/ledger/ledger-id.js';
+import { isRootPolicy, mergePolicyInputs, policyView, type PolicyInputs } from '../../core/policy/index.js';
+import { executeQuery, parseSparql, type QueryContext } from '../../core/query/engine.js';
+import { EventView } from '../../core/query/jsonld/history.js';
+import { parseQueryOpts } from '../../core/query/jsonld/opts.js';
+import { effectiveContext } from '../../core/query/jsonld/parse.js';
+import { policyInputsOf, runJsonLdQuery, streamJsonLdSelect, type JsonLdQueryRequest } from '../../core/query/jsonld/service.js';
 import { writeJsonLd, writeNQuads, writeNTriples, writeRdfXml, writeTriG, writeTurtle } from '../../core/query/results/rdf-writers.js';
 import { writeCsv, writeTsv } from '../../core/query/results/sparql-csv-tsv.js';
 import { writeSparqlJson } from '../../core/query/results/sparql-json.js';
 import { writeSparqlXml } from '../../core/query/results/sparql-xml.js';
 import type { QueryResult } from '../../core/query/results/types.js';
 import { runSparql } from '../../core/query/sparql-service.js';
+import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 import type { AppEnv } from '../app.js';
 import { decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes } from '../http-util.js';
-import { MEDIA_TYPE, negotiateFormat, type ResultFormat } from '../negotiate.js';
-import { headerLedger, mergePolicy, parseMaxFuel, parseMinT, policyFromHeaders, policyFromPragmas, waitForMinT, type PolicyInputs } from '../query-headers.js';
+import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
+import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT } from '../query-headers.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 
@@ -154,15 +162,10 @@ function withoutComments(text: string): string {
  * The history range of SPARQL text (`FROM <a@t:1> TO <a@t:latest>`, not part of the SPARQL
  * grammar), or null when the text has none.
  */
-export function sparqlHistoryRange(text: string): { from: string; to: string } | null {
+export function sparqlHistoryRange(text: string): { from: string; to: string; start: number; end: number } | null {
   if (!/\bTO\b/i.test(text)) return null;
   const m = /\bFROM\s+<([^<>\s]*)>\s+TO\s+<([^<>\s]*)>/i.exec(withoutComments(text));
-  return m ? { from: m[1]!, to: m[2]! } : null;
-}
-
-/** 400 for a SPARQL history range: the engine has no SPARQL history mode (JSON-LD `to` has one). */
-export function sparqlHistoryUnsupported(range: { from: string; to: string }): Error {
-  return badRequest(`SPARQL history queries (FROM <${range.from}> TO <${range.to}>) are not supported: SPARQL has no way to bind the @t/@op of history events; use a JSON-LD history query ("from" and "to")`);
+  return m ? { from: m[1]!, to: m[2]!, start: m.index, end: m.index + m[0].length } : null;
 }
 
 /** The ledger ids a SPARQL request reads: the default ledger and every FROM / FROM NAMED IRI naming an existing ledger. */
@@ -189,11 +192,6 @@ export async function awaitFreshness(conn: Connection, ledgers: readonly string[
     const left = deadline ? Math.max(1, deadline - Date.now()) : 0;
     await waitForMinT(conn, id, minT, { timeoutMs: left, ...(signal ? { signal } : {}) });
   }
-}
-
-/** SPARQL policy inputs of a request: `# PRAGMA` comments overlaid by the policy headers (policy.md §3). */
-export function sparqlPolicy(text: string, headers: Headers): PolicyInputs {
-  return mergePolicy(policyFromPragmas(text), policyFromHeaders(headers));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,6 +288,152 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
 }
 
 // ---------------------------------------------------------------------------------------------
+// Running queries (shared by /query, /stream/query and /multi-query)
+
+/** The policy a request runs under: the client's inputs plus the server's default class where it applies (policy.md §3). */
+export function resolvePolicy(ctx: ServerContext, client: PolicyInputs, applyDefaultClass: boolean): PolicyInputs {
+  const dflt = ctx.config.defaultPolicyClass;
+  if (!applyDefaultClass || !dflt) return client;
+  return { ...client, policyClass: [...new Set([...(client.policyClass ?? []), dflt])] };
+}
+
+/** A SPARQL query to run. */
+export interface SparqlRun {
+  text: string;
+  ledger?: string | undefined;
+  defaultGraphUris?: string[];
+  namedGraphUris?: string[];
+  at?: TimeSpec;
+  maxFuel?: number | undefined;
+  timeoutMs?: number | undefined;
+  signal: AbortSignal;
+  policy?: PolicyInputs;
+  onFinish?: QueryContext['onFinish'];
+}
+
+/** Run SPARQL text: an ordinary query through the SPARQL service, a `FROM … TO …` range as a history query. */
+export async function executeSparql(conn: Connection, run: SparqlRun): Promise<{ result: QueryResult; ledgers: Record<string, number> }> {
+  const range = sparqlHistoryRange(run.text);
+  if (range) return sparqlHistory(conn, run, range);
+  const res = await runSparql(conn, run.text, {
+    ...(run.ledger !== undefined ? { ledger: run.ledger } : {}),
+    ...(run.defaultGraphUris?.length ? { defaultGraphUris: run.defaultGraphUris } : {}),
+    ...(run.namedGraphUris?.length ? { namedGraphUris: run.namedGraphUris } : {}),
+    ...(run.at ? { at: run.at } : {}),
+    ...(run.maxFuel !== undefined ? { maxFuel: run.maxFuel } : {}),
+    ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
+    ...(run.policy ? { policy: run.policy } : {}),
+    ...(run.onFinish ? { onFinish: run.onFinish } : {}),
+    signal: run.signal,
+  });
+  return { result: res.result, ledgers: res.ledgers };
+}
+
+/**
+ * A SPARQL history query (`FROM <a@t:1> TO <a@t:latest>`, outside the SPARQL grammar): the range
+ * is cut from the text and the query runs over the JSON-LD engine's EventView, where every
+ * assertion and retraction in the range is a fact of an event graph
+ * `urn:ledgraph:event:<t>:<assert|retract>:0`. The default graph merges all events; `GRAPH ?e`
+ * binds the event graph, from which t and the operation are read with string functions.
+ */
+async function sparqlHistory(conn: Connection, run: SparqlRun, range: { from: string; to: string; start: number; end: number }): Promise<{ result: QueryResult; ledgers: Record<string, number> }> {
+  if (!range.from.includes('@') || !range.to.includes('@')) {
+    throw badRequest('a SPARQL history query needs a time specifier on both ends: FROM <ledger@t:1> TO <ledger@t:latest>');
+  }
+  const a = parseLedgerRef(range.from), b = parseLedgerRef(range.to);
+  if (a.id !== b.id) throw badRequest(`FROM and TO must name the same ledger (got ${a.id} and ${b.id})`);
+  if (run.ledger !== undefined && parseLedgerRef(run.ledger).id !== a.id) throw badRequest(`a ledger-scoped history query must range over its own ledger (${parseLedgerRef(run.ledger).id})`);
+  if (run.defaultGraphUris?.length || run.namedGraphUris?.length) throw badRequest('default-graph-uri / named-graph-uri cannot be combined with a history range');
+  const text = run.text.slice(0, range.start) + ' '.repeat(range.end - range.start) + run.text.slice(range.end);
+  const query = parseSparql(text);
+  if (query.dataset) throw badRequest('a SPARQL history query takes exactly one dataset clause: FROM <ledger@t:N> TO <ledger@t:M>');
+  const ledger = await conn.ledger(a.id);
+  const fromDb = await ledger.db(a.time);
+  const toDb = await ledger.db(b.time);
+  if (fromDb.t > toDb.t) throw badRequest(`FROM (t ${fromDb.t}) is after TO (t ${toDb.t})`);
+  const g = a.fragment === null || a.fragment === '' ? 0 : a.fragment === 'txn-meta' ? GRAPH_TXN_META : toDb.graphId(a.fragment);
+  if (g === undefined) throw notFound(`ledger ${a.id} has no graph <${a.fragment}>`);
+  const view = isRootPolicy(run.policy) ? toDb : (await policyView(conn, toDb, run.policy)).view;
+  const ev = new EventView(view, [g], fromDb.t, toDb.t, 'history');
+  const events = ev.eventGraphs();
+  const result = await executeQuery(query, {
+    view: ev, defaultGraphs: events, namedGraphs: events, resolveGraph: (iri) => ev.graphId(iri),
+    ...(run.maxFuel !== undefined ? { maxFuel: run.maxFuel } : {}),
+    ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
+    ...(run.onFinish ? { onFinish: run.onFinish } : {}),
+    signal: run.signal,
+  });
+  return { result, ledgers: { [toDb.ledgerId]: toDb.t } };
+}
+
+/** The form of a JSON-LD query body, by its keys (before parsing, to negotiate the format). */
+export function jsonLdForm(body: Record<string, unknown>): 'select' | 'selectOne' | 'construct' | 'ask' {
+  if (body.ask !== undefined) return 'ask';
+  if (body.construct !== undefined) return 'construct';
+  if (body.selectOne !== undefined || body['select-one'] !== undefined) return 'selectOne';
+  return 'select';
+}
+
+/**
+ * The policy hook of a JSON-LD query: restrict the resolved view to what `inputs` allow; a `from`
+ * object's own `policy` replaces them for its ledger (jsonld-query.md §12). Undefined when no
+ * policy applies anywhere.
+ */
+export function jsonLdWrapView(conn: Connection, body: Record<string, unknown>, inputs: PolicyInputs, sources: { ledger: string; policy: unknown }[] | undefined): JsonLdQueryRequest['wrapView'] {
+  if (isRootPolicy(inputs) && !sources?.length) return undefined;
+  return async (view: DbView, ledgers: Record<string, number>) => {
+    const ids = Object.keys(ledgers);
+    let applied = inputs;
+    const own = sources?.find((s) => ids.includes(parseLedgerRef(s.ledger).id));
+    if (own) applied = parseQueryOpts(own.policy, effectiveContext(body, undefined).ctx).policy;
+    if (isRootPolicy(applied)) return view;
+    if (ids.length !== 1) throw badRequest('a query under a policy (identity, policy-class, policy or default-allow) must read exactly one ledger');
+    return (await policyView(conn, view, applied, { ledgerId: ids[0]! })).view;
+  };
+}
+
+/** Everything a JSON-LD query needs from the HTTP request (headers are defaults; the body's opts win). */
+export function jsonLdRequest(c: Ctx, ctx: ServerContext, body: Record<string, unknown>, o: {
+  ledger?: string | undefined; at?: TimeSpec; timeoutMs?: number | undefined; signal: AbortSignal; output: OutputOptions; agent: boolean; headerPolicy: PolicyInputs;
+}): JsonLdQueryRequest {
+  const { sources, ...bodyPolicy } = policyInputsOf(body);
+  const inputs = resolvePolicy(ctx, mergePolicyInputs(o.headerPolicy, bodyPolicy as PolicyInputs), true);
+  const wrapView = jsonLdWrapView(ctx.conn, body, inputs, sources);
+  const maxFuel = parseMaxFuel(c.req.raw.headers);
+  return {
+    ...(o.ledger !== undefined ? { ledger: o.ledger } : {}),
+    ...(o.at ? { at: o.at } : {}),
+    ...(maxFuel !== undefined ? { maxFuel } : {}),
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    signal: o.signal,
+    ...(o.output.outputFormat ? { outputFormat: o.output.outputFormat } : {}),
+    ...(o.output.normalizeArrays !== undefined ? { normalizeArrays: o.output.normalizeArrays } : {}),
+    ...(o.agent ? { agent: o.output.maxBytes !== undefined ? { maxBytes: o.output.maxBytes } : {} } : {}),
+    ...(wrapView ? { wrapView } : {}),
+  };
+}
+
+/** A body with the header's `min-t` as its default (the JSON-LD service waits for it). */
+function withHeaderMinT(body: Record<string, unknown>, minT: number | undefined): Record<string, unknown> {
+  if (minT === undefined) return body;
+  const opts = typeof body.opts === 'object' && body.opts !== null && !Array.isArray(body.opts) ? body.opts as Record<string, unknown> : {};
+  if (opts['min-t'] !== undefined || opts.minT !== undefined || opts.min_t !== undefined) return body;
+  return { ...body, opts: { ...opts, 'min-t': minT } };
+}
+
+/** The JSON body of a JSON-LD result: the result itself, or with tracking `{status, result, time, fuel, policy}`. */
+export function jsonLdBody(res: Awaited<ReturnType<typeof runJsonLdQuery>>): unknown {
+  const t = res.tracking;
+  if (!t) return res.result;
+  const members = t.members ?? ['time', 'fuel', 'policy'];
+  const out: Record<string, unknown> = { status: 200, result: res.result };
+  if (members.includes('time')) out.time = t.time;
+  if (members.includes('fuel')) out.fuel = t.fuel;
+  if (members.includes('policy') && t.policy) out.policy = t.policy;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Handlers
 
 /** Server limits of one query request: its deadline (ms since the epoch; 0 = none) and timeout. */
@@ -303,47 +447,46 @@ export function remaining(deadline: number): number | undefined {
   return deadline ? Math.max(1, deadline - Date.now()) : undefined;
 }
 
+/** An AbortController that follows the request signal until `detach` is called. */
+function linkedAbort(signal: AbortSignal): { ac: AbortController; detach: () => void } {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(signal.reason);
+  if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
+  return { ac, detach: () => signal.removeEventListener('abort', onAbort) };
+}
+
 /** Run a SPARQL query of /query and write its result in the negotiated format. */
 async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput, { lang: 'sparql' }>, pathLedger: string | undefined): Promise<Response> {
   const { text } = input;
   const headers = c.req.raw.headers;
-  const history = sparqlHistoryRange(text);
-  if (history) throw sparqlHistoryUnsupported(history);
   const prologue = sparqlPrologue(text);
   const format = negotiateFormat(c.req.header('Accept'), c.req.query('format'), SPARQL_FORMATS[shapeOfForm(prologue.form)]);
   const maxFuel = parseMaxFuel(headers);
   const minT = parseMinT(headers);
-  // Validated here; enforcement is the policy engine's (see docs/http-query.md).
-  sparqlPolicy(text, headers);
+  const policy = resolvePolicy(ctx, sparqlPolicyInputs(text, headers), true);
   const ledger = pathLedger ?? headerLedger(headers);
   const { deadline } = queryDeadline(ctx);
   const signal = c.req.raw.signal;
   if (minT !== undefined) {
-    const ids = await sparqlLedgerIds(ctx.conn, text, { ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris });
+    const range = sparqlHistoryRange(text);
+    const ids = range ? [parseLedgerRef(range.from).id]
+      : await sparqlLedgerIds(ctx.conn, text, { ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris });
     await awaitFreshness(ctx.conn, ids, minT, deadline, signal);
   }
-  const ac = new AbortController();
-  const onAbort = () => ac.abort(signal.reason);
-  if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
-  const timeoutMs = remaining(deadline);
+  const { ac, detach } = linkedAbort(signal);
   let res;
   try {
-    res = await runSparql(ctx.conn, text, {
-      ...(ledger !== undefined ? { ledger } : {}),
-      ...(input.defaultGraphUris.length ? { defaultGraphUris: input.defaultGraphUris } : {}),
-      ...(input.namedGraphUris.length ? { namedGraphUris: input.namedGraphUris } : {}),
-      ...(maxFuel !== undefined ? { maxFuel } : {}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      signal: ac.signal,
+    res = await executeSparql(ctx.conn, {
+      text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
+      maxFuel, timeoutMs: remaining(deadline), signal: ac.signal, policy,
     });
   } catch (e) {
-    signal.removeEventListener('abort', onAbort);
+    detach();
     throw e;
   }
   const supported = SPARQL_FORMATS[res.result.type];
   // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
   const fmt = supported.includes(format) ? format : negotiateFormat(c.req.header('Accept'), c.req.query('format'), supported);
-  const detach = () => signal.removeEventListener('abort', onAbort);
   return respondChunks(c, finishing(writeResult(res.result, fmt), detach), MEDIA_TYPE[fmt], () => { detach(); ac.abort(); });
 }
 
@@ -352,12 +495,68 @@ async function* finishing<T>(it: AsyncIterable<T>, onEnd: () => void): AsyncIter
   try { yield* it; } finally { onEnd(); }
 }
 
+/** What a JSON-LD query of each form can be written as, the compact JSON default first. */
+const JSONLD_FORMATS: Record<ReturnType<typeof jsonLdForm>, readonly ResultFormat[]> = {
+  select: ['json', 'jsonld', 'agent', 'sparql-json', 'sparql-xml', 'csv', 'tsv'],
+  selectOne: ['json', 'jsonld', 'agent'],
+  ask: ['json', 'jsonld', 'agent', 'sparql-json', 'sparql-xml'],
+  construct: ['json', 'jsonld', 'agent', 'turtle', 'ntriples', 'nquads', 'trig', 'rdfxml'],
+};
+
+/**
+ * Run a JSON-LD query of /query. JSON forms return the JSON-LD result (with tracking when asked);
+ * the SPARQL result formats take a select's solutions as bindings, or an ask's boolean; graph
+ * formats serialise a construct document's triples.
+ */
+async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unknown>, pathLedger: string | undefined): Promise<Response> {
+  const headers = c.req.raw.headers;
+  const output = outputOptions(headers);
+  const form = jsonLdForm(body);
+  const format = negotiateFormat(c.req.header('Accept'), c.req.query('format'), JSONLD_FORMATS[form]);
+  const { timeoutMs } = queryDeadline(ctx);
+  const { ac, detach } = linkedAbort(c.req.raw.signal);
+  const q = withHeaderMinT(body, parseMinT(headers));
+  const req = jsonLdRequest(c, ctx, q, {
+    ledger: pathLedger ?? headerLedger(headers), timeoutMs, signal: ac.signal, output, agent: format === 'agent', headerPolicy: policyFromHeaders(headers),
+  });
+  try {
+    if (form === 'select' && (format === 'sparql-json' || format === 'sparql-xml' || format === 'csv' || format === 'tsv')) {
+      let sel;
+      try {
+        sel = await streamJsonLdSelect(ctx.conn, q, req);
+      } catch (e) {
+        if (isLedgraphError(e) && e.status === 400 && /cannot be streamed/.test(e.message)) {
+          throw new LedgraphError(406, 'err:db/NotAcceptable', `this JSON-LD query's result is JSON only (${e.message}); ask for application/json`);
+        }
+        throw e;
+      }
+      const result: QueryResult = { type: 'bindings', variables: sel.vars, rows: sel.rows };
+      return await respondChunks(c, finishing(writeResult(result, format), detach), MEDIA_TYPE[format], () => { detach(); ac.abort(); });
+    }
+    const res = await runJsonLdQuery(ctx.conn, q, req);
+    detach();
+    if (format === 'json' || format === 'jsonld' || format === 'agent') {
+      return new Response(JSON.stringify(jsonLdBody(res)), { status: 200, headers: { 'Content-Type': MEDIA_TYPE[format] } });
+    }
+    if (form === 'ask') {
+      return respondChunks(c, writeResult({ type: 'boolean', value: res.result === true }, format), MEDIA_TYPE[format], () => {});
+    }
+    // A construct document as triples, read back with the JSON-LD transaction parser.
+    const txn = parseJsonLdTxn(res.result, 'insert');
+    const quads = txn.kind === 'insert' ? txn.quads : [];
+    return await respondChunks(c, writeResult({ type: 'quads', quads: (async function* () { yield* quads; })() }, format), MEDIA_TYPE[format], () => {});
+  } catch (e) {
+    detach();
+    throw e;
+  }
+}
+
 /** Handle POST/GET /query and /query/<ledger...>. */
 async function handleQuery(c: Ctx, ctx: ServerContext): Promise<Response> {
   const pathLedger = c.req.param('ledger') || undefined;
   const input = await readQueryInput(c);
   if (input.lang === 'sparql') return sparqlQuery(c, ctx, input, pathLedger);
-  throw unsupportedMediaType('JSON-LD queries are not available on this server yet; use application/sparql-query');
+  return jsonLdQuery(c, ctx, input.body, pathLedger);
 }
 
 const QUERY_HEADERS = [

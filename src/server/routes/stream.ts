@@ -10,14 +10,16 @@ import type { Context } from 'hono';
 import { badRequest, isLedgraphError } from '../../core/errors.js';
 import { isFuelExhausted } from '../../core/query/engine.js';
 import { bindingToSparqlJson, type SparqlJsonTerm } from '../../core/query/results/sparql-json.js';
-import { runSparql } from '../../core/query/sparql-service.js';
 import type { AppEnv } from '../app.js';
 import type { Logger } from '../log.js';
-import { hasPolicy, headerLedger, parseMaxFuel, parseMinT } from '../query-headers.js';
+import { hasPolicyInputs } from '../../core/policy/index.js';
+import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs } from '../query-headers.js';
+import { outputOptions } from '../negotiate.js';
+import { streamJsonLdSelect } from '../../core/query/jsonld/service.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import {
-  awaitFreshness, queryDeadline, readQueryInput, remaining, sparqlHistoryRange, sparqlLedgerIds, sparqlPolicy, sparqlPrologue,
+  awaitFreshness, executeSparql, jsonLdRequest, queryDeadline, readQueryInput, remaining, resolvePolicy, sparqlHistoryRange, sparqlLedgerIds, sparqlPrologue,
   type QueryInput,
 } from './query.js';
 
@@ -175,10 +177,12 @@ async function startSparql(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   if (form === 'ask' || form === 'construct' || form === 'describe') {
     throw badRequest(`streaming supports SELECT queries only, not ${form.toUpperCase()}; use POST /query`);
   }
-  const policy = sparqlPolicy(text, headers);
-  if (pathLedger === undefined && hasPolicy(policy)) {
+  const client = sparqlPolicyInputs(text, headers);
+  if (pathLedger === undefined && hasPolicyInputs(client)) {
     throw badRequest('policy pragmas and policy headers are not accepted on the connection-scoped SPARQL stream; use POST /stream/query/<ledger>');
   }
+  // default_policy_class applies to JSON-LD only on this endpoint (§4.6).
+  const policy = resolvePolicy(ctx, client, false);
   const maxFuel = parseMaxFuel(headers);
   const minT = parseMinT(headers);
   const ledger = pathLedger ?? headerLedger(headers);
@@ -190,14 +194,9 @@ async function startSparql(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   }
   const ac = new AbortController();
   let fuel: number | undefined;
-  const timeoutMs = remaining(deadline);
-  const res = await runSparql(ctx.conn, text, {
-    ...(ledger !== undefined ? { ledger } : {}),
-    ...(input.defaultGraphUris.length ? { defaultGraphUris: input.defaultGraphUris } : {}),
-    ...(input.namedGraphUris.length ? { namedGraphUris: input.namedGraphUris } : {}),
-    ...(maxFuel !== undefined ? { maxFuel } : {}),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    signal: ac.signal,
+  const res = await executeSparql(ctx.conn, {
+    text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
+    maxFuel, timeoutMs: remaining(deadline), signal: ac.signal, policy,
     onFinish: (s) => { fuel = s.fuel; },
   });
   if (res.result.type !== 'bindings') {
@@ -214,13 +213,39 @@ async function startSparql(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   };
 }
 
+/**
+ * Start a streamed JSON-LD select: the JSON-LD service refuses selectOne, crawls (hydration),
+ * grouped value arrays, construct, ask and history with 400 before anything runs. A body without
+ * `max-fuel` takes `Ledgraph-Max-Fuel`; `Ledgraph-Min-T` is its `min-t` default.
+ */
+async function startJsonLd(c: Ctx, ctx: ServerContext, body: Record<string, unknown>, pathLedger: string | undefined): Promise<StreamSource> {
+  const headers = c.req.raw.headers;
+  const minT = parseMinT(headers);
+  const opts = typeof body.opts === 'object' && body.opts !== null && !Array.isArray(body.opts) ? body.opts as Record<string, unknown> : {};
+  const q = minT !== undefined && opts['min-t'] === undefined && opts.minT === undefined ? { ...body, opts: { ...opts, 'min-t': minT } } : body;
+  const ac = new AbortController();
+  const { timeoutMs } = queryDeadline(ctx);
+  const req = jsonLdRequest(c, ctx, q, {
+    ledger: pathLedger ?? headerLedger(headers), timeoutMs, signal: ac.signal, output: outputOptions(headers), agent: false, headerPolicy: policyFromHeaders(headers),
+  });
+  const sel = await streamJsonLdSelect(ctx.conn, q, req);
+  const vars = sel.vars;
+  return {
+    vars,
+    rows: (async function* () { for await (const b of sel.rows) yield bindingToSparqlJson(b, vars); })(),
+    ledgers: sel.ledgers,
+    fuelNow: () => sel.fuel(),
+    fuelTotal: () => sel.fuel(),
+    abort: (reason) => ac.abort(reason),
+  };
+}
+
 /** Handle POST /stream/query and /stream/query/<ledger...>. */
 async function handleStream(c: Ctx, ctx: ServerContext): Promise<Response> {
   const started = performance.now();
   const pathLedger = c.req.param('ledger') || undefined;
   const input = await readQueryInput(c, { form: false });
-  if (input.lang !== 'sparql') throw badRequest('JSON-LD streaming queries are not available on this server yet; stream SPARQL (application/sparql-query)');
-  const src = await startSparql(c, ctx, input, pathLedger);
+  const src = input.lang === 'sparql' ? await startSparql(c, ctx, input, pathLedger) : await startJsonLd(c, ctx, input.body, pathLedger);
   // The client going away also aborts the request signal; the stream's cancel does the rest.
   return ndjsonResponse(src, { heartbeatMs: ctx.config.streamHeartbeatMs, log: c.get('log'), started });
 }
