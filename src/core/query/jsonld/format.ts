@@ -26,9 +26,25 @@ export interface Formatter {
   vocab(iri: string): string;
 }
 
+/**
+ * Compacted `@id` strings per context and term object. Terms decoded by a dictionary are shared
+ * objects, so repeated rows (and repeated queries with the same cached context) skip compaction.
+ */
+const idCaches = new WeakMap<ActiveContext, WeakMap<Term, string>>();
+
 /** The formatter of one response. */
 export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Formatter {
-  const id = (t: Term): string => (t.termType === 'BlankNode' ? '_:' + t.value : ctx.compactIri(t.value, false));
+  let ids = idCaches.get(ctx);
+  if (!ids) idCaches.set(ctx, ids = new WeakMap());
+  const cache = ids;
+  const id = (t: Term): string => {
+    let s = cache.get(t);
+    if (s === undefined) {
+      s = t.termType === 'BlankNode' ? '_:' + t.value : ctx.compactIri(t.value, false);
+      cache.set(t, s);
+    }
+    return s;
+  };
   const vocab = (iri: string): string => ctx.compactIri(iri, true);
   const valueObject = (t: Term): Record<string, unknown> => {
     if (t.termType !== 'Literal') return { '@id': id(t) };

@@ -32,11 +32,28 @@ const FORM_KEYS: [QueryForm, string[]][] = [
   ['construct', ['construct']], ['ask', ['ask']],
 ];
 
+/**
+ * Processed contexts by their JSON text. Queries repeat their context (or the ledger default), and
+ * an ActiveContext memoises IRI compaction, so reusing it makes shaping a result cheap.
+ */
+const contexts = new Map<string, ActiveContext>();
+const CONTEXT_CACHE_SIZE = 64;
+
 /** The effective context of a body: its own `@context` (even `{}`/`null`), else the default. */
 export function effectiveContext(body: Record<string, unknown>, defaultContext: unknown): { ctx: ActiveContext; json: unknown } {
   const key = '@context' in body ? '@context' : 'context' in body ? 'context' : undefined;
-  const json = key !== undefined ? body[key] : defaultContext ?? null;
-  return { ctx: ActiveContext.create(json ?? null), json: json ?? null };
+  const json = (key !== undefined ? body[key] : defaultContext) ?? null;
+  const text = JSON.stringify(json);
+  let ctx = contexts.get(text);
+  if (ctx) {
+    // Refresh its place in the LRU order.
+    contexts.delete(text);
+  } else {
+    ctx = ActiveContext.create(json);
+    if (contexts.size >= CONTEXT_CACHE_SIZE) contexts.delete(contexts.keys().next().value!);
+  }
+  contexts.set(text, ctx);
+  return { ctx, json };
 }
 
 /** Parse a query body (already JSON-decoded). */

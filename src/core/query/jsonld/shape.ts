@@ -34,27 +34,35 @@ export function collectValues(rows: Binding[], c: CompiledSelect): Collected {
 
 /** Shape every row of a select (selectOne takes the first). */
 export async function shapeRows(c: CompiledSelect, rows: Binding[], fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for (const row of rows) out.push(await shapeRow(c, row, fmt, crawler, collected));
-  return out;
-}
-
-async function shapeRow(c: CompiledSelect, row: Binding, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown> {
   if (c.wildcard) {
-    const o: Record<string, unknown> = {};
-    for (const v of c.projected) if (row[v] !== undefined) o['?' + v] = fmt.cell(row[v]);
-    return o;
+    const keys = c.projected.map((v) => '?' + v);
+    return rows.map((row) => {
+      const o: Record<string, unknown> = {};
+      for (let i = 0; i < keys.length; i++) { const t = row[c.projected[i]!]; if (t !== undefined) o[keys[i]!] = fmt.cell(t); }
+      return o;
+    });
   }
-  const group = collected?.get(groupKeyOf(row, c.groupKeys));
-  const cells: [string, unknown, boolean][] = [];
-  for (const col of c.columns) cells.push([columnName(col, fmt), await cell(col, row, fmt, crawler, group), col.kind === 'crawl']);
-  if (fmt.format === 'typed-json' && !(c.flat && cells[0]![2])) {
-    // typed-json rows are objects keyed by variable name (§13).
-    const o: Record<string, unknown> = {};
-    for (const [name, v] of [...cells].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) o[name] = v;
-    return o;
+  // typed-json rows are objects keyed by variable name (§13); a lone crawl column stays a node.
+  const keyed = fmt.format === 'typed-json' && !(c.flat && c.columns[0]!.kind === 'crawl');
+  const simple = c.columns.every((col) => col.kind === 'var');
+  if (simple && !keyed) {
+    const names = c.columns.map((col) => (col as { name: string }).name);
+    if (c.flat) return rows.map((row) => fmt.cell(row[names[0]!]));
+    return rows.map((row) => names.map((n) => fmt.cell(row[n])));
   }
-  return c.flat ? cells[0]![1] : cells.map((x) => x[1]);
+  const order = c.columns.map((col, i) => [columnName(col, fmt), i] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const out: unknown[] = [];
+  for (const row of rows) {
+    const group = collected?.get(groupKeyOf(row, c.groupKeys));
+    const cells: unknown[] = [];
+    for (const col of c.columns) cells.push(await cell(col, row, fmt, crawler, group));
+    if (keyed) {
+      const o: Record<string, unknown> = {};
+      for (const [name, i] of order) o[name] = cells[i];
+      out.push(o);
+    } else out.push(c.flat ? cells[0] : cells);
+  }
+  return out;
 }
 
 function columnName(col: Column, fmt: Formatter): string {

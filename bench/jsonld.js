@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+/**
+ * JSON-LD query bench (`npm run bench -- jsonld` once registered): the six core BSBM shapes
+ * (C1..C6 of the shared workload) written as JSON-LD queries, against their SPARQL text, on the
+ * same Ledgraph ledger in one process. Both run through their service entry points (JSON-LD:
+ * runJsonLdQuery, fully shaped to result JSON; SPARQL: runSparql, every binding consumed), so the
+ * ratio is the cost of the JSON-LD front end and result shaping over SPARQL's.
+ * Acceptance: each JSON-LD median within 1.2x of the SPARQL median.
+ *
+ *   node bench/jsonld.js [--data bench/data/bsbm-265.nt] [--reps 21]
+ *
+ * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
+ */
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT_DIR, parseArgs } from './measure.js';
+import { loadQueries } from './queries.js';
+
+const args = parseArgs(process.argv.slice(2));
+const data = args.data ?? join(ROOT_DIR, 'bench/data/bsbm-265.nt');
+const REPS = Number(args.reps ?? 41);
+const WARMUP = Number(args.warmup ?? 10);
+const LEDGER = 'bench:main';
+
+const paramsFile = data.replace(/\.nt$/, '.params.json');
+if (!existsSync(data) || !existsSync(paramsFile)) {
+  throw new Error(`BSBM data not found: ${data} (+ .params.json); generate it with node bench/bsbm/generate.js --products 265 --out bench/data/bsbm-265`);
+}
+const dist = (rel) => import(join(ROOT_DIR, 'dist', rel));
+const { Connection } = await dist('core/ledger/connection.js');
+const { openMemoryStorage } = await dist('storage/index.js');
+const { runSparql } = await dist('core/query/sparql-service.js');
+const { runJsonLdQuery } = await dist('core/query/jsonld/service.js');
+
+const params = JSON.parse(readFileSync(paramsFile, 'utf8'));
+const { core } = loadQueries(params);
+const sparqlOf = new Map(core.map((q) => [q.name, q.text]));
+
+/** The shared prefixes as a JSON-LD context. */
+const context = {
+  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#', rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
+  xsd: 'http://www.w3.org/2001/XMLSchema#', dc: 'http://purl.org/dc/elements/1.1/',
+  foaf: 'http://xmlns.com/foaf/0.1/', rev: 'http://purl.org/stuff/rev#',
+  bsbm: 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/vocabulary/',
+  'bsbm-inst': 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/instances/',
+};
+const product = params.ProductXYZ;
+
+/** C1..C6 in JSON-LD, each the same query as the shared .rq template. */
+const JSONLD = {
+  C1: { select: ['?p', '?o'], where: { '@id': product, '?p': '?o' } },
+  C2: {
+    select: ['?review', '?name'],
+    where: [{ '@id': '?review', 'bsbm:reviewFor': { '@id': product }, 'rev:reviewer': '?reviewer' }, { '@id': '?reviewer', 'foaf:name': '?name' }],
+  },
+  C3: {
+    select: ['?product', '?label', '?n1', '?n2'],
+    where: [
+      { '@id': '?product', '@type': 'bsbm:Product', 'rdfs:label': '?label', 'bsbm:producer': '?producer', 'bsbm:productPropertyNumeric1': '?n1', 'bsbm:productPropertyNumeric2': '?n2' },
+      ['filter', '(and (> ?n1 1000) (< ?n2 500))'],
+    ],
+  },
+  C4: { select: ['?review', '?date'], where: { '@id': '?review', 'bsbm:reviewDate': '?date' }, orderBy: [['desc', '?date'], '?review'], limit: 10 },
+  C5: {
+    select: ['?product', '(as (count ?review) ?n)'], where: { '@id': '?review', 'bsbm:reviewFor': '?product' },
+    groupBy: '?product', orderBy: [['desc', '?n'], '?product'], limit: 10,
+  },
+  C6: {
+    select: ['?product', '?label', '?n4'],
+    where: [{ '@id': '?product', '@type': 'bsbm:Product', 'rdfs:label': '?label' }, ['optional', { '@id': '?product', 'bsbm:productPropertyNumeric4': '?n4' }]],
+  },
+};
+
+const conn = new Connection(openMemoryStorage(), { indexingEnabled: false });
+await conn.create(LEDGER);
+const t0 = performance.now();
+const receipt = await conn.bulkLoad(LEDGER, createReadStream(data));
+const loadSeconds = (performance.now() - t0) / 1000;
+process.stderr.write(`loaded ${data} in ${loadSeconds.toFixed(1)} s\n`);
+
+/** Every SPARQL binding is read, as the JSON-LD side reads every term to build its JSON. */
+let sink = 0;
+async function sparqlOnce(text) {
+  const { result } = await runSparql(conn, text, { ledger: LEDGER });
+  let n = 0;
+  if (result.type === 'bindings') {
+    for await (const row of result.rows) {
+      for (const k in row) sink += row[k].value.length;
+      n++;
+    }
+  }
+  return n;
+}
+
+async function jsonldOnce(body) {
+  const { result } = await runJsonLdQuery(conn, { '@context': context, ...body }, { ledger: LEDGER });
+  return Array.isArray(result) ? result.length : 1;
+}
+
+/** Median ms of each of two runners, run alternately (warm-up first) so drift and GC hit both alike. */
+async function timePair(a, b) {
+  for (let i = 0; i < WARMUP; i++) { await a(); await b(); }
+  const ms = [[], []];
+  const rows = [0, 0];
+  for (let i = 0; i < REPS; i++) {
+    const order = i % 2 === 0 ? [0, 1] : [1, 0];
+    for (const k of order) {
+      const t = performance.now();
+      rows[k] = await (k === 0 ? a() : b());
+      ms[k].push(performance.now() - t);
+    }
+  }
+  const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return +s[s.length >> 1].toFixed(3); };
+  return [{ medianMs: median(ms[0]), rows: rows[0] }, { medianMs: median(ms[1]), rows: rows[1] }];
+}
+
+const queries = [];
+for (const name of Object.keys(JSONLD)) {
+  const [sparql, jsonld] = await timePair(() => sparqlOnce(sparqlOf.get(name)), () => jsonldOnce(JSONLD[name]));
+  if (sparql.rows !== jsonld.rows) throw new Error(`${name}: SPARQL returned ${sparql.rows} rows, JSON-LD ${jsonld.rows}`);
+  const ratio = +(jsonld.medianMs / sparql.medianMs).toFixed(2);
+  process.stderr.write(`${name}: sparql ${sparql.medianMs} ms, json-ld ${jsonld.medianMs} ms (x${ratio}), ${sparql.rows} rows\n`);
+  queries.push({ name, rows: sparql.rows, sparqlMs: sparql.medianMs, jsonldMs: jsonld.medianMs, ratio });
+}
+await conn.close();
+const result = {
+  suite: 'jsonld', data, triples: receipt.triples, loadSeconds: +loadSeconds.toFixed(1), reps: REPS,
+  queries, maxRatio: Math.max(...queries.map((q) => q.ratio)),
+};
+result.pass = queries.every((q) => q.ratio <= 1.2);
+console.log(JSON.stringify(result));
