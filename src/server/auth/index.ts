@@ -6,6 +6,7 @@ import type { Hono } from 'hono';
 import type { AppEnv, RouteContext } from '../app.js';
 import type { ServerConfig } from '../config.js';
 import { route } from '../swagger.js';
+import type { JwksCache } from './jwks.js';
 import { Auth } from './middleware.js';
 import { authSettingsFromConfig, validateAuthSettings, type AuthConfigExtras } from './settings.js';
 import { whoami } from './whoami.js';
@@ -16,7 +17,7 @@ export { authSettingsFromConfig, validateAuthSettings, anyAuthMode, type AuthSet
 export type { Principal, Scopes } from './verify.js';
 
 /** The Auth of a server configuration; throws (refusing to start) when a required group can trust no issuer. */
-export function createAuth(config: ServerConfig & AuthConfigExtras, opts: { fetch?: typeof fetch; now?: () => number } = {}): Auth {
+export function createAuth(config: ServerConfig & AuthConfigExtras, opts: { fetch?: typeof fetch; now?: () => number; jwks?: JwksCache } = {}): Auth {
   const settings = authSettingsFromConfig(config);
   validateAuthSettings(settings);
   return new Auth(settings, { apiBaseUrl: config.apiBaseUrl, ...opts });
