@@ -5,16 +5,20 @@
  */
 import type { RouteGroup } from '../app.js';
 import type { Registrar, ServerState } from '../server-context.js';
+import { authRoutes } from '../auth/index.js';
 import { adminRoutes } from './admin.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { historyRoutes } from './history.js';
+import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
 
 /** Every endpoint group of the transaction server. */
 export const REGISTRARS: readonly Registrar[] = [
+  // First: authentication and ledger-scope checks run before every later route (auth.md §1, §6).
+  authRoutes(),
   diagnosticsRoutes,
   adminRoutes,
   writeRoutes,
@@ -22,6 +26,7 @@ export const REGISTRARS: readonly Registrar[] = [
   historyRoutes,
   queryRoutes,
   streamRoutes,
+  multiQueryRoutes,
 ];
 
 /** The registrars bound to the server state, as the app's route groups. */

@@ -8,7 +8,7 @@
  * helpers the streaming and multi-query endpoints share.
  */
 import type { Context } from 'hono';
-import { badRequest, isLedgraphError, LedgraphError, notFound, unsupportedMediaType } from '../../core/errors.js';
+import { badRequest, forbidden, isLedgraphError, LedgraphError, notFound, unsupportedMediaType } from '../../core/errors.js';
 import { GRAPH_TXN_META } from '../../core/flake/flake.js';
 import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
@@ -32,6 +32,7 @@ import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type Re
 import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT } from '../query-headers.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
+import { authenticate, POLICY_CONFLICT, resolvePolicyInputs } from '../auth/index.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -290,11 +291,13 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
 // ---------------------------------------------------------------------------------------------
 // Running queries (shared by /query, /stream/query and /multi-query)
 
-/** The policy a request runs under: the client's inputs plus the server's default class where it applies (policy.md §3). */
-export function resolvePolicy(ctx: ServerContext, client: PolicyInputs, applyDefaultClass: boolean): PolicyInputs {
-  const dflt = ctx.config.defaultPolicyClass;
-  if (!applyDefaultClass || !dflt) return client;
-  return { ...client, policyClass: [...new Set([...(client.policyClass ?? []), dflt])] };
+/**
+ * The policy a request runs under (policy.md §3, §3.1): with a verified credential the server
+ * selects it and client inputs may only narrow it (else 403); without one the client's inputs
+ * stand. The server's default policy class joins where the spec applies it.
+ */
+export function resolvePolicy(c: Ctx, ctx: ServerContext, client: PolicyInputs, applyDefaultClass: boolean): PolicyInputs {
+  return resolvePolicyInputs(authenticate(c), client, ctx.config.defaultPolicyClass, applyDefaultClass) ?? {};
 }
 
 /** A SPARQL query to run. */
@@ -394,12 +397,16 @@ export function jsonLdWrapView(conn: Connection, body: Record<string, unknown>, 
 
 /** Everything a JSON-LD query needs from the HTTP request (headers are defaults; the body's opts win). */
 export function jsonLdRequest(c: Ctx, ctx: ServerContext, body: Record<string, unknown>, o: {
-  ledger?: string | undefined; at?: TimeSpec; timeoutMs?: number | undefined; signal: AbortSignal; output: OutputOptions; agent: boolean; headerPolicy: PolicyInputs;
+  ledger?: string | undefined; at?: TimeSpec; timeoutMs?: number | undefined; maxFuel?: number | undefined;
+  signal: AbortSignal; output: OutputOptions; agent: boolean; headerPolicy: PolicyInputs;
 }): JsonLdQueryRequest {
   const { sources, ...bodyPolicy } = policyInputsOf(body);
-  const inputs = resolvePolicy(ctx, mergePolicyInputs(o.headerPolicy, bodyPolicy as PolicyInputs), true);
+  const inputs = resolvePolicy(c, ctx, mergePolicyInputs(o.headerPolicy, bodyPolicy as PolicyInputs), true);
+  // A per-source policy is a client selection too: under a verified credential it conflicts (§3.1).
+  const st = authenticate(c);
+  if (sources?.length && (st.bearer || st.signer)) throw forbidden(POLICY_CONFLICT);
   const wrapView = jsonLdWrapView(ctx.conn, body, inputs, sources);
-  const maxFuel = parseMaxFuel(c.req.raw.headers);
+  const maxFuel = o.maxFuel;
   return {
     ...(o.ledger !== undefined ? { ledger: o.ledger } : {}),
     ...(o.at ? { at: o.at } : {}),
@@ -411,6 +418,13 @@ export function jsonLdRequest(c: Ctx, ctx: ServerContext, body: Record<string, u
     ...(o.agent ? { agent: o.output.maxBytes !== undefined ? { maxBytes: o.output.maxBytes } : {} } : {}),
     ...(wrapView ? { wrapView } : {}),
   };
+}
+
+/** `Ledgraph-Max-Fuel` as the default of a JSON-LD body that sets no `max-fuel` of its own (the body wins). */
+export function headerFuelDefault(headers: Headers, body: Record<string, unknown>): number | undefined {
+  const fuel = parseMaxFuel(headers);
+  const opts = typeof body.opts === 'object' && body.opts !== null ? body.opts as Record<string, unknown> : {};
+  return opts['max-fuel'] !== undefined || opts.maxFuel !== undefined || opts.max_fuel !== undefined ? undefined : fuel;
 }
 
 /** A body with the header's `min-t` as its default (the JSON-LD service waits for it). */
@@ -463,7 +477,7 @@ async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   const format = negotiateFormat(c.req.header('Accept'), c.req.query('format'), SPARQL_FORMATS[shapeOfForm(prologue.form)]);
   const maxFuel = parseMaxFuel(headers);
   const minT = parseMinT(headers);
-  const policy = resolvePolicy(ctx, sparqlPolicyInputs(text, headers), true);
+  const policy = resolvePolicy(c, ctx, sparqlPolicyInputs(text, headers), true);
   const ledger = pathLedger ?? headerLedger(headers);
   const { deadline } = queryDeadline(ctx);
   const signal = c.req.raw.signal;
@@ -517,7 +531,8 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   const { ac, detach } = linkedAbort(c.req.raw.signal);
   const q = withHeaderMinT(body, parseMinT(headers));
   const req = jsonLdRequest(c, ctx, q, {
-    ledger: pathLedger ?? headerLedger(headers), timeoutMs, signal: ac.signal, output, agent: format === 'agent', headerPolicy: policyFromHeaders(headers),
+    ledger: pathLedger ?? headerLedger(headers), timeoutMs, maxFuel: headerFuelDefault(headers, q),
+    signal: ac.signal, output, agent: format === 'agent', headerPolicy: policyFromHeaders(headers),
   });
   try {
     if (form === 'select' && (format === 'sparql-json' || format === 'sparql-xml' || format === 'csv' || format === 'tsv')) {

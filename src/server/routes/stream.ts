@@ -19,7 +19,7 @@ import { streamJsonLdSelect } from '../../core/query/jsonld/service.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import {
-  awaitFreshness, executeSparql, jsonLdRequest, queryDeadline, readQueryInput, remaining, resolvePolicy, sparqlHistoryRange, sparqlLedgerIds, sparqlPrologue,
+  awaitFreshness, executeSparql, headerFuelDefault, jsonLdRequest, queryDeadline, readQueryInput, remaining, resolvePolicy, sparqlHistoryRange, sparqlLedgerIds, sparqlPrologue,
   type QueryInput,
 } from './query.js';
 
@@ -182,7 +182,7 @@ async function startSparql(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
     throw badRequest('policy pragmas and policy headers are not accepted on the connection-scoped SPARQL stream; use POST /stream/query/<ledger>');
   }
   // default_policy_class applies to JSON-LD only on this endpoint (§4.6).
-  const policy = resolvePolicy(ctx, client, false);
+  const policy = resolvePolicy(c, ctx, client, false);
   const maxFuel = parseMaxFuel(headers);
   const minT = parseMinT(headers);
   const ledger = pathLedger ?? headerLedger(headers);
@@ -226,7 +226,8 @@ async function startJsonLd(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   const ac = new AbortController();
   const { timeoutMs } = queryDeadline(ctx);
   const req = jsonLdRequest(c, ctx, q, {
-    ledger: pathLedger ?? headerLedger(headers), timeoutMs, signal: ac.signal, output: outputOptions(headers), agent: false, headerPolicy: policyFromHeaders(headers),
+    ledger: pathLedger ?? headerLedger(headers), timeoutMs, maxFuel: headerFuelDefault(headers, q),
+    signal: ac.signal, output: outputOptions(headers), agent: false, headerPolicy: policyFromHeaders(headers),
   });
   const sel = await streamJsonLdSelect(ctx.conn, q, req);
   const vars = sel.vars;
