@@ -11,6 +11,8 @@ import type { TxnRequest } from '../transact/txn-request.js';
 import { transact, writeGenesis, type Receipt, type TxnContext } from '../transact/pipeline.js';
 import { runIndexJob } from '../index/indexer.js';
 import { bulkLoad, type BulkLoadOptions, type BulkLoadResult } from '../transact/bulk-load.js';
+import { stageRequest } from '../transact/stage-request.js';
+import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger } from './drop.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
@@ -167,6 +169,27 @@ export class Connection {
   async info(ledgerId: string, opts: InfoOptions = {}): Promise<LedgerInfo> {
     return ledgerInfo(await this.ledger(ledgerId), opts);
   }
+
+  /**
+   * What a write would change, without committing (sync dry runs): the staged flakes, under the
+   * ledger's lock against the head; any terms staging interned are released again.
+   */
+  async stage(ledgerId: string, req: TxnRequest): Promise<{ ledger: Ledger; t: number; flakes: CommitFlake[]; newGraphs: Map<number, string> }> {
+    const ledger = await this.ledger(ledgerId);
+    return ledger.lock.run(async () => {
+      await this.catchUp(ledger);
+      const dictSize = ledger.dict.size;
+      try {
+        const stager = await stageRequest(await ledger.db(), ledger, req, ledger.t + 1);
+        return { ledger, t: ledger.t, flakes: stager.flakes(), newGraphs: new Map([...stager.newGraphs].map(([iri, g]) => [g, iri] as const)) };
+      } finally {
+        ledger.dict.truncate(dictSize);
+      }
+    });
+  }
+
+  /** Number of ledgers loaded in memory. */
+  get loadedCount(): number { return this.loaded.size; }
 
   /** Start a background index job when novelty passed reindex_min_bytes. */
   maybeIndex(ledger: Ledger): void {

@@ -29,8 +29,7 @@ export function ledgerListEntry(r: NsRecord): LedgerListEntry {
 
 /** Ledgers currently loaded in memory by the Connection. */
 function cachedLedgers(ctx: ServerContext): number {
-  // Connection keeps its cache private; the count is only read for /stats.
-  return (ctx.conn['loaded'] as Map<string, unknown>).size;
+  return ctx.conn.loadedCount;
 }
 
 /** Registers /stats, /exists, /info and /ledgers. */
