@@ -155,3 +155,22 @@ export async function restrictDataset<T extends RestrictableDataset>(conn: Conne
   const visible = new Set(r.view.namedGraphs());
   return { ds: { ...ds, view: r.view, namedGraphs: ds.namedGraphs.filter((g) => visible.has(g)) }, stats: r.stats };
 }
+
+/** Decides visibility of facts given as terms (decoded commits of `/show`). */
+export interface TermFilter { visible(s: Term, p: Term, o: Term): Promise<boolean>; stats: () => PolicyStats }
+
+/**
+ * A term-level `f:view` filter over snapshot `db` (the state a decoded commit produced); null when
+ * the inputs are root, so callers skip filtering entirely.
+ */
+export async function termFilter(conn: Connection, db: Db, inputs: PolicyInputs | undefined): Promise<TermFilter | null> {
+  if (isRootPolicy(inputs)) return null;
+  const head = await (await conn.ledger(db.ledgerId)).db();
+  const set = await loadPolicySet(head, inputs);
+  const ids = new OverlayIds(db.dict, false);
+  const ev = await PolicyEvaluator.create(set, 'view', db, ids);
+  return {
+    visible: (s, p, o) => ev.decide(ids.intern(termKey(s)), ids.intern(termKey(p)), ids.intern(termKey(o))),
+    stats: () => sumTallies(ev),
+  };
+}

@@ -12,7 +12,7 @@ import { authSettingsFromConfig, validateAuthSettings, type AuthConfigExtras } f
 import { whoami } from './whoami.js';
 
 export { Auth, authenticate, credentialIdentity, requireScope, unauthorized, classifyRoute, type AuthState, type ScopeKind } from './middleware.js';
-export { policyInputsFor, resolvePolicyInputs, showPolicyInputs, POLICY_CONFLICT } from './policy.js';
+export { policyInputsFor, resolvePolicyInputs, showPolicyInputs, POLICY_CONFLICT, policyHook, writePolicyOpts, requestView, showFilter } from './policy.js';
 export { authSettingsFromConfig, validateAuthSettings, anyAuthMode, type AuthSettings, type AuthGroup, type GroupSettings } from './settings.js';
 export type { Principal, Scopes } from './verify.js';
 

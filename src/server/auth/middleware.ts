@@ -140,6 +140,13 @@ export function authOf(c: Context): Auth | undefined {
 
 const fatal = new TextDecoder('utf-8', { fatal: true });
 
+/** Largest JSON body inspected for the verifiable-credential envelope. */
+const MAX_CREDENTIAL_BYTES = 1024 * 1024;
+
+function decodeOrNull(bytes: Uint8Array): string | null {
+  try { return fatal.decode(bytes); } catch { return null; }
+}
+
 /** The LedgraphError behind a failed body read (body limit), else null. */
 function bodyError(e: unknown): LedgraphError | null {
   for (let cur: unknown = e, d = 0; cur && d < 4; cur = (cur as { cause?: unknown }).cause, d++) if (isLedgraphError(cur)) return cur;
@@ -227,7 +234,12 @@ export class Auth {
     const declared = ct === 'application/jose' || ct === 'application/jwt';
     const isJson = ct === 'application/json' || ct === 'application/ld+json';
     if (!c.req.raw.body) return;
-    const text = await this.bodyText(c);
+    const bytes = await this.bodyBytes(c);
+    // Decode only what can be signed: a declared JWS, a body opening like one ("eyJ"), or a JSON
+    // body small enough to be a credential-wrapped request; large data bodies pass untouched.
+    const opensLikeJws = bytes.length > 3 && bytes[0] === 0x65 && bytes[1] === 0x79 && bytes[2] === 0x4a;
+    if (!declared && !(isJson ? bytes.length <= MAX_CREDENTIAL_BYTES : opensLikeJws)) return;
+    const text = decodeOrNull(bytes);
     if (text === null) return;
     let signed: { did: string; body: string; contentType: string } | null = null;
     try {
@@ -251,15 +263,13 @@ export class Auth {
     c.req.bodyCache = {};
   }
 
-  /** The body as UTF-8 text (cached by Hono for the route); null when it is not valid UTF-8. */
-  private async bodyText(c: Context): Promise<string | null> {
-    let buf: ArrayBuffer;
+  /** The body bytes (Hono caches them, so the route reads the same bytes again). */
+  private async bodyBytes(c: Context): Promise<Uint8Array> {
     try {
-      buf = await c.req.arrayBuffer();
+      return new Uint8Array(await c.req.arrayBuffer());
     } catch (e) {
       throw bodyError(e) ?? e;
     }
-    try { return fatal.decode(buf); } catch { return null; }
   }
 
   /** Ledgers a request references: path tail, `?ledger=`, `Ledgraph-Ledger`, and its body. */
@@ -270,9 +280,10 @@ export class Auth {
     add(c.req.query('ledger'));
     add(c.req.header('Ledgraph-Ledger'));
     for (const k of ['default-graph-uri', 'named-graph-uri']) for (const v of c.req.queries(k) ?? []) add(v);
-    if (cls.body === 'none' || !c.req.raw.body || c.req.method === 'GET' || c.req.method === 'HEAD') return out;
+    // Only a bearer token has ledger scopes to check against what the body names.
+    if (!authenticate(c).bearer || cls.body === 'none' || !c.req.raw.body || c.req.method === 'GET' || c.req.method === 'HEAD') return out;
     const ct = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
-    const text = await this.bodyText(c);
+    const text = decodeOrNull(await this.bodyBytes(c));
     if (text === null) return out;
     if (ct === 'application/sparql-query') {
       if (cls.body === 'query') sparqlLedgers(text, out);

@@ -9,7 +9,8 @@ import { badRequest, forbidden } from '../../core/errors.js';
 import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
 import { isRootPolicy, policyInputsFromJson, type PolicyInputs } from '../../core/policy/inputs.js';
-import { policyView, type PolicyStats } from '../../core/policy/index.js';
+import { policyView, termFilter, type PolicyStats, type TermFilter } from '../../core/policy/index.js';
+import type { Db } from '../../core/ledger/db.js';
 import { ledgerIdOf } from './refs.js';
 import { authenticate, authOf, credentialIdentity, type AuthState } from './middleware.js';
 
@@ -95,4 +96,30 @@ function stripSources(client: JsonLdClientPolicy | undefined): PolicyInputs | un
   if (!client) return undefined;
   const { sources: _sources, ...rest } = client;
   return rest;
+}
+
+/**
+ * The policy keys of a write's opts, resolved against its credential (policy.md §3.1, §6): the
+ * credential's identity replaces a client's, and a conflicting selection is a 403.
+ */
+export function writePolicyOpts<T extends PolicyInputs>(c: Context, opts: T): T {
+  const client: PolicyInputs = {};
+  if (opts.identity !== undefined) client.identity = opts.identity;
+  if (opts.policyClass !== undefined) client.policyClass = opts.policyClass;
+  if (opts.policy !== undefined) client.policy = opts.policy;
+  if (opts.policyValues !== undefined) client.policyValues = opts.policyValues;
+  if (opts.defaultAllow !== undefined) client.defaultAllow = opts.defaultAllow;
+  const resolved = policyInputsFor(c, client, true) ?? {};
+  const { identity: _i, policyClass: _c, policy: _p, policyValues: _v, defaultAllow: _d, ...rest } = opts;
+  return { ...rest, ...resolved } as T;
+}
+
+/** A snapshot restricted to what the request may see (graph store GET), with its client inputs. */
+export async function requestView(c: Context, conn: Connection, db: DbView, client: PolicyInputs | undefined): Promise<DbView> {
+  return (await policyView(conn, db, policyInputsFor(c, client, true))).view;
+}
+
+/** The `/show` flake filter: credential identity and server default class only; null = every flake. */
+export async function showFilter(c: Context, conn: Connection, db: Db): Promise<TermFilter | null> {
+  return termFilter(conn, db, showPolicyInputs(c));
 }

@@ -19,6 +19,8 @@ import type { Registrar, ServerContext } from '../server-context.js';
 import { route, type ParamSpec, type RouteSpec } from '../swagger.js';
 import { Compactor } from './history.js';
 import { commitWrite, graphPayload, isAbsoluteIri, JSONLD_TYPES, RDF_TYPES, retarget } from './write.js';
+import { requestView } from '../auth/index.js';
+import { policyFromHeaders } from '../query-headers.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -50,15 +52,17 @@ function graphLabel(g: GraphRef): string {
 }
 
 /** The triples of one graph at the ref's time, with the prefixes they use; 404 for a missing or empty named graph. */
-async function readGraph(ctx: ServerContext, ref: LedgerRef, target: GraphRef): Promise<{ quads: Quad[]; prefixes: Record<string, string> }> {
+async function readGraph(c: Ctx, ctx: ServerContext, ref: LedgerRef, target: GraphRef): Promise<{ quads: Quad[]; prefixes: Record<string, string> }> {
   const ledger = await ctx.conn.ledger(ref.id);
   const db = await ledger.db(ref.time);
+  // Policy (policy.md §5): the graph as the caller may see it; a fully hidden named graph is a 404.
+  const view = await requestView(c, ctx.conn, db, policyFromHeaders(c.req.raw.headers));
   const g = target.termType === 'DefaultGraph' ? 0 : db.graphId(target.value);
   const missing = () => notFound(`${graphLabel(target)} not found in ledger ${ref.id} at t ${db.t}`);
   if (g === undefined) throw missing();
   const compactor = new Compactor(ledger.ns);
   const quads: Quad[] = [];
-  for await (const b of db.scan({ g })) {
+  for await (const b of view.scan({ g })) {
     for (let k = 0; k < b.n; k++) {
       const s = db.dict.term(b.s[k]!), p = db.dict.term(b.p[k]!) as NamedNode, o = db.dict.term(b.o[k]!);
       // Register only the IRIs the writers print as prefixed names (rdf:type is `a`, plain strings untyped).
@@ -122,7 +126,7 @@ export const dataRoutes: Registrar = (api, ctx) => {
     const ref = pathLedger(c, false);
     const target = targetGraph(c);
     const type = negotiate(c.req.header('Accept'), GET_TYPES);
-    const { quads, prefixes } = await readGraph(ctx, ref, target);
+    const { quads, prefixes } = await readGraph(c, ctx, ref, target);
     const text = await serialise(type, quads, prefixes);
     return c.body(text, 200, {
       'Content-Type': `${type}; charset=utf-8`,

@@ -15,6 +15,8 @@ import { rdf, xsd, XSD } from '../../core/rdf/vocab.js';
 import { intQuery, pathLedger } from '../http-util.js';
 import type { Registrar } from '../server-context.js';
 import { route } from '../swagger.js';
+import type { TermFilter } from '../../core/policy/index.js';
+import { showFilter } from '../auth/index.js';
 
 /** Default and hard maximum of `/log?limit=` (§8). */
 export const LOG_DEFAULT_LIMIT = 100;
@@ -113,17 +115,20 @@ async function resolveCommit(ledger: Ledger, ref: string | undefined): Promise<C
 }
 
 /** The decoded commit of `/show` (§2.3). */
-export async function showCommit(ledger: Ledger, entry: ChainEntry): Promise<Record<string, unknown>> {
+export async function showCommit(ledger: Ledger, entry: ChainEntry, filter: TermFilter | null = null): Promise<Record<string, unknown>> {
   const bytes = await ledger.commitBytes(entry.cid);
   const data = decodeCommit(bytes, ledger.ns);
   const graphNames = new Map(data.graphDelta);
   const graphIri = (g: number) => ledger.graphs.iri(g) ?? graphNames.get(g);
   const c = new Compactor(ledger.ns);
   let asserts = 0, retracts = 0;
-  const flakes = data.flakes.map((f) => {
+  const flakes: unknown[] = [];
+  for (const f of data.flakes) {
+    // Policy (§4.3): unreadable flakes are omitted and asserts/retracts count visible flakes only.
+    if (filter && !(await filter.visible(f.s, f.p, f.o))) continue;
     if (f.op) asserts++; else retracts++;
-    return flakeTuple(f, c, graphIri);
-  });
+    flakes.push(flakeTuple(f, c, graphIri));
+  }
   return {
     id: entry.cid, t: data.t, time: data.time, size: bytes.length,
     previous: data.parents[0]?.toString() ?? null,
@@ -143,7 +148,7 @@ export const historyRoutes: Registrar = (api, ctx) => {
   }, async (c) => {
     const ledger = await ctx.conn.ledger(normalizeLedgerId(pathLedger(c)));
     const entry = await resolveCommit(ledger, c.req.query('commit'));
-    return c.json(await showCommit(ledger, entry));
+    return c.json(await showCommit(ledger, entry, await showFilter(c, ctx.conn, await ledger.db({ kind: 't', t: entry.t }))));
   });
 
   route(api, ctx.table, {

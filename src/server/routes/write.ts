@@ -22,6 +22,7 @@ import {
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
+import { writePolicyOpts } from '../auth/index.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -131,6 +132,8 @@ function syncGraph(c: Ctx): GraphRef {
 /** Run one write through the pipeline as an admitted operation and log it. */
 export async function commitWrite(c: Ctx, ctx: ServerContext, ledger: string, req: TxnRequest, tx: TxnContext): Promise<Receipt> {
   const id = normalizeLedgerId(ledger);
+  // Policy (policy.md §3.1, §6): a credential's identity replaces the client's selection.
+  req = { ...req, opts: writePolicyOpts(c, req.opts) };
   const receipt = await ctx.admission.run(() => ctx.conn.transact(id, req, { ...tx, signal: c.req.raw.signal }));
   c.get('log').info('transaction', {
     ledger: id, kind: req.kind, t: receipt.t, commit_id: receipt.commit_id,
