@@ -50,7 +50,8 @@ function parseAst(text: string, opts: ParseOptions): S.Query {
   try {
     return parseQueryAst(text, opts.baseIri, opts.prefixes);
   } catch (e) {
-    if (!isLedgraphError(e) || !e.message.includes('syntax error')) throw e;
+    // Only a syntax error (or an unexpected failure of the fast parser) earns a second opinion.
+    if (isLedgraphError(e) && !e.message.includes('syntax error')) throw e;
     first = e;
   }
   let parsed: S.SparqlQuery;
