@@ -6,6 +6,7 @@
  */
 import { badRequest } from '../../errors.js';
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
+import { INTEGER_TYPES } from '../../rdf/datatypes.js';
 import { coerceJsonValue } from '../../rdf/values.js';
 import { type BlankNode, type Literal, type NamedNode, type Term, blankNode, literal, namedNode } from '../../rdf/terms.js';
 import { F, XSD, rdf, xsd } from '../../rdf/vocab.js';
@@ -235,6 +236,23 @@ function arity(name: string, n: number, min: number, max: number): void {
   }
 }
 
+/** `?x` is of a datatype of the xsd:integer family. */
+function isIntegerTyped(e: Expr): Expr {
+  return call('in', [call('datatype', [e]), ...[...INTEGER_TYPES.keys()].map((dt): Expr => ({ type: 'term', term: namedNode(dt) }))]);
+}
+
+/**
+ * `/` of the JSON-LD dialect (§5.1): integer ÷ integer truncates toward zero (the cast of the
+ * exact quotient to xsd:integer); any other operands divide as in SPARQL.
+ */
+function divide(a: Expr, b: Expr): Expr {
+  const q = call('/', [a, b]);
+  // A constant operand that is not an integer settles it now (`(/ ?x 2.0)` is plain division).
+  const nonInteger = (e: Expr) => e.type === 'term' && !(e.term.termType === 'Literal' && INTEGER_TYPES.has(e.term.datatype.value));
+  if (nonInteger(a) || nonInteger(b)) return q;
+  return call('if', [call('&&', [isIntegerTyped(a), isIntegerTyped(b)]), call(XSD + 'integer', [q]), q]);
+}
+
 function toExpr(x: X, env: ExprEnv, inAggregate: boolean): Expr {
   switch (x.k) {
     case 'var': return { type: 'var', name: x.name };
@@ -306,7 +324,7 @@ function compileCall(name: string, rawArgs: X[], env: ExprEnv, inAggregate: bool
     arity(name, n, fn === '+' || fn === '-' ? 1 : 2, INF);
     const args = rawArgs.map(sub);
     if (args.length === 1) return call(fn === '-' ? 'neg' : 'pos', args);
-    return args.slice(1).reduce((acc, a) => call(fn, [acc, a]), args[0]!);
+    return args.slice(1).reduce((acc, a) => (fn === '/' ? divide(acc, a) : call(fn, [acc, a])), args[0]!);
   }
   if (fn === 'in' || fn === 'not-in' || fn === 'notin') {
     arity(name, n, 2, 2);

@@ -4,7 +4,7 @@
  * (`"default"`, `"txn-meta"`, a graph IRI), and history ranges (`from` + `to`). Everything is
  * turned into ledger references for the shared resolveDataset.
  */
-import { badRequest, notFound } from '../../errors.js';
+import { badRequest, isLedgraphError, notFound } from '../../errors.js';
 import { GRAPH_TXN_META } from '../../flake/flake.js';
 import type { DbView } from '../../index/view.js';
 import type { Connection } from '../../ledger/connection.js';
@@ -42,6 +42,17 @@ export function sourcePolicies(keys: DatasetKeys): PolicyInputs['sources'] {
 
 /** Resolve the query's dataset against the connection (404 for unknown ledgers, commits, graphs). */
 export async function openDataset(conn: Connection, keys: DatasetKeys, ctx: ActiveContext, opts: { ledger?: string; at?: TimeSpec }): Promise<OpenedDataset> {
+  try {
+    return await open(conn, keys, ctx, opts);
+  } catch (e) {
+    // An instant before the ledger's first commit is a bad time specifier (§9: 400 "no data as of").
+    const m = isLedgraphError(e) && e.status === 404 ? /has no commit at or before (.*)$/.exec(e.message) : null;
+    if (m) throw badRequest(`no data as of ${m[1]}: the instant is before the ledger's first commit`);
+    throw e;
+  }
+}
+
+async function open(conn: Connection, keys: DatasetKeys, ctx: ActiveContext, opts: { ledger?: string; at?: TimeSpec }): Promise<OpenedDataset> {
   const scoped = opts.ledger !== undefined ? parseLedgerRef(opts.ledger) : undefined;
   const from = await fromSources(conn, keys.from, ctx, scoped);
   const aliases = new Map<string, string>();
