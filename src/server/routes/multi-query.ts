@@ -22,6 +22,7 @@ import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import { executeSparql, jsonLdRequest, sparqlHistoryRange, sparqlPrologue } from './query.js';
 import { formatMs } from './stream.js';
+import { policyInputsFor } from '../auth/index.js';
 
 type Ctx = Context<AppEnv>;
 type Obj = Record<string, unknown>;
@@ -361,8 +362,10 @@ async function runSparqlAlias(plan: Plan, at: TimeSpec, timeoutMs: number, rc: R
   let fuel: number | undefined;
   const maxFuel = pick(plan.opts, FUEL_KEYS) as number | undefined;
   // SPARQL aliases observe bearer scope only; merged identity and policy opts do not apply (§4.7).
+  // A verified credential's own identity still does: the server selects it (policy.md §3.1).
+  const credential = policyInputsFor(rc.c, undefined, false);
   const res = await executeSparql(rc.ctx.conn, {
-    text: plan.text!, at, timeoutMs, signal: rc.signal, maxFuel,
+    text: plan.text!, at, timeoutMs, signal: rc.signal, maxFuel, ...(credential ? { policy: credential } : {}),
     onFinish: (s) => { fuel = s.fuel; },
   });
   let json: string;
