@@ -39,24 +39,31 @@ export function agentJson(result: unknown, context: unknown, maxBytes = AGENT_DE
     const cut: AgentEnvelope = { ...(prefixes && fitsWith(prefixes, maxBytes) ? { '@context': prefixes } : {}), result: null, truncated: true, bytes: 0 };
     return finish(cut, maxBytes);
   }
-  // Largest prefix of rows that fits: sum row sizes, then confirm on the real text.
-  const wrap = (k: number): AgentEnvelope => {
+  // The most rows that fit, with the prefixes if that costs no rows, else without them.
+  const wrap = (k: number, ctx: boolean): AgentEnvelope => {
     const part = rows.slice(0, k);
     const r = doc ? { ...doc, '@graph': part } : part;
-    return { ...(prefixes ? { '@context': prefixes } : {}), result: r, rows: rows.length, returned: k, truncated: true, next_offset: offset + k, bytes: 0 };
+    const cut = k < rows.length;
+    return { ...(ctx && prefixes ? { '@context': prefixes } : {}), result: r, rows: rows.length, returned: k, truncated: cut, ...(cut ? { next_offset: offset + k } : {}), bytes: 0 };
   };
-  let budget = maxBytes - size(wrap(0)) - 16;
-  let k = 0;
-  while (k < rows.length) {
-    const cost = size(rows[k]) + 1;
-    if (cost > budget) break;
-    budget -= cost;
-    k++;
-  }
-  let env2 = wrap(k);
-  while (k > 0 && !fits(env2, maxBytes)) env2 = wrap(--k);
-  if (!fits(env2, maxBytes) && env2['@context']) delete env2['@context'];
-  return finish(env2, maxBytes);
+  const most = (ctx: boolean): AgentEnvelope | undefined => {
+    // Sum row sizes against the budget, then confirm on the real text.
+    let budget = maxBytes - size(wrap(0, ctx));
+    let k = 0;
+    while (k < rows.length) {
+      const cost = size(rows[k]) + 1;
+      if (cost > budget) break;
+      budget -= cost;
+      k++;
+    }
+    let e = wrap(k, ctx);
+    while (k > 0 && !fits(e, maxBytes)) e = wrap(--k, ctx);
+    return fits(e, maxBytes) ? e : undefined;
+  };
+  const withCtx = prefixes ? most(true) : undefined;
+  const without = most(false);
+  if (withCtx && (!without || withCtx.returned! >= without.returned!)) return withCtx;
+  return finish(without ?? { result: null, truncated: true, bytes: 0 }, maxBytes);
 }
 
 function finish(env: AgentEnvelope, maxBytes: number): AgentEnvelope {
