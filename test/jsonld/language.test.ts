@@ -203,6 +203,13 @@ describe('§4 where patterns', () => {
       .toEqual([['Ana', 1, 'assert'], ['Ben', 1, 'assert'], ['Caro', 1, 'assert'], ['Dan', 5, 'assert']]);
   });
 
+  it('@t with a graph clause: named graphs by IRI work, graph variables are refused', async () => {
+    expect(await q({ select: ['?sal', '?t'], where: [{ '@id': '?p', 'schema:name': { '@value': '?n', '@t': '?t' } }, ['graph', 'ex:g/hr', { '@id': '?p', 'ex:salary': '?sal' }]] }))
+      .toEqual([[5200, 1]]);
+    expect(await bad({ select: ['?t'], where: [{ '@id': '?p', 'schema:name': { '@value': '?n', '@t': '?t' } }, ['graph', '?g', { '@id': '?p', 'ex:salary': '?sal' }]] }))
+      .toBe('["graph", "?g", ...] with a graph variable cannot be combined with @t / @op or the t / op functions');
+  });
+
   it('pattern errors', async () => {
     expect(await bad({ select: '?s', where: { '@id': '?s', 'ex:knows': ['?a', '?b'] } })).toBe('invalid value for ex:knows in a where pattern: an array (use one pattern per value)');
     expect(await bad({ select: '?s', where: { '@id': '?s', 'ex:knows': null } })).toBe('invalid value for ex:knows in a where pattern: null (use one pattern per value)');
@@ -425,6 +432,8 @@ describe('§12 opts', () => {
     const r = await runJsonLdQuery(conn, { select: '?n', where: { '@id': '?s', 'schema:name': '?n' }, opts: { maxFuel: 100 } }, demo);
     expect(r.tracking).toMatchObject({ fuel: 4, members: ['fuel'] });
     expect(await bad({ select: '?n', where: { '@id': '?s', 'schema:name': '?n' } }, { ...demo, maxFuel: 3 })).toBe('fuel limit exceeded (fuel_exhausted): the query needed more than max-fuel 3');
+    // The body's max-fuel wins over the header's.
+    expect(await q({ select: '?n', where: { '@id': 'ex:ben', 'schema:name': '?n' }, opts: { 'max-fuel': 100 } }, { ...demo, maxFuel: 0 })).toEqual(['Ben']);
   });
 
   it('crawling spends fuel too', async () => {
@@ -439,6 +448,7 @@ describe('§12 opts', () => {
   it('min-t: reached passes; not reached times out', async () => {
     expect(await q({ select: '?n', where: { '@id': 'ex:ben', 'schema:name': '?n' }, opts: { 'min-t': 5 } })).toEqual(['Ben']);
     expect(await status({ select: '?n', where: { '@id': 'ex:ben', 'schema:name': '?n' }, opts: { minT: 9 } }, { ...demo, timeoutMs: 60 })).toEqual([408, 'err:db/Timeout']);
+    expect(await status({ select: '?n', where: { '@id': 'ex:ben', 'schema:name': '?n' } }, { ...demo, minT: 9, timeoutMs: 60 })).toEqual([408, 'err:db/Timeout']);
   });
 
   it('format in the body wins over the request option', async () => {

@@ -31,7 +31,10 @@ export interface JsonLdQueryRequest {
   ledger?: string;
   /** Time for references without their own specifier (multi-query asOf). */
   at?: TimeSpec;
+  /** Fuel budget from the Ledgraph-Max-Fuel header; `opts.max-fuel` in the body wins (§12). */
   maxFuel?: number;
+  /** Read-after-write barrier from the Ledgraph-Min-T header; `opts.min-t` in the body wins. */
+  minT?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
   outputFormat?: 'json' | 'typed-json';
@@ -86,7 +89,8 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
   }
   if (req.agent) result = agentJson(result, q.contextJson, req.agent.maxBytes, q.query.offset);
   const out: JsonLdQueryResponse = { result, ledgers: run.ds.ledgers };
-  const tracking = q.opts.tracking;
+  // A fuel limit from the header implies fuel tracking, as the body's max-fuel does.
+  const tracking = q.opts.tracking ?? (req.maxFuel !== undefined ? { time: false, fuel: true, policy: false } : undefined);
   if (tracking) {
     out.tracking = { time: `${(now() - started).toFixed(2)}ms`, fuel: run.fuel, members: (['time', 'fuel', 'policy'] as const).filter((k) => tracking[k]) };
     const stats = (run.crawlView as { policyStats?(): { executed: number; allowed: number } }).policyStats?.();
@@ -143,7 +147,8 @@ interface Run {
 
 async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
   const deadline = req.timeoutMs !== undefined ? Date.now() + req.timeoutMs : undefined;
-  if (q.opts.minT !== undefined) await waitForT(conn, q, req, q.opts.minT, deadline);
+  const minT = q.opts.minT ?? req.minT;
+  if (minT !== undefined) await waitForT(conn, q, req, minT, deadline);
   const ds = await openDataset(conn, q.dataset, q.ctx, { ...(req.ledger !== undefined ? { ledger: req.ledger } : {}), ...(req.at ? { at: req.at } : {}) });
   const view = req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : ds.view;
 
@@ -172,8 +177,8 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
     const named = events === 'current' ? [...ev.eventGraphs(), ...ds.namedGraphs] : ev.eventGraphs();
     ctx = { view: ev, defaultGraphs: ds.defaultGraphs, namedGraphs: named, resolveGraph: (iri) => ev.graphId(iri) ?? ds.resolveGraph(iri) };
   }
-  const maxFuels = [req.maxFuel, q.opts.maxFuel].filter((x): x is number => x !== undefined);
-  const maxFuel = maxFuels.length > 0 ? Math.min(...maxFuels) : undefined;
+  // A header supplies the default; the body's own value wins (§12, decided).
+  const maxFuel = q.opts.maxFuel ?? req.maxFuel;
   const run: Run = {
     ds, crawlView: view, op: compiled.op, compiled, fuel: 0,
     charge(n) {

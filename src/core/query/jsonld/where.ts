@@ -178,6 +178,8 @@ export class WhereCompiler {
           if (this.eventMode === 'history') throw badRequest('graph clauses are not supported in history queries; select the graph in from (ledger#graph)');
           flush();
           const name = this.graphName(args[0], ctx);
+          // Event graphs are named graphs too: a graph variable would range over them.
+          if (this.eventMode && name.termType === 'Variable') throw badRequest(`["graph", "${args[0]}", ...] with a graph variable cannot be combined with @t / @op or the t / op functions`);
           const outer = this.eventsOn;
           this.eventsOn = false;
           try {
