@@ -42,6 +42,8 @@ interface Compiled {
 }
 
 interface Plan {
+  /** Every flake of this predicate is a schema flake (always visible). */
+  schema: boolean;
   candidates: Compiled[];
   /** 1 allow / 0 deny for every subject; -1 when the decision depends on the subject. */
   fixed: number;
@@ -139,15 +141,23 @@ export class PolicyEvaluator {
   }
 
   private plan(p: number): Plan {
+    // Scans mostly yield runs of one predicate: remember the last plan.
+    if (p === this.lastP) return this.lastPlan!;
     let plan = this.plans.get(p);
-    if (plan) return plan;
-    const candidates = this.compiled.filter((c) => !c.props || c.props.has(p));
-    const subjectDependent = candidates.some((c) => c.subjects || c.classes || c.allow === undefined);
-    plan = { candidates, fixed: UNKNOWN, needsClasses: candidates.some((c) => c.classes !== null), bySubject: new Map() };
-    if (!subjectDependent) plan.fixed = this.rules(candidates, -1);
-    this.plans.set(p, plan);
+    if (!plan) {
+      const candidates = this.compiled.filter((c) => !c.props || c.props.has(p));
+      const subjectDependent = candidates.some((c) => c.subjects || c.classes || c.allow === undefined);
+      plan = { schema: this.schemaPreds.has(p), candidates, fixed: UNKNOWN, needsClasses: candidates.some((c) => c.classes !== null), bySubject: new Map() };
+      if (!subjectDependent) plan.fixed = this.rules(candidates, -1);
+      this.plans.set(p, plan);
+    }
+    this.lastP = p;
+    this.lastPlan = plan;
     return plan;
   }
+
+  private lastP = -1;
+  private lastPlan: Plan | null = null;
 
   /** Is a schema flake (always visible, rule 2)? */
   private isSchema(p: number, o: number): boolean {
@@ -160,8 +170,8 @@ export class PolicyEvaluator {
    */
   decideSync(s: number, p: number, o: number): number {
     if (this.denyAll) return 0;
-    if (this.isSchema(p, o)) return 1;
     const plan = this.plan(p);
+    if (plan.schema || (p === this.typeId && this.schemaClasses.has(o))) return 1;
     if (plan.fixed !== UNKNOWN) return plan.fixed;
     const hit = plan.bySubject.get(s);
     if (hit !== undefined) return hit;

@@ -14,7 +14,7 @@ import { keyToTerm, termKey, type Term } from '../rdf/terms.js';
 import type { MetaEntry, TxnOpts } from '../transact/txn-request.js';
 import { PolicyEvaluator, type IdSpace, type PolicyTally } from './evaluator.js';
 import { isRootPolicy, type PolicyInputs } from './inputs.js';
-import { loadPolicySet } from './load.js';
+import { cachedPolicySet } from './load.js';
 import { PolicyView } from './policy-view.js';
 
 export type { PolicyInputs } from './inputs.js';
@@ -60,6 +60,11 @@ class OverlayIds implements IdSpace {
   term(id: number): Term { return id >= 0 ? this.dict.term(id) : keyToTerm(this.keys[-id - 1]!); }
 }
 
+/** Identifies a head snapshot of a ledger for the policy-set cache. */
+function headKey(db: Db): string {
+  return `${db.ledgerId}@${db.t}:${db.commitId ?? ''}`;
+}
+
 function sumTallies(ev: PolicyEvaluator): PolicyStats {
   const policies = ev.tallies();
   let executed = 0, allowed = 0;
@@ -78,7 +83,7 @@ export async function policyView(conn: Connection, view: DbView, inputs: PolicyI
   if (ledgerId === undefined) throw badRequest('a policy-restricted view needs the ledger its policies come from');
   const ledger = await conn.ledger(ledgerId);
   const head = await ledger.db();
-  const set = await loadPolicySet(head, inputs);
+  const set = await cachedPolicySet(headKey(head), head, inputs);
   let ev: PolicyEvaluator;
   let pv: PolicyView;
   if (view instanceof Db && view.dict === head.dict) {
@@ -111,7 +116,7 @@ export const WRITE_DENIED = 'Policy enforcement prevents modification.';
  */
 export async function checkWritePolicy(db: Db, flakes: readonly CommitFlake[], inputs: PolicyInputs | undefined, meta: readonly MetaEntry[] = []): Promise<void> {
   if (isRootPolicy(inputs) || (flakes.length === 0 && meta.length === 0)) return;
-  const set = await loadPolicySet(db, inputs);
+  const set = await cachedPolicySet(headKey(db), db, inputs);
   const ids = new OverlayIds(db.dict, true);
   const ev = await PolicyEvaluator.create(set, 'modify', db, ids);
   const check = async (s: Term, p: Term, o: Term) => {
@@ -166,7 +171,7 @@ export interface TermFilter { visible(s: Term, p: Term, o: Term): Promise<boolea
 export async function termFilter(conn: Connection, db: Db, inputs: PolicyInputs | undefined): Promise<TermFilter | null> {
   if (isRootPolicy(inputs)) return null;
   const head = await (await conn.ledger(db.ledgerId)).db();
-  const set = await loadPolicySet(head, inputs);
+  const set = await cachedPolicySet(headKey(head), head, inputs);
   const ids = new OverlayIds(db.dict, false);
   const ev = await PolicyEvaluator.create(set, 'view', db, ids);
   return {

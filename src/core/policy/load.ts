@@ -43,6 +43,29 @@ async function subjectIds(view: DbView, p: number, o: number): Promise<number[]>
   return out;
 }
 
+/**
+ * Recently built policy sets by head snapshot: a set depends only on the head's facts and the
+ * inputs, and requests of one identity repeat, so queries do not re-read policy nodes each time.
+ * A set binding a fresh anonymous `?$identity` is never shared (each request gets its own IRI).
+ */
+const setCache = new WeakMap<DbView['dict'], Map<string, PolicySet>>();
+const SET_CACHE_SIZE = 64;
+
+/** `loadPolicySet`, memoised per head (ledger, t) and inputs. */
+export async function cachedPolicySet(headKey: string, head: DbView, inputs: PolicyInputs | undefined): Promise<PolicySet> {
+  let key: string;
+  try { key = headKey + '\u0000' + JSON.stringify(inputs ?? null); } catch { return loadPolicySet(head, inputs); }
+  let m = setCache.get(head.dict);
+  if (!m) setCache.set(head.dict, (m = new Map()));
+  const hit = m.get(key);
+  if (hit) return hit;
+  const set = await loadPolicySet(head, inputs);
+  if (set.identity.startsWith('urn:ledgraph:anonymous:')) return set;
+  if (m.size >= SET_CACHE_SIZE) m.delete(m.keys().next().value!);
+  m.set(key, set);
+  return set;
+}
+
 /** Build the policy set of `inputs` from the branch head `head`. */
 export async function loadPolicySet(head: DbView, inputs: PolicyInputs | undefined): Promise<PolicySet> {
   const values = parsePolicyValues(inputs?.policyValues);

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+/**
+ * Policy bench: the BSBM explore mix (the 24-query sequence of E-Q1..E-Q12 from the shared
+ * workload) under a policy that hides 10 % of the products, against the same mix unrestricted, on
+ * the same Ledgraph ledger in one process. The identity's policy class holds a default view policy
+ * (`f:allow true`) and an `f:onSubject` deny naming every tenth product (the query-parameter
+ * product is kept visible, so both runs do comparable work). Every result row or quad is consumed.
+ * Acceptance: restricted mix median <= 2x the unrestricted mix median.
+ *
+ *   node bench/policy.js [--data bench/data/bsbm-265.nt] [--reps 15] [--warmup 3]
+ *
+ * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
+ */
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT_DIR, parseArgs } from './measure.js';
+import { loadQueries } from './queries.js';
+
+const args = parseArgs(process.argv.slice(2));
+const data = args.data ?? join(ROOT_DIR, 'bench/data/bsbm-265.nt');
+const REPS = Number(args.reps ?? 15);
+const WARMUP = Number(args.warmup ?? 3);
+const LEDGER = 'bench:main';
+const IDENTITY = 'urn:bench:viewer';
+const BSBM = 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/vocabulary/';
+const F = 'https://ns.ledgraph.dev/';
+
+const paramsFile = data.replace(/\.nt$/, '.params.json');
+if (!existsSync(data) || !existsSync(paramsFile)) {
+  throw new Error(`BSBM data not found: ${data} (+ .params.json); generate it with node bench/bsbm/generate.js --products 265 --out bench/data/bsbm-265`);
+}
+const dist = (rel) => import(join(ROOT_DIR, 'dist', rel));
+const { Connection } = await dist('core/ledger/connection.js');
+const { openMemoryStorage } = await dist('storage/index.js');
+const { runSparql } = await dist('core/query/sparql-service.js');
+const { parseJsonLdTxn } = await dist('core/transact/parse-jsonld.js');
+
+const params = JSON.parse(readFileSync(paramsFile, 'utf8'));
+const { mix } = loadQueries(params);
+
+const conn = new Connection(openMemoryStorage(), { indexingEnabled: false, reindexMaxBytes: 64_000_000 });
+await conn.create(LEDGER);
+const t0 = performance.now();
+const receipt = await conn.bulkLoad(LEDGER, createReadStream(data));
+process.stderr.write(`loaded ${data} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+
+// Every tenth product (in IRI order) is hidden, except the one the queries are parameterised with.
+const db = await conn.db(LEDGER);
+const typeId = db.dict.idOfKey('http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+const productClass = db.dict.idOfKey(BSBM + 'Product');
+const products = [];
+for await (const b of db.scan({ g: 0, p: typeId, o: productClass })) for (let i = 0; i < b.n; i++) products.push(db.dict.key(b.s[i]));
+products.sort();
+const hidden = products.filter((p, i) => i % 10 === 0 && p !== params.ProductXYZ);
+const policyTxn = {
+  '@context': { f: F },
+  '@graph': [
+    { '@id': IDENTITY, 'f:policyClass': { '@id': 'urn:bench:Viewer' } },
+    { '@id': 'urn:bench:seeAll', '@type': ['f:AccessPolicy', 'urn:bench:Viewer'], 'f:action': { '@id': 'f:view' }, 'f:allow': true },
+    { '@id': 'urn:bench:hideSome', '@type': ['f:AccessPolicy', 'urn:bench:Viewer'], 'f:action': { '@id': 'f:view' },
+      'f:onSubject': hidden.map((iri) => ({ '@id': iri })), 'f:allow': false },
+  ],
+};
+await conn.transact(LEDGER, parseJsonLdTxn(policyTxn, 'insert'), { body: policyTxn, contentType: 'application/json' });
+process.stderr.write(`policy hides ${hidden.length} of ${products.length} products\n`);
+
+/** Every term is read, as a client materialising results would. */
+let sink = 0;
+/** Run one query and consume every row or quad; returns the count. */
+async function once(text, policy) {
+  const { result } = await runSparql(conn, text, { ledger: LEDGER, ...(policy ? { policy } : {}) });
+  let n = 0;
+  if (result.type === 'bindings') for await (const row of result.rows) { for (const k in row) sink += row[k].value.length; n++; }
+  else if (result.type === 'quads') for await (const q of result.quads) { sink += q.object.value.length; n++; }
+  else n = result.value ? 1 : 0;
+  return n;
+}
+
+/** One pass over the whole mix; per-query times and counts. */
+async function runMix(policy) {
+  const per = new Map();
+  const start = performance.now();
+  for (const q of mix) {
+    const t = performance.now();
+    const n = await once(q.text, policy);
+    const e = per.get(q.name) ?? { ms: 0, rows: 0 };
+    e.ms += performance.now() - t;
+    e.rows += n;
+    per.set(q.name, e);
+  }
+  return { ms: performance.now() - start, per };
+}
+
+const POLICY = { identity: IDENTITY };
+for (let i = 0; i < WARMUP; i++) { await runMix(undefined); await runMix(POLICY); }
+const open = [], restricted = [];
+const perOpen = new Map(), perRestricted = new Map();
+let rowsOpen = null, rowsRestricted = null;
+const collect = (into, per) => { for (const [k, v] of per) (into.get(k) ?? into.set(k, []).get(k)).push(v.ms); };
+for (let i = 0; i < REPS; i++) {
+  // Alternate the order so drift and GC hit both alike.
+  for (const which of i % 2 === 0 ? ['open', 'restricted'] : ['restricted', 'open']) {
+    const r = await runMix(which === 'open' ? undefined : POLICY);
+    if (which === 'open') { open.push(r.ms); collect(perOpen, r.per); rowsOpen = r.per; } else { restricted.push(r.ms); collect(perRestricted, r.per); rowsRestricted = r.per; }
+  }
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return +s[s.length >> 1].toFixed(3); };
+const queries = [...perOpen.keys()].map((name) => {
+  const o = median(perOpen.get(name)), r = median(perRestricted.get(name));
+  return { name, openMs: o, restrictedMs: r, ratio: +(r / o).toFixed(2), openRows: rowsOpen.get(name).rows, restrictedRows: rowsRestricted.get(name).rows };
+});
+for (const q of queries) process.stderr.write(`${q.name}: open ${q.openMs} ms, restricted ${q.restrictedMs} ms (x${q.ratio}), rows ${q.openRows} -> ${q.restrictedRows}\n`);
+await conn.close();
+const result = {
+  suite: 'policy', data, triples: receipt.triples, products: products.length, hiddenProducts: hidden.length, reps: REPS,
+  mixOpenMs: median(open), mixRestrictedMs: median(restricted), queries,
+};
+result.ratio = +(result.mixRestrictedMs / result.mixOpenMs).toFixed(2);
+result.pass = result.ratio <= 2;
+if (sink < 0) throw new Error('unreachable');
+console.log(JSON.stringify(result));
