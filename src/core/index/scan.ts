@@ -76,74 +76,148 @@ function asOf(order: IndexOrder, cur: Run, hist: Run, t: number): Run {
 export interface ScanStep { order: IndexOrder; prefix: KeyPrefix; filter: RowFilter }
 
 /**
- * Run scan steps in sequence as one generator (nested async generators cost more than the scan
- * itself for point lookups): per leaf, the current rows in range (or the rows current at t when
- * reading before index_t), merged with novelty events, filtered, into a pooled batch.
+ * A resumable scan over steps: per leaf, the current rows in range (or the rows current at t when
+ * reading before index_t) merged with novelty events and filtered into a batch. `fill` runs
+ * synchronously until the batch is full, the scan is done, or a leaf must be fetched (it then
+ * returns the fetch); the async generator awaits fetches, `scanSync` gives up on them.
  */
+class ScanCursor {
+  private step = -1;
+  private nov: Run = EMPTY_RUN;
+  private nc = keyCols(EMPTY_RUN, 'spot');
+  private j = 0;
+  private leaf = 0;
+  private leafEnd = 0;
+  private run: Run | null = null;
+  private cols: Int32Array[] = [];
+  private i = 0;
+  private b = 0;
+
+  constructor(private readonly src: ScanSource, private readonly steps: readonly ScanStep[], readonly batch: FactBatch) {}
+
+  private emit(r: Run, i: number, f: RowFilter): boolean {
+    if ((f.s >= 0 && r.s[i] !== f.s) || (f.p >= 0 && r.p[i] !== f.p) || (f.o >= 0 && r.o[i] !== f.o)) return false;
+    const batch = this.batch;
+    const n = batch.n++;
+    batch.g[n] = r.g[i]!; batch.s[n] = r.s[i]!; batch.p[n] = r.p[i]!; batch.o[n] = r.o[i]!; batch.m[n] = r.m[i]!;
+    return batch.n === batch.g.length;
+  }
+
+  /** Emit the novelty group at j (its first event is the newest <= t) and move past it. */
+  private novGroup(f: RowFilter): boolean {
+    const { nov, nc } = this;
+    const j = this.j;
+    let k = j + 1;
+    while (k < nov.n && cmpRows(nc, j, nc, k) === 0) k++;
+    this.j = k;
+    return nov.op[j] === 1 ? this.emit(nov, j, f) : false;
+  }
+
+  private startStep(): void {
+    const { order, prefix } = this.steps[this.step]!;
+    const tree = this.src.tree;
+    const indexT = tree ? tree.t : 0;
+    this.nov = this.src.t > indexT && this.src.novelty.size > 0 ? this.src.novelty.range(order, prefix, this.src.t) : EMPTY_RUN;
+    this.nc = keyCols(this.nov, order);
+    this.j = 0;
+    [this.leaf, this.leafEnd] = tree ? tree.leafSpan(order, prefix) : [0, 0];
+    this.run = null;
+  }
+
+  /** Load the current leaf's rows in range; a fetch promise when it is not decoded yet. */
+  private openLeaf(): Promise<unknown> | null {
+    const tree = this.src.tree!;
+    const { order, prefix } = this.steps[this.step]!;
+    const ref = tree.leaves[order][this.leaf]!;
+    const leaf = tree.cachedLeaf(ref);
+    if (!leaf) return tree.leaf(ref);
+    let run = leaf.run;
+    let cols = keyCols(run, order);
+    let a = lowerBound(cols, 0, run.n, prefix);
+    let b = upperBound(cols, a, run.n, prefix);
+    if (this.src.t < tree.t && leaf.history) {
+      const hist = tree.cachedHistory(leaf);
+      if (!hist) return tree.history(leaf);
+      run = asOf(order, sliceRun(run, a, b), historyRange(hist, order, prefix), this.src.t);
+      cols = keyCols(run, order);
+      a = 0; b = run.n;
+    } else if (this.src.t < tree.t) {
+      run = asOf(order, sliceRun(run, a, b), EMPTY_RUN, this.src.t);
+      cols = keyCols(run, order);
+      a = 0; b = run.n;
+    }
+    this.run = run; this.cols = cols; this.i = a; this.b = b;
+    return null;
+  }
+
+  /** Fill the batch: 'full', 'done', or a fetch to await before calling again. */
+  fill(): 'full' | 'done' | Promise<unknown> {
+    for (;;) {
+      if (this.step < 0 || (this.run === null && this.leaf >= this.leafEnd && this.j >= this.nov.n)) {
+        if (++this.step >= this.steps.length) return 'done';
+        this.startStep();
+        continue;
+      }
+      const f = this.steps[this.step]!.filter;
+      if (this.run === null && this.leaf < this.leafEnd) {
+        const fetch = this.openLeaf();
+        if (fetch) return fetch;
+        continue;
+      }
+      if (this.run !== null) {
+        const { run, cols, nc } = this;
+        const nov = this.nov;
+        while (this.i < this.b) {
+          const i = this.i;
+          if (this.j < nov.n) {
+            const d = cmpRows(nc, this.j, cols, i);
+            if (d < 0) { if (this.novGroup(f)) return 'full'; continue; }
+            if (d === 0) { this.i++; if (this.novGroup(f)) return 'full'; continue; }
+          }
+          this.i++;
+          if (this.emit(run, i, f)) return 'full';
+        }
+        this.run = null;
+        this.leaf++;
+        continue;
+      }
+      // Leaves done: the rest of novelty.
+      while (this.j < this.nov.n) if (this.novGroup(f)) return 'full';
+    }
+  }
+}
+
+/** Run scan steps as one generator (nested async generators cost more than a point lookup itself). */
 export async function* scanSteps(src: ScanSource, steps: readonly ScanStep[], signal?: AbortSignal): AsyncGenerator<FactBatch> {
   const batch = acquireBatch();
   try {
-    for (const step of steps) {
-      const { order, prefix, filter } = step;
-      const tree = src.tree;
-      const indexT = tree ? tree.t : 0;
-      const nov = src.t > indexT && src.novelty.size > 0 ? src.novelty.range(order, prefix, src.t) : EMPTY_RUN;
-      const nc = keyCols(nov, order);
-      let j = 0;
-      const fs = filter.s, fp = filter.p, fo = filter.o;
-      const emit = (r: Run, i: number): boolean => {
-        if ((fs >= 0 && r.s[i] !== fs) || (fp >= 0 && r.p[i] !== fp) || (fo >= 0 && r.o[i] !== fo)) return false;
-        const n = batch.n++;
-        batch.g[n] = r.g[i]!; batch.s[n] = r.s[i]!; batch.p[n] = r.p[i]!; batch.o[n] = r.o[i]!; batch.m[n] = r.m[i]!;
-        return batch.n === batch.g.length;
-      };
-      // Emit the novelty group starting at j (its first event is the newest <= t); returns the group end.
-      const novGroup = (): [number, boolean] => {
-        let k = j + 1;
-        while (k < nov.n && cmpRows(nc, j, nc, k) === 0) k++;
-        return [k, nov.op[j] === 1 ? emit(nov, j) : false];
-      };
-      if (tree) {
-        const [lo, hi] = tree.leafSpan(order, prefix);
-        for (let li = lo; li < hi; li++) {
-          const ref = tree.leaves[order][li]!;
-          const leaf = tree.cachedLeaf(ref) ?? await tree.leaf(ref);
-          let run = leaf.run;
-          let cols = keyCols(run, order);
-          let a = lowerBound(cols, 0, run.n, prefix);
-          let b = upperBound(cols, a, run.n, prefix);
-          if (src.t < indexT) {
-            const hist = await tree.history(leaf);
-            run = asOf(order, sliceRun(run, a, b), hist ? historyRange(hist, order, prefix) : EMPTY_RUN, src.t);
-            cols = keyCols(run, order);
-            a = 0; b = run.n;
-          }
-          for (let i = a; i < b; i++) {
-            while (j < nov.n && cmpRows(nc, j, cols, i) < 0) {
-              const [k, full] = novGroup();
-              j = k;
-              if (full) { if (signal?.aborted) return; yield batch; batch.n = 0; }
-            }
-            if (j < nov.n && cmpRows(nc, j, cols, i) === 0) {
-              const [k, full] = novGroup();
-              j = k;
-              if (full) { if (signal?.aborted) return; yield batch; batch.n = 0; }
-              continue;
-            }
-            if (emit(run, i)) { if (signal?.aborted) return; yield batch; batch.n = 0; }
-          }
-        }
+    const cursor = new ScanCursor(src, steps, batch);
+    for (;;) {
+      const r = cursor.fill();
+      if (r === 'done') break;
+      if (r === 'full') {
+        if (signal?.aborted) return;
+        yield batch;
+        batch.n = 0;
+        continue;
       }
-      while (j < nov.n) {
-        const [k, full] = novGroup();
-        j = k;
-        if (full) { if (signal?.aborted) return; yield batch; batch.n = 0; }
-      }
+      await r;
     }
     if (batch.n > 0) yield batch;
   } finally {
     releaseBatch(batch);
   }
+}
+
+const syncBatch = newBatch();
+/**
+ * The whole result in one batch when every leaf it needs is decoded and it fits; otherwise null
+ * (use scanSteps). The batch is shared: consume it before the next call.
+ */
+export function scanStepsSync(src: ScanSource, steps: readonly ScanStep[]): FactBatch | null {
+  syncBatch.n = 0;
+  const r = new ScanCursor(src, steps, syncBatch).fill();
+  return r === 'done' ? syncBatch : null;
 }
 
 /** Estimated rows for a prefix in an order: exact over decoded leaves, proportional otherwise. */

@@ -90,6 +90,11 @@ export class IndexTree {
     return this.cache.get(ref.cid);
   }
 
+  /** The history run of a leaf if decoded already (sync), else undefined. */
+  cachedHistory(leaf: DecodedLeaf): Run | undefined {
+    return leaf.history ? this.cache.get(leaf.history)?.run : undefined;
+  }
+
   /** The history run of a leaf (events older than the current rows), empty when none. */
   async history(leaf: DecodedLeaf): Promise<Run | null> {
     if (!leaf.history) return null;

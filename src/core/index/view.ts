@@ -52,6 +52,11 @@ export interface DbView {
   namedGraphs(): number[];
   /** Facts current at `t` matching the pattern. Batches are reused between yields: copy what you keep. */
   scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch>;
+  /**
+   * Optional fast path: every match in one batch, synchronously, when the data is at hand (decoded
+   * leaves) and fits; null means "use scan". The batch is reused by the next call.
+   */
+  scanSync?(pattern: ScanPattern): FactBatch | null;
   /** Estimated number of facts matching the pattern (exact when cheap). */
   estimate(pattern: ScanPattern): number;
   /** Every event with fromT <= t <= toT of facts matching the pattern, ordered by t then op. */

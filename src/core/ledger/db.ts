@@ -6,7 +6,7 @@ import { FIRST_NAMED_GRAPH, type Flake } from '../flake/flake.js';
 import type { TermDict } from '../index/dict.js';
 import type { Novelty } from '../index/novelty.js';
 import { allocRun, keyCols } from '../index/run.js';
-import { estimateOrder, NO_FILTER, scanSteps, type ScanSource, type ScanStep } from '../index/scan.js';
+import { estimateOrder, NO_FILTER, scanSteps, scanStepsSync, type ScanSource, type ScanStep } from '../index/scan.js';
 import type { IndexTree } from '../index/tree.js';
 import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
 import type { GraphTable } from './graph-table.js';
@@ -94,6 +94,12 @@ export class Db implements DbView {
     const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
     const steps = graphs.length === 1 ? this.steps(pattern, graphs[0]!) : graphs.flatMap((g) => this.steps(pattern, g));
     return scanSteps(this.src, steps, opts?.signal);
+  }
+
+  scanSync(pattern: ScanPattern): FactBatch | null {
+    const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
+    const steps = graphs.length === 1 ? this.steps(pattern, graphs[0]!) : graphs.flatMap((g) => this.steps(pattern, g));
+    return scanStepsSync(this.src, steps);
   }
 
   estimate(pattern: ScanPattern): number {

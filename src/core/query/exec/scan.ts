@@ -72,6 +72,14 @@ export class TriplePatternNode implements PNode {
           // The common case goes straight to the view: one async iterator per probe, not two.
           if ((++probes & 63) === 0) rt.check();
           pt.g = graphs[0]!;
+          // Decoded leaves and a small result: no async machinery at all.
+          const sync = rt.view.scanSync?.(pt);
+          if (sync) {
+            rt.charge(sync.n);
+            this.emit(rt, sync, rows, off, out, -1);
+            if (out.full) yield out.take();
+            continue;
+          }
           for await (const fb of rt.view.scan(pt, { signal: rt.signal })) {
             rt.charge(fb.n);
             this.emit(rt, fb, rows, off, out, -1);
