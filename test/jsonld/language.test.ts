@@ -203,6 +203,11 @@ describe('§4 where patterns', () => {
       .toEqual([['Ana', 1, 'assert'], ['Ben', 1, 'assert'], ['Caro', 1, 'assert'], ['Dan', 5, 'assert']]);
   });
 
+  it('t / op need a variable that a node pattern binds as its object', async () => {
+    expect(await bad({ select: '?x', where: [{ '@id': '?s', 'schema:name': '?n' }, ['bind', '?x', '(t ?s)']] })).toBe('(t ?s): ?s must be the object of a where node pattern');
+    expect(await bad({ select: '?x', where: [{ '@id': '?s', 'schema:name': '?n' }, ['bind', '?x', '(op "a")']] })).toBe('(op ...) takes a variable bound by a where pattern');
+  });
+
   it('@t with a graph clause: named graphs by IRI work, graph variables are refused', async () => {
     expect(await q({ select: ['?sal', '?t'], where: [{ '@id': '?p', 'schema:name': { '@value': '?n', '@t': '?t' } }, ['graph', 'ex:g/hr', { '@id': '?p', 'ex:salary': '?sal' }]] }))
       .toEqual([[5200, 1]]);
@@ -356,6 +361,16 @@ describe('§8–§9 datasets and time', () => {
     expect(await q({ '@context': [C, { f: 'https://ns.ledgraph.dev/' }], from: 'txn-meta', select: '?t', where: { '@id': '?c', 'f:t': '?t' }, orderBy: '?t' })).toEqual([0, 1, 2, 3, 4, 5]);
     expect(await q({ from: 'http://example.org/g/hr', select: '?s', where: { '@id': '?s', 'ex:salary': '?x' } })).toEqual(['ex:ana']);
     expect(await q({ from: 'ex:g/hr', select: '?s', where: { '@id': '?s', 'ex:salary': '?x' } })).toEqual(['ex:ana']);
+  });
+
+  it('fromNamed: a reference is its own alias; a past snapshot of the same ledger as a named graph', async () => {
+    const hr = 'demo:main#http://example.org/g/hr';
+    expect(await cq({ fromNamed: [hr], select: ['?g', '?sal'], where: ['graph', '?g', { '@id': '?p', 'ex:salary': '?sal' }] })).toEqual([[hr, 5200]]);
+    expect(await cq({ fromNamed: hr, select: '?sal', where: ['graph', hr, { '@id': '?p', 'ex:salary': '?sal' }] })).toEqual([5200]);
+    expect(await cq({
+      from: 'demo:main', fromNamed: { old: { '@id': 'demo:main', t: 2 } }, select: ['?now', '?then'],
+      where: [{ '@id': 'ex:ben', 'ex:status': '?now' }, ['graph', 'old', { '@id': 'ex:ben', 'ex:status': '?then' }]],
+    })).toEqual([['away', 'active']]);
   });
 
   it('object from with t and at (ISO instant, commit prefix)', async () => {

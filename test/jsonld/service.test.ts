@@ -89,6 +89,8 @@ describe('the view hook (policy)', () => {
       seen.push(ledgers);
       return new Proxy(view, {
         get(target, prop, receiver) {
+          // No synchronous fast path: every read goes through the filtering scan below.
+          if (prop === 'scanSync') return undefined;
           if (prop === 'scan') {
             return async function* (pattern: Parameters<DbView['scan']>[0], opts?: { signal?: AbortSignal }) {
               if (pattern.p === age) return;

@@ -13,7 +13,7 @@ import { varInfo } from '../algebra/vars.js';
 import { type CrawlSpec, parseCrawlSpec } from './crawl-spec.js';
 import { type ExprEnv, STAT_FN, compileExpr, iriOrBlank, isVariableString, varName } from './expr.js';
 import type { WhereCompiler } from './where.js';
-import { UNIT, call, isObject, join, listOf, nonNegative, pick, term, varExpr } from './util.js';
+import { UNIT, call, isObject, listOf, nonNegative, pick, term, varExpr } from './util.js';
 
 /** The select-shaped keys of a query object, normalised. */
 export interface QueryObject {

@@ -18,13 +18,12 @@ import { Crawler } from './crawl.js';
 import { type OutputFormat, formatter } from './format.js';
 import { type OpenedDataset, openDataset, sourcePolicies } from './from.js';
 import { EventView, bindEventFunctions, usesEventFunctions } from './history.js';
-import type { PolicyInputs, Tracking } from './opts.js';
+import { type PolicyInputs, type Tracking, parseQueryOpts } from './opts.js';
 import { type ParsedQuery, effectiveContext, isHistoryBody, parseQuery } from './parse.js';
 import { type CompiledSelect, compileSelect } from './query.js';
 import { type Collected, collectValues, shapeRows } from './shape.js';
 import { isObject } from './util.js';
 import { WhereCompiler } from './where.js';
-import { parseQueryOpts } from './opts.js';
 
 export interface JsonLdQueryRequest {
   /** Default ledger of a ledger-scoped call (path / Ledgraph-Ledger header). */
