@@ -90,6 +90,42 @@ export class PolicyView implements DbView {
     }
   }
 
+  /**
+   * The inner view's synchronous fast path, filtered. Null (use `scan`) when the inner view has
+   * none or a decision still needs an async step (class lookup, `f:query`): `scan` resolves those.
+   */
+  scanSync(pattern: ScanPattern): FactBatch | null {
+    const b = this.inner.scanSync?.(pattern);
+    if (!b) return null;
+    const ev = this.ev, m = this.map, n = b.n;
+    let k = 0;
+    let copying = false;
+    for (let i = 0; i < n; i++) {
+      const s = b.s[i]!, p = b.p[i]!, o = b.o[i]!;
+      const d = m ? ev.decideSync(m(s), m(p), m(o)) : ev.decideSync(s, p, o);
+      if (d === -1) return null;
+      if (d === 1) {
+        if (copying) {
+          const out = this.syncOut!;
+          out.g[k] = b.g[i]!; out.s[k] = s; out.p[k] = p; out.o[k] = o; out.m[k] = b.m[i]!;
+        }
+        k++;
+      } else if (!copying) {
+        copying = true;
+        if (!this.syncOut || this.syncOut.g.length < n) this.syncOut = newBatch(Math.max(n, 64));
+        const out = this.syncOut;
+        out.g.set(b.g.subarray(0, k)); out.s.set(b.s.subarray(0, k)); out.p.set(b.p.subarray(0, k));
+        out.o.set(b.o.subarray(0, k)); out.m.set(b.m.subarray(0, k));
+      }
+    }
+    if (!copying) return b;
+    this.syncOut!.n = k;
+    return this.syncOut!;
+  }
+
+  /** Reused output of `scanSync` (its batches are reused by the next call, like the inner view's). */
+  private syncOut: FactBatch | null = null;
+
   estimate(pattern: ScanPattern): number { return this.inner.estimate(pattern); }
 
   async *history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent> {
