@@ -5,7 +5,7 @@
  * produced as the client reads) and cancellation when the client goes away.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLedger, postText, startTestServer, type TestServer } from '../support/server.js';
+import { createLedger, postJson, postText, startTestServer, type TestServer } from '../support/server.js';
 
 const EX = 'http://example.org/';
 const NAMES = `PREFIX ex: <${EX}> SELECT ?s ?name WHERE { ?s ex:name ?name } ORDER BY ?name`;
@@ -252,4 +252,72 @@ describe('flow control, heartbeats and cancellation', () => {
     expect(line!.code).toBe('cancelled');
     expect(line!.rows as number).toBeLessThan(BIG);
   }, 60_000);
+});
+
+describe('JSON-LD streaming', () => {
+  const CTX = { ex: EX };
+  const PEOPLE = { '@context': CTX, select: ['?s', '?name'], where: { '@id': '?s', 'ex:name': '?name' }, orderBy: '?name' };
+
+  it('streams a JSON-LD select with the same records as SPARQL', async () => {
+    const r = await postJson(`${srv.api}/stream/query/demo`, PEOPLE);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/x-ndjson');
+    const recs = await records(r);
+    const sparql = await records(await stream('/stream/query/demo', NAMES));
+    expect(recs.slice(0, -1)).toEqual([{ type: 'head', vars: ['s', 'name'] }, ...sparql.slice(1, -1)]);
+    expect(recs.at(-1)).toMatchObject({ type: 'end', rows: 2, t: 1 });
+    expect(typeof recs.at(-1)!.fuel).toBe('number');
+  });
+
+  it('takes the ledger from from or Ledgraph-Ledger on the connection-scoped form', async () => {
+    expect((await records(await postJson(`${srv.api}/stream/query`, { ...PEOPLE, from: 'demo:main' }))).at(-1)).toMatchObject({ type: 'end', rows: 2 });
+    expect((await records(await postJson(`${srv.api}/stream/query`, PEOPLE, { 'Ledgraph-Ledger': 'demo' }))).at(-1)).toMatchObject({ type: 'end', rows: 2 });
+    const none = await postJson(`${srv.api}/stream/query`, PEOPLE);
+    expect(none.status).toBe(400);
+    await none.text();
+  });
+
+  it('refuses selectOne, crawls, construct, ask and history before the stream', async () => {
+    const bodies: [unknown, string][] = [
+      [{ '@context': CTX, selectOne: ['?n'], where: { '@id': 'ex:ana', 'ex:name': '?n' } }, 'selectOne queries cannot be streamed; only select and selectDistinct'],
+      [{ '@context': CTX, select: { '?s': ['*'] }, where: { '@id': '?s', 'ex:name': 'Ana' } }, 'graph crawl (hydration) queries cannot be streamed; select variables instead'],
+      [{ '@context': CTX, construct: { '@id': '?s', 'ex:n': '?n' }, where: { '@id': '?s', 'ex:name': '?n' } }, 'construct queries cannot be streamed; only select and selectDistinct'],
+      [{ '@context': CTX, ask: { '@id': 'ex:ana', 'ex:name': 'Ana' } }, 'ask queries cannot be streamed; only select and selectDistinct'],
+      [{ '@context': CTX, from: 'demo:main@t:0', to: 'demo:main@t:latest', select: ['?n'], where: { '@id': '?s', 'ex:name': '?n' } }, 'history queries (to) cannot be streamed'],
+    ];
+    for (const [body, msg] of bodies) {
+      const r = await postJson(`${srv.api}/stream/query`, { from: 'demo:main', ...(body as object) });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: string }).error).toBe(msg);
+    }
+  });
+
+  it('enforces JSON-LD policy on both forms', async () => {
+    const scoped = await records(await postJson(`${srv.api}/stream/query/demo`, { ...PEOPLE, opts: { 'default-allow': false } }));
+    expect(scoped.map((x) => x.type)).toEqual(['head', 'end']);
+    const conn = await records(await postJson(`${srv.api}/stream/query`, { ...PEOPLE, from: 'demo:main' }, { 'Ledgraph-Identity': `${EX}nobody` }));
+    expect(conn.map((x) => x.type)).toEqual(['head', 'end']);
+  });
+
+  it('enforces SPARQL policy on the ledger-scoped form', async () => {
+    const recs = await records(await stream('/stream/query/demo', NAMES, { 'Ledgraph-Default-Allow': 'false' }));
+    expect(recs.map((x) => x.type)).toEqual(['head', 'end']);
+  });
+
+  it('ends with fuel_exhausted when the JSON-LD fuel runs out', async () => {
+    const recs = await records(await postJson(`${srv.api}/stream/query/big`, { select: ['?s', '?l'], where: { '@id': '?s', [`${EX}label`]: '?l' } }, { 'Ledgraph-Max-Fuel': '500' }));
+    expect(recs.at(-1)).toMatchObject({ type: 'error', error: { code: 'fuel_exhausted' } });
+  });
+});
+
+describe('documentation', () => {
+  it('lists the query endpoints in /swagger.json', async () => {
+    const doc = (await (await fetch(`${srv.url}/swagger.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const base = srv.config.apiBaseUrl;
+    expect(Object.keys(doc.paths[`${base}/query`]!).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths[`${base}/query/{ledger}`]!).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths[`${base}/stream/query`]!)).toEqual(['post']);
+    expect(Object.keys(doc.paths[`${base}/stream/query/{ledger}`]!)).toEqual(['post']);
+    expect(Object.keys(doc.paths[`${base}/multi-query`]!)).toEqual(['post']);
+  });
 });

@@ -420,6 +420,17 @@ export function jsonLdRequest(c: Ctx, ctx: ServerContext, body: Record<string, u
   };
 }
 
+/**
+ * The Ledgraph-Ledger header as the ledger of a connection-scoped JSON-LD query: only when the
+ * body names none itself (`from` / `fromNamed`, also inside `opts`), since the header is the
+ * fallback, not a scope.
+ */
+export function jsonLdDefaultLedger(body: Record<string, unknown>, headers: Headers): string | undefined {
+  const opts = typeof body.opts === 'object' && body.opts !== null ? body.opts as Record<string, unknown> : {};
+  const names = ['from', 'fromNamed', 'from-named'].some((k) => body[k] !== undefined || opts[k] !== undefined);
+  return names ? undefined : headerLedger(headers);
+}
+
 /** `Ledgraph-Max-Fuel` as the default of a JSON-LD body that sets no `max-fuel` of its own (the body wins). */
 export function headerFuelDefault(headers: Headers, body: Record<string, unknown>): number | undefined {
   const fuel = parseMaxFuel(headers);
@@ -531,7 +542,7 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   const { ac, detach } = linkedAbort(c.req.raw.signal);
   const q = withHeaderMinT(body, parseMinT(headers));
   const req = jsonLdRequest(c, ctx, q, {
-    ledger: pathLedger ?? headerLedger(headers), timeoutMs, maxFuel: headerFuelDefault(headers, q),
+    ledger: pathLedger ?? jsonLdDefaultLedger(q, headers), timeoutMs, maxFuel: headerFuelDefault(headers, q),
     signal: ac.signal, output, agent: format === 'agent', headerPolicy: policyFromHeaders(headers),
   });
   try {

@@ -9,7 +9,9 @@
 import type { Context } from 'hono';
 import { badRequest, isLedgraphError } from '../../core/errors.js';
 import { isFuelExhausted } from '../../core/query/engine.js';
-import { bindingToSparqlJson, type SparqlJsonTerm } from '../../core/query/results/sparql-json.js';
+import type { Binding } from '../../core/query/results/types.js';
+import type { Term } from '../../core/rdf/terms.js';
+import { xsd } from '../../core/rdf/vocab.js';
 import type { AppEnv } from '../app.js';
 import type { Logger } from '../log.js';
 import { hasPolicyInputs } from '../../core/policy/index.js';
@@ -19,7 +21,7 @@ import { streamJsonLdSelect } from '../../core/query/jsonld/service.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import {
-  awaitFreshness, executeSparql, headerFuelDefault, jsonLdRequest, queryDeadline, readQueryInput, remaining, resolvePolicy, sparqlHistoryRange, sparqlLedgerIds, sparqlPrologue,
+  awaitFreshness, executeSparql, headerFuelDefault, jsonLdDefaultLedger, jsonLdRequest, queryDeadline, readQueryInput, remaining, resolvePolicy, sparqlHistoryRange, sparqlLedgerIds, sparqlPrologue,
   type QueryInput,
 } from './query.js';
 
@@ -28,10 +30,10 @@ type Ctx = Context<AppEnv>;
 /** Error codes of the `error` record (§4.6). */
 export type StreamErrorCode = 'timeout' | 'fuel_exhausted' | 'cancelled' | 'invalid_query' | 'resource_limit' | 'internal';
 
-/** A started query, ready to stream: its columns, its rows as SPARQL JSON binding objects, and its tracking. */
+/** A started query, ready to stream: its columns, its solutions, and its tracking. */
 export interface StreamSource {
   vars: string[];
-  rows: AsyncIterable<Record<string, SparqlJsonTerm>>;
+  rows: AsyncIterable<Binding>;
   /** t observed per ledger. */
   ledgers: Record<string, number>;
   /** Fuel spent so far, when the engine reports it while running. */
@@ -50,6 +52,35 @@ export function streamErrorCode(e: unknown): StreamErrorCode {
   if (e.status === 400 || e.status === 404 || e.status === 422) return 'invalid_query';
   if (e.status === 413 || e.status === 429 || e.status === 503) return 'resource_limit';
   return 'internal';
+}
+
+/** A term as SPARQL JSON text, as termToSparqlJson + JSON.stringify would write it, without the object. */
+function termJson(t: Term): string {
+  const v = JSON.stringify(t.value);
+  switch (t.termType) {
+    case 'NamedNode': return '{"type":"uri","value":' + v + '}';
+    case 'BlankNode': return '{"type":"bnode","value":' + v + '}';
+    case 'Literal':
+      if (t.language) return '{"type":"literal","value":' + v + ',"xml:lang":' + JSON.stringify(t.language) + '}';
+      if (t.datatype.value === xsd.string) return '{"type":"literal","value":' + v + '}';
+      return '{"type":"literal","value":' + v + ',"datatype":' + JSON.stringify(t.datatype.value) + '}';
+  }
+}
+
+/** A `row` record line (the row object is a /query SPARQL JSON bindings entry; unbound variables omitted). */
+function rowWriter(vars: readonly string[]): (b: Binding) => string {
+  const keys = vars.map((v) => JSON.stringify(v) + ':');
+  return (b) => {
+    let s = '{"type":"row","row":{';
+    let first = true;
+    for (let i = 0; i < vars.length; i++) {
+      const t = b[vars[i]!];
+      if (!t) continue;
+      s += (first ? '' : ',') + keys[i] + termJson(t);
+      first = false;
+    }
+    return s + '}}\n';
+  };
 }
 
 /** Rows are flushed once this many characters are pending, or after FLUSH_MS, whichever comes first. */
@@ -116,6 +147,7 @@ export function ndjsonResponse(src: StreamSource, opts: { heartbeatMs: number; l
     opts.log[level]('stream query ended', { code: rec.type === 'end' ? 'end' : (rec.error as { code: string }).code, rows });
   };
   const ts = Object.values(src.ledgers);
+  const row = rowWriter(src.vars);
 
   const body = new ReadableStream<Uint8Array>({
     start(c) {
@@ -139,7 +171,7 @@ export function ndjsonResponse(src: StreamSource, opts: { heartbeatMs: number; l
             terminal(end, 'info');
             return;
           }
-          buf += '{"type":"row","row":' + JSON.stringify(r.value) + '}\n';
+          buf += row(r.value);
           rows++;
           if (buf.length >= CHUNK_CHARS) { flush(); return; }
           flushTimer ??= setTimeout(flush, FLUSH_MS);
@@ -206,7 +238,7 @@ async function startSparql(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   const { variables, rows } = res.result;
   return {
     vars: variables,
-    rows: (async function* () { for await (const b of rows) yield bindingToSparqlJson(b, variables); })(),
+    rows,
     ledgers: res.ledgers,
     fuelTotal: () => fuel,
     abort: (reason) => ac.abort(reason),
@@ -226,16 +258,15 @@ async function startJsonLd(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   const ac = new AbortController();
   const { timeoutMs } = queryDeadline(ctx);
   const req = jsonLdRequest(c, ctx, q, {
-    ledger: pathLedger ?? headerLedger(headers), timeoutMs, maxFuel: headerFuelDefault(headers, q),
+    ledger: pathLedger ?? jsonLdDefaultLedger(q, headers), timeoutMs, maxFuel: headerFuelDefault(headers, q),
     signal: ac.signal, output: outputOptions(headers), agent: false, headerPolicy: policyFromHeaders(headers),
   });
   const sel = await streamJsonLdSelect(ctx.conn, q, req);
-  const vars = sel.vars;
   return {
-    vars,
-    rows: (async function* () { for await (const b of sel.rows) yield bindingToSparqlJson(b, vars); })(),
+    vars: sel.vars,
+    rows: sel.rows,
     ledgers: sel.ledgers,
-    fuelNow: () => sel.fuel(),
+    // The JSON-LD service settles its fuel when the rows end, so heartbeats carry none.
     fuelTotal: () => sel.fuel(),
     abort: (reason) => ac.abort(reason),
   };

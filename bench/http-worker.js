@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+/**
+ * The server side of the HTTP bench (bench/http.js forks this file): a real Ledgraph server from
+ * ../dist on a loopback port over file storage in a temp directory, with three ledgers —
+ * `bsbm` (the BSBM data, point queries), `writes` (single-fact inserts) and `stream` (N generated
+ * facts for the streaming run) — loaded before it reports ready. It runs in its own process so
+ * its memory is measured apart from the load generator; the parent asks for samples over IPC.
+ *
+ * IPC: → {type: 'ready', url, api, subjects, streamRows} once listening;
+ *      ← {type: 'mem'} → {type: 'mem', rss, heapUsed, external};
+ *      ← {type: 'gc'} → full GCs, then a 'mem' reply; ← {type: 'stop'} → close and exit.
+ */
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ROOT_DIR, log, parseArgs } from './measure.js';
+
+const args = parseArgs(process.argv.slice(2));
+const data = args.data ?? join(ROOT_DIR, 'bench/data/bsbm-2825.nt');
+const streamRows = Number(args['stream-rows'] ?? 1_000_000);
+const LABEL = 'http://www.w3.org/2000/01/rdf-schema#label';
+
+const { startLedgraphServer } = await import(join(ROOT_DIR, 'dist/server/main.js'));
+const { defaultServerConfig } = await import(join(ROOT_DIR, 'dist/server/config.js'));
+const { silentLogger } = await import(join(ROOT_DIR, 'dist/server/log.js'));
+
+const dir = await mkdtemp(join(tmpdir(), 'lg-http-bench-'));
+const config = { ...defaultServerConfig(), host: '127.0.0.1', port: 0, storagePath: dir, memory: false };
+const server = await startLedgraphServer(config, { version: 'bench', log: silentLogger });
+const conn = server.state.conn;
+
+/** Up to `max` subjects that carry an rdfs:label in the N-Triples file (the point-query targets). */
+async function labelledSubjects(file, max) {
+  const out = [];
+  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (!line.includes(LABEL)) continue;
+    const m = /^<([^>]+)> <([^>]+)>/.exec(line);
+    if (m && m[2] === LABEL) out.push(m[1]);
+    if (out.length >= max) break;
+  }
+  rl.close();
+  return out;
+}
+
+/** N-Triples of the streaming ledger, in chunks. */
+async function* generated(n) {
+  const CHUNK = 10_000;
+  for (let i = 0; i < n; i += CHUNK) {
+    let s = '';
+    for (let j = i; j < Math.min(n, i + CHUNK); j++) s += `<http://example.org/item/${j}> <http://example.org/label> "item number ${j}" .\n`;
+    yield s;
+  }
+}
+
+let t0 = performance.now();
+await conn.create('bsbm');
+let subjects = [];
+if (existsSync(data)) {
+  const r = await conn.bulkLoad('bsbm:main', createReadStream(data));
+  subjects = await labelledSubjects(data, 5000);
+  log(`http-worker: loaded ${data} (${r.triples} triples) in ${Math.round(performance.now() - t0)} ms`);
+} else {
+  await conn.bulkLoad('bsbm:main', generated(100_000));
+  for (let i = 0; i < 5000; i++) subjects.push(`http://example.org/item/${i * 17}`);
+  log(`http-worker: ${data} not found; loaded 100,000 generated facts`);
+}
+await conn.create('writes');
+t0 = performance.now();
+await conn.create('stream');
+await conn.bulkLoad('stream:main', generated(streamRows));
+log(`http-worker: generated the ${streamRows.toLocaleString('en-US')}-fact stream ledger in ${Math.round(performance.now() - t0)} ms`);
+await conn.idle();
+
+const mem = () => {
+  const m = process.memoryUsage();
+  return { type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external };
+};
+
+process.on('message', async (msg) => {
+  if (msg.type === 'mem') process.send(mem());
+  else if (msg.type === 'gc') {
+    for (let i = 0; i < 3; i++) { global.gc?.(); await new Promise((r) => setTimeout(r, 20)); }
+    process.send(mem());
+  } else if (msg.type === 'stop') {
+    await server.close(1000);
+    await rm(dir, { recursive: true, force: true });
+    process.exit(0);
+  }
+});
+process.on('disconnect', () => { void rm(dir, { recursive: true, force: true }).finally(() => process.exit(0)); });
+
+process.send({ type: 'ready', url: server.url, api: server.url + config.apiBaseUrl, subjects, streamRows });
