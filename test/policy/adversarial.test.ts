@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Connection } from '../../src/core/ledger/connection.js';
 import { policyView } from '../../src/core/policy/index.js';
+import type { DbView } from '../../src/core/index/view.js';
 import { ALICE, hrLedger, insert, rows } from './fixtures.js';
 
 const as = { policy: { identity: ALICE } };
@@ -85,6 +86,12 @@ describe('adversarial reads as alice (Bob\'s salary is hidden)', () => {
     expect(await q('SELECT ?g WHERE { GRAPH ?g { } } ORDER BY ?g')).toEqual([['ex:g/open']]);
     expect(await q('SELECT ?g ?s WHERE { GRAPH ?g { ?x ex:salary ?s } } ORDER BY ?g')).toEqual([['ex:g/open', 1]]);
     expect(await q('ASK { GRAPH <http://example.org/g/secret> { ?s ?p ?o } }')).toEqual([[false]]);
+    // A graph pattern that reads no facts still enumerates only visible graphs.
+    expect(await q('SELECT ?g WHERE { GRAPH ?g { BIND(1 AS ?x) } } ORDER BY ?g')).toEqual([['ex:g/open']]);
+    const { runJsonLdQuery } = await import('../../src/core/query/jsonld/service.js');
+    const wrapView = async (v: DbView, l: Record<string, number>) => (await policyView(conn, v, { identity: ALICE }, { ledgerId: Object.keys(l)[0]! })).view;
+    const r = await runJsonLdQuery(conn, { select: ['?g'], where: [['graph', '?g', ['bind', '?x', 1]]], orderBy: '?g' }, { ledger: 'hr', wrapView });
+    expect(r.result).toEqual(['http://example.org/g/open']);
   });
 
   it('history ranges drop hidden events', async () => {

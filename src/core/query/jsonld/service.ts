@@ -150,6 +150,9 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
   if (minT !== undefined) await waitForT(conn, q, req, minT, deadline);
   const ds = await openDataset(conn, q.dataset, q.ctx, { ...(req.ledger !== undefined ? { ledger: req.ledger } : {}), ...(req.at ? { at: req.at } : {}) });
   const view = req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : ds.view;
+  // A policy-wrapped view lists only named graphs holding a visible fact: `graph ?g` must not reveal the rest.
+  const visibleGraphs = view === ds.view ? null : new Set(view.namedGraphs());
+  const namedGraphs = visibleGraphs ? ds.namedGraphs.filter((g) => visibleGraphs.has(g)) : ds.namedGraphs;
 
   const compile = (events: 'history' | 'current' | undefined) => {
     const wc = new WhereCompiler({ objectVarParsing: q.opts.objectVarParsing, graphAliases: ds.aliases, ...(events ? { events } : {}) });
@@ -162,7 +165,7 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
     events = 'current';
     ({ wc, compiled } = compile(events));
   }
-  let ctx: QueryContext = { view, defaultGraphs: ds.defaultGraphs, namedGraphs: ds.namedGraphs, resolveGraph: ds.resolveGraph };
+  let ctx: QueryContext = { view, defaultGraphs: ds.defaultGraphs, namedGraphs, resolveGraph: ds.resolveGraph };
   if (events) {
     compiled = { ...compiled, op: bindEventFunctions(compiled.op, wc.eventOf) };
     if (compiled.collect) compiled.collect = { ...compiled.collect, op: bindEventFunctions(compiled.collect.op, wc.eventOf) };
@@ -173,7 +176,7 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
       range = { fromT: 0, toT: ts[0]! };
     }
     const ev = new EventView(view, ds.defaultGraphs, range.fromT, range.toT, events);
-    const named = events === 'current' ? [...ev.eventGraphs(), ...ds.namedGraphs] : ev.eventGraphs();
+    const named = events === 'current' ? [...ev.eventGraphs(), ...namedGraphs] : ev.eventGraphs();
     ctx = { view: ev, defaultGraphs: ds.defaultGraphs, namedGraphs: named, resolveGraph: (iri) => ev.graphId(iri) ?? ds.resolveGraph(iri) };
   }
   // A header supplies the default; the body's own value wins (§12, decided).
