@@ -279,3 +279,26 @@ describe('writes (§6)', () => {
     expect(await status(update({ insert: { '@id': 'ex:c', 'ex:whatever': 'x' } }))).toBe(200);
   });
 });
+
+describe('whereView (for an update WHERE)', () => {
+  it('restricts what a WHERE can read, so hidden values cannot be copied into visible facts', async () => {
+    const { whereView } = await import('../../src/core/policy/index.js');
+    const { executeQuery } = await import('../../src/core/query/engine.js');
+    const { compileWhere } = await import('../../src/core/query/jsonld/where.js');
+    const { ActiveContext } = await import('../../src/core/rdf/jsonld-context.js');
+    const { hrLedger, ALICE } = await import('./fixtures.js');
+    const conn = await hrLedger();
+    const db = await conn.db('hr');
+    const op = compileWhere({ '@id': 'ex:bob', 'ex:salary': '?s' }, ActiveContext.create({ ex: EX }));
+    const solutions = async (view: Awaited<ReturnType<typeof whereView>>) => {
+      const r = await executeQuery({ form: 'select', op, variables: ['s'] }, { view });
+      if (r.type !== 'bindings') throw new Error('bindings expected');
+      const out: string[] = [];
+      for await (const row of r.rows) out.push(row['s']!.value);
+      return out;
+    };
+    expect(await solutions(await whereView(db, undefined))).toEqual(['95000']);
+    expect(await solutions(await whereView(db, { identity: ALICE }))).toEqual([]);
+    expect(await whereView(db, {})).toBe(db);
+  });
+});

@@ -179,3 +179,17 @@ export async function termFilter(conn: Connection, db: Db, inputs: PolicyInputs 
     stats: () => sumTallies(ev),
   };
 }
+
+/**
+ * The view an update's WHERE reads (policy.md §6: the same identity's `f:view` policies): `db` is
+ * the state before the transaction, which is also where the policy set comes from. Root inputs
+ * return `db` itself. Staging itself must keep reading `db` unrestricted.
+ */
+export async function whereView(db: Db, inputs: PolicyInputs | undefined): Promise<DbView> {
+  if (isRootPolicy(inputs)) return db;
+  const set = await cachedPolicySet(headKey(db), db, inputs);
+  const ev = await PolicyEvaluator.create(set, 'view', db, new OverlayIds(db.dict, false));
+  const pv = new PolicyView(db, ev, null);
+  await pv.prepare();
+  return pv;
+}
