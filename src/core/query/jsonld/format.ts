@@ -31,6 +31,8 @@ export interface Formatter {
  * objects, so repeated rows (and repeated queries with the same cached context) skip compaction.
  */
 const idCaches = new WeakMap<ActiveContext, WeakMap<Term, string>>();
+/** JSON scalars of literals in the `json` form; they depend on the term alone, not the context. */
+const scalars = new WeakMap<Term, string | number | boolean>();
 
 /** The formatter of one response. */
 export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Formatter {
@@ -55,19 +57,22 @@ export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Fo
   };
   const plain = (t: Term): unknown => {
     if (t.termType !== 'Literal') return undefined;
+    const known = scalars.get(t);
+    if (known !== undefined) return known;
     if (t.language) return { '@value': t.value, '@language': t.language };
     const dt = t.datatype.value;
+    let v: string | number | boolean | undefined;
     switch (dt) {
-      case xsd.string: return t.value;
-      case xsd.boolean: return booleanOf(t.value) ?? valueObject(t);
-      case xsd.integer: case xsd.long: {
-        const n = integerOf(t.value);
-        return n ?? valueObject(t);
-      }
-      case xsd.double: return doubleOf(t.value) ?? valueObject(t);
+      case xsd.string: v = t.value; break;
+      case xsd.boolean: v = booleanOf(t.value); break;
+      case xsd.integer: case xsd.long: v = integerOf(t.value); break;
+      case xsd.double: v = doubleOf(t.value); break;
+      // Parsed JSON may be an object: never shared between results.
       case rdf.JSON: return parseJson(t.value);
-      default: return valueObject(t);
     }
+    if (v === undefined) return valueObject(t);
+    scalars.set(t, v);
+    return v;
   };
   if (format === 'typed-json') {
     return {
