@@ -15,6 +15,7 @@ export { Auth, authenticate, credentialIdentity, requireScope, unauthorized, cla
 export { policyInputsFor, resolvePolicyInputs, showPolicyInputs, POLICY_CONFLICT, policyHook, writePolicyOpts, requestView, showFilter } from './policy.js';
 export { authSettingsFromConfig, validateAuthSettings, anyAuthMode, type AuthSettings, type AuthGroup, type GroupSettings } from './settings.js';
 export type { Principal, Scopes } from './verify.js';
+export { narrowEvents, type EventsSubscription } from './events.js';
 
 /** The Auth of a server configuration; throws (refusing to start) when a required group can trust no issuer. */
 export function createAuth(config: ServerConfig & AuthConfigExtras, opts: { fetch?: typeof fetch; now?: () => number; jwks?: JwksCache } = {}): Auth {
