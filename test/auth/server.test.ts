@@ -129,3 +129,21 @@ describe('credentials select the identity (data auth required)', () => {
     expect([who['verified'], who['identity'], (who['scopes'] as Record<string, unknown>)['ledger_read_ledgers']]).toEqual([true, ALICE, ['hr:main']]);
   });
 });
+
+describe('listings under a token', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ config: { dataAuthMode: 'optional', dataAuthTrustedIssuers: [DID_A] } });
+    for (const l of ['hr', 'payroll', 'ops']) expect((await postJson(`${srv.api}/create`, { ledger: l })).status).toBe(201);
+  });
+  afterAll(() => srv.close());
+
+  it('GET /ledgers shows only readable ledgers to a token; everything without one (optional mode)', async () => {
+    const t = await token(await signerA(), { 'ledgraph.ledger.read.ledgers': ['hr'], 'ledgraph.storage.ledgers': ['ops'] });
+    const names = async (h: Record<string, string>) => ((await (await fetch(`${srv.api}/ledgers`, { headers: h })).json()) as { ledger: string }[]).map((e) => e.ledger);
+    expect(await names({ Authorization: `Bearer ${t}` })).toEqual(['hr:main', 'ops:main']);
+    expect(await names({})).toEqual(['hr:main', 'ops:main', 'payroll:main']);
+    expect((await fetch(`${srv.api}/exists/payroll`, { headers: { Authorization: `Bearer ${t}` } })).status).toBe(404);
+    expect(await (await fetch(`${srv.api}/exists/nope`, { headers: {} })).json()).toEqual({ ledger: 'nope:main', exists: false });
+  });
+});

@@ -11,7 +11,7 @@ import { Auth } from './middleware.js';
 import { authSettingsFromConfig, validateAuthSettings, type AuthConfigExtras } from './settings.js';
 import { whoami } from './whoami.js';
 
-export { Auth, authenticate, credentialIdentity, requireScope, unauthorized, classifyRoute, type AuthState, type ScopeKind } from './middleware.js';
+export { Auth, authenticate, canReadLedger, credentialIdentity, requireScope, unauthorized, classifyRoute, type AuthState, type ScopeKind } from './middleware.js';
 export { policyInputsFor, resolvePolicyInputs, showPolicyInputs, POLICY_CONFLICT, policyHook, writePolicyOpts, requestView, showFilter } from './policy.js';
 export { authSettingsFromConfig, validateAuthSettings, anyAuthMode, type AuthSettings, type AuthGroup, type GroupSettings } from './settings.js';
 export type { Principal, Scopes } from './verify.js';

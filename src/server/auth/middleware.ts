@@ -133,6 +133,13 @@ export function requireScope(c: Context, ledgerIds: Iterable<string>, kind: Scop
   }
 }
 
+/** May the request's credential read this ledger? (Listings leave out what a token cannot read.) */
+export function canReadLedger(c: Context, ledgerId: string): boolean {
+  const p = authenticate(c).bearer;
+  const id = ledgerIdOf(ledgerId);
+  return !p || (id !== null && canRead(p.scopes, id));
+}
+
 /** The Auth instance behind a request (for helpers that need settings). */
 export function authOf(c: Context): Auth | undefined {
   return settingsOf.get(c);

@@ -7,6 +7,7 @@ import type { NsRecord } from '../../core/store.js';
 import { boolQuery, pathLedger } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
+import { canReadLedger } from '../auth/index.js';
 
 /** One entry of `GET /ledgers` (the spec leaves the shape open; docs/http.md fixes it). */
 export interface LedgerListEntry {
@@ -74,7 +75,8 @@ export const diagnosticsRoutes: Registrar = (api, ctx) => {
     method: 'GET', path: '/ledgers', tag: 'diagnostics', summary: 'Every live ledger',
     responses: { 200: 'Array of {ledger, name, branch, t, commit_id, index_t, index_id}, sorted by ledger' },
   }, async (c) => {
-    const records = await ctx.conn.list();
+    // A token lists only the ledgers it may read (no existence leak, auth.md §6).
+    const records = (await ctx.conn.list()).filter((r) => canReadLedger(c, r.ledger_id));
     records.sort((a, b) => (a.ledger_id < b.ledger_id ? -1 : a.ledger_id > b.ledger_id ? 1 : 0));
     return c.json(records.map(ledgerListEntry));
   });
