@@ -132,8 +132,20 @@ export function decToPlain(a: Decimal): string {
   return (neg ? '-' : '') + digits.slice(0, cut) + '.' + digits.slice(cut);
 }
 
-/** XSD canonical decimal: always a point and at least one digit on each side ("3.0", "-0.5"). */
+/**
+ * XSD 1.0 canonical decimal: always a point and at least one digit on each side ("3.0", "-0.5").
+ * The form of computed decimals: arithmetic, SUM/AVG and casts (docs/sparql.md "Numeric results").
+ */
 export function decToCanonical(a: Decimal): string {
   const s = decToPlain(a);
   return a.scale === 0 ? s + '.0' : s;
+}
+
+/**
+ * XSD 1.1 canonical decimal (decimalCanonicalMap): whole numbers without a point ("3", "-2"),
+ * others as in XSD 1.0 ("-0.5"). The form of the decimals the §17.4 functions return
+ * (ABS, CEIL, FLOOR, ROUND, SECONDS; docs/sparql.md "Numeric results").
+ */
+export function decToCanonical11(a: Decimal): string {
+  return decToPlain(a);
 }

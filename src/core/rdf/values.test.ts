@@ -3,7 +3,7 @@ import { LedgraphError } from '../errors.js';
 import {
   XSDT, canonicalDouble, canonicalFloat, canonicalLexical, isNumericDatatype, isTemporalDatatype, isValidLexical, promoteNumeric,
 } from './datatypes.js';
-import { decAdd, decCeil, decDiv, decFloor, decMul, decParse, decRound, decSub, decToCanonical, decToPlain } from './decimal.js';
+import { decAdd, decCeil, decDiv, decFloor, decMul, decParse, decRound, decSub, decToCanonical, decToCanonical11, decToPlain } from './decimal.js';
 import { compareDuration, compareTemporal, parseDuration, parseTemporal } from './temporal.js';
 import { type Literal, literal, namedNode } from './terms.js';
 import {
@@ -43,6 +43,15 @@ describe('decimal arithmetic', () => {
     expect(decToCanonical(decDiv(d('-7'), d('2')))).toBe('-3.5');
     expect(decToCanonical(decDiv(d('1'), d('0.25')))).toBe('4.0');
     expect(() => decDiv(d('1'), d('0'))).toThrow(LedgraphError);
+  });
+
+  it('has an XSD 1.0 and an XSD 1.1 canonical form, differing only on whole numbers', () => {
+    const forms = (s: string) => [decToCanonical(d(s)), decToCanonical11(d(s))];
+    expect(forms('3.00')).toEqual(['3.0', '3']);
+    expect(forms('-02')).toEqual(['-2.0', '-2']);
+    expect(forms('-0.0')).toEqual(['0.0', '0']);
+    expect(forms('-0.50')).toEqual(['-0.5', '-0.5']);
+    expect(forms('+33.3300')).toEqual(['33.33', '33.33']);
   });
 
   it('floors, ceils and rounds half toward positive infinity', () => {

@@ -8,7 +8,7 @@ import {
   XSDT, canonicalDouble, canonicalFloat, durationType, integerRange, isStringDatatype, isValidLexical,
   isKnownDatatype, numericKind, parseDoubleLexical, shortestFloatExponential, temporalType,
 } from './datatypes.js';
-import { type Decimal, decCompare, decFromBigInt, decFromNumber, decParse, decToCanonical, decToNumber, decToPlain } from './decimal.js';
+import { type Decimal, decCompare, decFromBigInt, decFromNumber, decParse, decToCanonical, decToCanonical11, decToNumber, decToPlain } from './decimal.js';
 import { type DurationValue, type TemporalValue, parseDuration, parseTemporal } from './temporal.js';
 import { type Literal, type Term, literal, namedNode } from './terms.js';
 import { XSD, rdf } from './vocab.js';
@@ -132,8 +132,10 @@ export function typedLiteral(lex: string, datatype: string): Literal {
 }
 /** An xsd:integer literal. */
 export function integerLiteral(v: bigint | number): Literal { return typedLiteral(BigInt(v).toString(), XSDT.integer); }
-/** An xsd:decimal literal in canonical form. */
+/** An xsd:decimal literal in XSD 1.0 canonical form ("3.0"). */
 export function decimalLiteral(d: Decimal): Literal { return typedLiteral(decToCanonical(d), XSDT.decimal); }
+/** An xsd:decimal literal in XSD 1.1 canonical form ("3"), as the §17.4 functions return it. */
+export function decimalLiteral11(d: Decimal): Literal { return typedLiteral(decToCanonical11(d), XSDT.decimal); }
 /** An xsd:double literal in canonical form. */
 export function doubleLiteral(n: number): Literal { return typedLiteral(canonicalDouble(n), XSDT.double); }
 /** An xsd:float literal in canonical form (the value is rounded to float32). */
@@ -143,7 +145,10 @@ export function booleanLiteral(b: boolean): Literal { return typedLiteral(b ? 't
 /** A simple (xsd:string) literal, or a language-tagged one when `lang` is non-empty. */
 export function stringLiteral(s: string, lang = ''): Literal { return lang ? literal(s, lang) : typedLiteral(s, XSDT.string); }
 
-/** A numeric value as a literal of its primitive type, canonical lexical form. */
+/**
+ * A numeric value as a literal of its primitive type in XSD 1.0 canonical form: "3", "3.0",
+ * "3.0E0". The form of operator, aggregate and cast results (docs/sparql.md "Numeric results").
+ */
 export function numericLiteral(v: NumericValue): Literal {
   switch (v.kind) {
     case 'integer': return integerLiteral(v.big);
@@ -151,6 +156,15 @@ export function numericLiteral(v: NumericValue): Literal {
     case 'float': return floatLiteral(v.num);
     case 'double': return doubleLiteral(v.num);
   }
+}
+
+/**
+ * A numeric value as a literal of its primitive type in XSD 1.1 canonical form: as
+ * numericLiteral except that whole decimals have no fractional part ("3"^^xsd:decimal). The form
+ * of the numeric §17.4 function results (ABS, CEIL, FLOOR, ROUND).
+ */
+export function numericLiteral11(v: NumericValue): Literal {
+  return v.kind === 'decimal' ? decimalLiteral11(v) : numericLiteral(v);
 }
 
 /**

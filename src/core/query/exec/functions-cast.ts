@@ -2,7 +2,8 @@
  * XSD constructor casts (SPARQL 1.1 §17.5, XPath F&O §19): xsd:integer(?x), xsd:string(?x), ...
  * The §17.5 table covers string, boolean, the numerics and dateTime; the other XSD types
  * (bounded integers, date, time, g-types, durations, derived strings) follow XPath's casting
- * rules. Results are in canonical lexical form; an impossible cast is an ExprError.
+ * rules. Results are in XSD 1.0 canonical lexical form, also when the input already has the
+ * target datatype (docs/sparql.md "Numeric results"); an impossible cast is an ExprError.
  */
 import {
   XSDT, canonicalLexical, durationType, integerRange, isKnownDatatype, isValidLexical, numericKind, parseDoubleLexical, shortestFloatExponential, temporalType,

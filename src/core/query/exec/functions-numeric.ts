@@ -1,7 +1,9 @@
 /**
  * Numeric operators and functions (SPARQL 1.1 §17.3 / §17.4.4 via XPath op:numeric-*): type
  * promotion integer < decimal < float < double, integer ÷ integer gives a decimal, division by
- * zero is an error for integer/decimal and IEEE (INF/NaN) for float/double.
+ * zero is an error for integer/decimal and IEEE (INF/NaN) for float/double. Operators return XSD
+ * 1.0 canonical forms ("3.0"^^xsd:decimal); the functions ABS, CEIL, FLOOR and ROUND return XSD
+ * 1.1 canonical forms ("3"^^xsd:decimal) — docs/sparql.md "Numeric results".
  */
 import { type NumericKind, promoteNumeric } from '../../rdf/datatypes.js';
 import {
@@ -9,7 +11,7 @@ import {
 } from '../../rdf/decimal.js';
 import { ExprError } from '../../rdf/expr-error.js';
 import type { Term } from '../../rdf/terms.js';
-import { type NumericValue, doubleLiteral, numericLiteral, numericToDecimal, numericToNumber } from '../../rdf/values.js';
+import { type NumericValue, doubleLiteral, numericLiteral, numericLiteral11, numericToDecimal, numericToNumber } from '../../rdf/values.js';
 import { type FunctionDef, def, numArg } from './functions-common.js';
 
 type Op = '+' | '-' | '*' | '/';
@@ -77,7 +79,7 @@ function binary(op: Op): FunctionDef {
 }
 
 function unary(name: 'abs' | 'ceil' | 'floor' | 'round'): FunctionDef {
-  return def(1, 1, ([a]) => numericLiteral(rounding(name, numArg(a!, name))));
+  return def(1, 1, ([a]) => numericLiteral11(rounding(name, numArg(a!, name))));
 }
 
 /** `-` and `+` double as unary minus/plus when given one argument. */

@@ -6,7 +6,7 @@ import { decParse } from '../../rdf/decimal.js';
 import { ExprError } from '../../rdf/expr-error.js';
 import { type TemporalType, type TemporalValue, formatDuration, formatTemporal, parseTemporal, temporalFromDate, tzAsDuration } from '../../rdf/temporal.js';
 import type { Term } from '../../rdf/terms.js';
-import { decimalLiteral, integerLiteral, parseLiteral, stringLiteral, typedLiteral } from '../../rdf/values.js';
+import { decimalLiteral11, integerLiteral, parseLiteral, stringLiteral, typedLiteral } from '../../rdf/values.js';
 import { XSDT } from '../../rdf/datatypes.js';
 import { type FunctionDef, def, show } from './functions-common.js';
 
@@ -36,7 +36,8 @@ export const TEMPORAL_FUNCTIONS: Record<string, FunctionDef> = {
   minutes: accessor('MINUTES', TIME_PARTS, (v) => v.minute),
   seconds: def(1, 1, ([a]) => {
     const v = temporalArg(a!, 'SECONDS', TIME_PARTS);
-    return decimalLiteral(decParse(v.second + (v.frac ? '.' + v.frac : ''))!);
+    // XSD 1.1 canonical decimal, like the numeric functions: whole seconds have no fraction ("1").
+    return decimalLiteral11(decParse(v.second + (v.frac ? '.' + v.frac : ''))!);
   }),
   timezone: def(1, 1, ([a]) => {
     const v = temporalArg(a!, 'TIMEZONE', ANY);

@@ -152,30 +152,43 @@ describe('operators', () => {
 });
 
 describe('numeric functions (W3C functions/abs01, ceil01, floor01, round01)', () => {
-  it('keeps the primitive type', () => {
+  it('keeps the primitive type; decimals in XSD 1.1 canonical form (no ".0" on whole numbers)', () => {
     table([
       ['abs', '-2', '"2"^^xsd:integer'],
       ['abs', '-1.6', '"1.6"^^xsd:decimal'],
+      ['abs', '-2.0', '"2"^^xsd:decimal'],
+      ['abs', '"-0.50"^^xsd:decimal', '"0.5"^^xsd:decimal'],
       ['abs', '"-1"^^xsd:int', '"1"^^xsd:integer'],
       ['abs', '"-1.5e0"^^xsd:double', '"1.5E0"^^xsd:double'],
       ['abs', '"abc"', 'ExprError'],
       ['ceil', '-1', '"-1"^^xsd:integer'],
-      ['ceil', '2.5', '"3.0"^^xsd:decimal'],
-      ['ceil', '1.1', '"2.0"^^xsd:decimal'],
-      ['ceil', '-1.6', '"-1.0"^^xsd:decimal'],
+      ['ceil', '2.5', '"3"^^xsd:decimal'],
+      ['ceil', '1.1', '"2"^^xsd:decimal'],
+      ['ceil', '-1.6', '"-1"^^xsd:decimal'],
+      ['ceil', '-0.5', '"0"^^xsd:decimal'],
       ['ceil', '"-0.5e0"^^xsd:double', '"-0.0E0"^^xsd:double'],
-      ['floor', '2.5', '"2.0"^^xsd:decimal'],
-      ['floor', '1.1', '"1.0"^^xsd:decimal'],
-      ['floor', '-1.6', '"-2.0"^^xsd:decimal'],
+      ['floor', '2.5', '"2"^^xsd:decimal'],
+      ['floor', '1.1', '"1"^^xsd:decimal'],
+      ['floor', '-1.6', '"-2"^^xsd:decimal'],
       ['floor', '"1.5"^^xsd:float', '"1.0E0"^^xsd:float'],
-      ['round', '2.5', '"3.0"^^xsd:decimal'],
-      ['round', '-2.5', '"-2.0"^^xsd:decimal'],
-      ['round', '1.1', '"1.0"^^xsd:decimal'],
-      ['round', '-1.6', '"-2.0"^^xsd:decimal'],
+      ['round', '2.5', '"3"^^xsd:decimal'],
+      ['round', '-2.5', '"-2"^^xsd:decimal'],
+      ['round', '1.1', '"1"^^xsd:decimal'],
+      ['round', '-1.6', '"-2"^^xsd:decimal'],
       ['round', '-2', '"-2"^^xsd:integer'],
       ['round', '2.5e0', '"3.0E0"^^xsd:double'],
       ['round', '-2.5e0', '"-2.0E0"^^xsd:double'],
       ['round', '"0.5"^^xsd:float', '"1.0E0"^^xsd:float'],
+    ]);
+  });
+
+  it('operators keep the XSD 1.0 canonical forms the functions above drop', () => {
+    table([
+      ['+', '1.0', '2', '"3.0"^^xsd:decimal'],
+      ['/', '4', '2', '"2.0"^^xsd:decimal'],
+      ['-', '-2.0', '"2.0"^^xsd:decimal'],
+      ['+', '"2E-1"^^xsd:double', '0.2', '"4.0E-1"^^xsd:double'],
+      ['+', '"1.0E2"^^xsd:double', '"2.0E3"^^xsd:double', '"2.1E3"^^xsd:double'],
     ]);
   });
 
@@ -476,7 +489,7 @@ describe('date/time functions (W3C year-01 … tz-01, now01)', () => {
       ['day', d1, '"21"^^xsd:integer'], ['day', d3, '"20"^^xsd:integer'], ['day', d4, '"1"^^xsd:integer'],
       ['hours', d1, '"11"^^xsd:integer'], ['hours', d2, '"15"^^xsd:integer'], ['hours', d3, '"23"^^xsd:integer'],
       ['minutes', d1, '"28"^^xsd:integer'], ['minutes', d2, '"38"^^xsd:integer'], ['minutes', d4, '"2"^^xsd:integer'],
-      ['seconds', d1, '"1.0"^^xsd:decimal'], ['seconds', d3, '"0.0"^^xsd:decimal'],
+      ['seconds', d1, '"1"^^xsd:decimal'], ['seconds', d3, '"0"^^xsd:decimal'],
       ['seconds', '"2010-06-21T11:28:02.750Z"^^xsd:dateTime', '"2.75"^^xsd:decimal'],
       ['year', '"-0044-03-15T12:00:00Z"^^xsd:dateTime', '"-44"^^xsd:integer'],
       ['year', '"2010-12-31T24:00:00Z"^^xsd:dateTime', '"2011"^^xsd:integer'],
@@ -595,6 +608,17 @@ describe('XSD casts (W3C cast/*)', () => {
       [X + 'language', '"not a tag"', 'ExprError'],
       [X + 'anyURI', '<http://a>', '"http://a"^^xsd:anyURI'],
       [X + 'string', '1e6', '"1.0E6"'],
+    ]);
+  });
+
+  it("a cast to the literal's own datatype gives the canonical form, not the input term", () => {
+    table([
+      [X + 'double', '"2E-1"^^xsd:double', '"2.0E-1"^^xsd:double'],
+      [X + 'float', '"1.25"^^xsd:float', '"1.25E0"^^xsd:float'],
+      [X + 'decimal', '"01.50"^^xsd:decimal', '"1.5"^^xsd:decimal'],
+      [X + 'decimal', '"2"^^xsd:decimal', '"2.0"^^xsd:decimal'],
+      [X + 'integer', '"007"^^xsd:integer', '"7"^^xsd:integer'],
+      [X + 'boolean', '"1"^^xsd:boolean', '"true"^^xsd:boolean'],
     ]);
   });
 });

@@ -57,6 +57,25 @@ describe('grouping and aggregates', () => {
   it('uses aggregates in select expressions', async () => {
     expect(await rows('SELECT ?c ((SUM(?t) * 2) AS ?d) { ?o :cust ?c ; :total ?t FILTER(isNumeric(?t)) } GROUP BY ?c')).toEqual([':c1 60', ':c2 10']);
   });
+  it('MIN, MAX and SAMPLE return the selected term as written; SUM and AVG are canonical', async () => {
+    const nums = viewFromRdf(`
+@prefix : <http://ex/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+:a :d 2E-1 , 2.2 , "1.0E2"^^xsd:double .
+:b :d "007"^^xsd:integer , 1.50 .
+`);
+    const q = async (text: string) => {
+      const r = await querySparql('PREFIX : <http://ex/> ' + text, { view: nums });
+      if (r.type !== 'bindings') throw new Error('not bindings');
+      return (await collect(r.rows)).map((b) => r.variables.map((v) => show(b[v])).join(' ')).sort();
+    };
+    expect(await q('SELECT ?s (MIN(?v) AS ?lo) (MAX(?v) AS ?hi) { ?s :d ?v } GROUP BY ?s')).toEqual([':a 2E-1 1.0E2', ':b 1.50 007']);
+    expect(await q('SELECT (SAMPLE(?v) AS ?x) { :b :d ?v FILTER(?v > 2) }')).toEqual(['007']);
+    // The selected term joins back with the data it came from.
+    expect(await q('SELECT ?s { { SELECT (MIN(?v) AS ?m) { ?x :d ?v } } ?s :d ?m }')).toEqual([':a']);
+    expect(await q('SELECT (SUM(?v) AS ?s) (AVG(?v) AS ?a) { :a :d ?v FILTER(datatype(?v) = <http://www.w3.org/2001/XMLSchema#double>) }')).toEqual(['1.002E2 5.01E1']);
+    expect(await q('SELECT (SUM(?v) AS ?s) (AVG(?v) AS ?a) { :b :d ?v }')).toEqual(['8.5 4.25']);
+  });
   it('joins a grouped subquery with the outer pattern', async () => {
     expect(await rows('SELECT ?o ?n { ?o :cust ?c { SELECT ?c (COUNT(*) AS ?n) { ?x :cust ?c } GROUP BY ?c } } ')).toEqual([':o1 2', ':o2 2', ':o3 2', ':o4 2', ':o5 1']);
   });

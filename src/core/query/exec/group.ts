@@ -3,6 +3,8 @@
  * values; each group keeps one accumulator per aggregate. An aggregate whose inputs hit an
  * evaluation error (a non-number in SUM, say) leaves its variable unbound in that group; COUNT
  * counts the values that evaluate. Without GROUP BY, an empty input still forms one group.
+ * SUM and AVG compute with the arithmetic operators (XSD 1.0 canonical results); MIN, MAX and
+ * SAMPLE return the selected input term as written (docs/sparql.md "Numeric results").
  */
 import type { Term } from '../../rdf/terms.js';
 import { integerLiteral, stringLiteral } from '../../rdf/values.js';
