@@ -134,10 +134,20 @@ export function negotiateFormat(accept: string | undefined | null, formatParam: 
     }
     return f;
   }
+  const key = `${accept ?? ''}\n${supported.join(',')}`;
+  const hit = chosen.get(key);
+  if (hit) return hit;
   const canonical = supported.map((f) => MEDIA_TYPE[f].split(';')[0]!);
   const synonyms = Object.keys(BY_MEDIA).filter((m) => supported.includes(BY_MEDIA[m]!) && !canonical.includes(m));
-  return BY_MEDIA[chooseMediaType(accept, [...canonical, ...synonyms])]!;
+  const f = BY_MEDIA[chooseMediaType(accept, [...canonical, ...synonyms])]!;
+  // Clients repeat the same few Accept headers; remember the answers (not the 406s, which throw).
+  if (chosen.size >= 256) chosen.delete(chosen.keys().next().value!);
+  chosen.set(key, f);
+  return f;
 }
+
+/** Negotiated formats by Accept header and supported list. */
+const chosen = new Map<string, ResultFormat>();
 
 /** True when the format names one of the JSON output forms of JSON-LD queries. */
 export function isJsonFormat(f: ResultFormat): boolean {

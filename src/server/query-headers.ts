@@ -81,7 +81,9 @@ export function policyFromHeaders(headers: Headers): PolicyInputs {
 
 /** SPARQL policy inputs of a request: `# PRAGMA` comments overlaid by the policy headers (policy.md §3). */
 export function sparqlPolicyInputs(text: string, headers: Headers): PolicyInputs {
-  return mergePolicyInputs(policyInputsFromPragmas(text), policyFromHeaders(headers));
+  // Pragmas live in the leading comment lines; most queries have none, so skip splitting the text.
+  const pragmas = /^\s*#/.test(text) ? policyInputsFromPragmas(text) : {};
+  return mergePolicyInputs(pragmas, policyFromHeaders(headers));
 }
 
 /** Options of the freshness barrier. */

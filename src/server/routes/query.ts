@@ -237,23 +237,18 @@ const CHUNK_CHARS = 64 * 1024;
  * Respond with text chunks. The first PREFIX_BYTES are produced before the status is sent: a
  * result that fits is one ordinary response (an error on the way is a normal error response);
  * a larger one streams with status 200, pulled as the socket drains. A failure after that point
- * aborts the connection, so a client never mistakes a truncated body for a complete one. `cancel`
- * runs when the client goes away mid-stream.
+ * aborts the connection, so a client never mistakes a truncated body for a complete one. A client
+ * that goes away aborts the request signal the query runs under; the chunks are abandoned too.
  */
-export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, contentType: string, cancel: () => void, extraHeaders: Record<string, string> = {}): Promise<Response> {
+export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, contentType: string): Promise<Response> {
   const it = chunks[Symbol.asyncIterator]();
-  const headers = { 'Content-Type': contentType, ...extraHeaders };
+  const headers = { 'Content-Type': contentType };
   let prefix = '';
-  try {
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return new Response(prefix, { status: 200, headers });
-      prefix += r.value;
-      if (prefix.length >= PREFIX_BYTES) break;
-    }
-  } catch (e) {
-    cancel();
-    throw e;
+  for (;;) {
+    const r = await it.next();
+    if (r.done) return new Response(prefix, { status: 200, headers });
+    prefix += r.value;
+    if (prefix.length >= PREFIX_BYTES) break;
   }
   const log = c.get('log');
   const enc = new TextEncoder();
@@ -281,7 +276,6 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
       }
     },
     cancel() {
-      cancel();
       void it.return?.()?.catch(() => {});
     },
   });
@@ -472,14 +466,6 @@ export function remaining(deadline: number): number | undefined {
   return deadline ? Math.max(1, deadline - Date.now()) : undefined;
 }
 
-/** An AbortController that follows the request signal until `detach` is called. */
-function linkedAbort(signal: AbortSignal): { ac: AbortController; detach: () => void } {
-  const ac = new AbortController();
-  const onAbort = () => ac.abort(signal.reason);
-  if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
-  return { ac, detach: () => signal.removeEventListener('abort', onAbort) };
-}
-
 /** Run a SPARQL query of /query and write its result in the negotiated format. */
 async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput, { lang: 'sparql' }>, pathLedger: string | undefined): Promise<Response> {
   const { text } = input;
@@ -498,26 +484,15 @@ async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
       : await sparqlLedgerIds(ctx.conn, text, { ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris });
     await awaitFreshness(ctx.conn, ids, minT, deadline, signal);
   }
-  const { ac, detach } = linkedAbort(signal);
-  let res;
-  try {
-    res = await executeSparql(ctx.conn, {
-      text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
-      maxFuel, timeoutMs: remaining(deadline), signal: ac.signal, policy,
-    });
-  } catch (e) {
-    detach();
-    throw e;
-  }
+  // The request signal aborts when the client goes away (also mid-body), which stops the query.
+  const res = await executeSparql(ctx.conn, {
+    text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
+    maxFuel, timeoutMs: remaining(deadline), signal, policy,
+  });
   const supported = SPARQL_FORMATS[res.result.type];
   // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
   const fmt = supported.includes(format) ? format : negotiateFormat(c.req.header('Accept'), c.req.query('format'), supported);
-  return respondChunks(c, finishing(writeResult(res.result, fmt), detach), MEDIA_TYPE[fmt], () => { detach(); ac.abort(); });
-}
-
-/** Chunks of `it`, then `onEnd` once the iteration ends for any reason. */
-async function* finishing<T>(it: AsyncIterable<T>, onEnd: () => void): AsyncIterable<T> {
-  try { yield* it; } finally { onEnd(); }
+  return respondChunks(c, writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
 }
 
 /** What a JSON-LD query of each form can be written as, the compact JSON default first. */
@@ -539,42 +514,34 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   const form = jsonLdForm(body);
   const format = negotiateFormat(c.req.header('Accept'), c.req.query('format'), JSONLD_FORMATS[form]);
   const { timeoutMs } = queryDeadline(ctx);
-  const { ac, detach } = linkedAbort(c.req.raw.signal);
+  const signal = c.req.raw.signal;
   const q = withHeaderMinT(body, parseMinT(headers));
   const req = jsonLdRequest(c, ctx, q, {
     ledger: pathLedger ?? jsonLdDefaultLedger(q, headers), timeoutMs, maxFuel: headerFuelDefault(headers, q),
-    signal: ac.signal, output, agent: format === 'agent', headerPolicy: policyFromHeaders(headers),
+    signal, output, agent: format === 'agent', headerPolicy: policyFromHeaders(headers),
   });
-  try {
-    if (form === 'select' && (format === 'sparql-json' || format === 'sparql-xml' || format === 'csv' || format === 'tsv')) {
-      let sel;
-      try {
-        sel = await streamJsonLdSelect(ctx.conn, q, req);
-      } catch (e) {
-        if (isLedgraphError(e) && e.status === 400 && /cannot be streamed/.test(e.message)) {
-          throw new LedgraphError(406, 'err:db/NotAcceptable', `this JSON-LD query's result is JSON only (${e.message}); ask for application/json`);
-        }
-        throw e;
+  if (form === 'select' && (format === 'sparql-json' || format === 'sparql-xml' || format === 'csv' || format === 'tsv')) {
+    let sel;
+    try {
+      sel = await streamJsonLdSelect(ctx.conn, q, req);
+    } catch (e) {
+      if (isLedgraphError(e) && e.status === 400 && /cannot be streamed/.test(e.message)) {
+        throw new LedgraphError(406, 'err:db/NotAcceptable', `this JSON-LD query's result is JSON only (${e.message}); ask for application/json`);
       }
-      const result: QueryResult = { type: 'bindings', variables: sel.vars, rows: sel.rows };
-      return await respondChunks(c, finishing(writeResult(result, format), detach), MEDIA_TYPE[format], () => { detach(); ac.abort(); });
+      throw e;
     }
-    const res = await runJsonLdQuery(ctx.conn, q, req);
-    detach();
-    if (format === 'json' || format === 'jsonld' || format === 'agent') {
-      return new Response(JSON.stringify(jsonLdBody(res)), { status: 200, headers: { 'Content-Type': MEDIA_TYPE[format] } });
-    }
-    if (form === 'ask') {
-      return respondChunks(c, writeResult({ type: 'boolean', value: res.result === true }, format), MEDIA_TYPE[format], () => {});
-    }
-    // A construct document as triples, read back with the JSON-LD transaction parser.
-    const txn = parseJsonLdTxn(res.result, 'insert');
-    const quads = txn.kind === 'insert' ? txn.quads : [];
-    return await respondChunks(c, writeResult({ type: 'quads', quads: (async function* () { yield* quads; })() }, format), MEDIA_TYPE[format], () => {});
-  } catch (e) {
-    detach();
-    throw e;
+    const result: QueryResult = { type: 'bindings', variables: sel.vars, rows: sel.rows };
+    return respondChunks(c, writeResult(result, format), MEDIA_TYPE[format]);
   }
+  const res = await runJsonLdQuery(ctx.conn, q, req);
+  if (format === 'json' || format === 'jsonld' || format === 'agent') {
+    return new Response(JSON.stringify(jsonLdBody(res)), { status: 200, headers: { 'Content-Type': MEDIA_TYPE[format] } });
+  }
+  if (form === 'ask') return respondChunks(c, writeResult({ type: 'boolean', value: res.result === true }, format), MEDIA_TYPE[format]);
+  // A construct document as triples, read back with the JSON-LD transaction parser.
+  const txn = parseJsonLdTxn(res.result, 'insert');
+  const quads = txn.kind === 'insert' ? txn.quads : [];
+  return respondChunks(c, writeResult({ type: 'quads', quads: (async function* () { yield* quads; })() }, format), MEDIA_TYPE[format]);
 }
 
 /** Handle POST/GET /query and /query/<ledger...>. */
