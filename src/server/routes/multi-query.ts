@@ -428,7 +428,7 @@ function semaphore(n: number): () => Promise<() => void> {
 /** Handle POST /multi-query. */
 async function handleMultiQuery(c: Ctx, ctx: ServerContext): Promise<Response> {
   const started = performance.now();
-  requireMediaType(c, ['application/json'], 'a multi-query envelope');
+  requireMediaType(c, ['application/json', 'application/ld+json'], 'a multi-query envelope');
   const headers = c.req.raw.headers;
   const output = outputOptions(headers);
   const format = negotiateFormat(c.req.header('Accept'), null, ['json', 'agent']);
