@@ -73,9 +73,8 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
     result = await constructDocument(r.quads, fmt, q.contextJson);
   } else {
     const c = run.compiled!;
-    const rows = await run.rows(c.op, c.projected);
     let collected: Collected | undefined;
-    if (c.collect) collected = collectValues(await run.rows(c.collect.op, c.collect.variables), c);
+    if (c.collect) collected = collectValues(await collect(await run.stream(c.collect.op, c.collect.variables)), c);
     const crawler = c.columns.some((col) => col.kind === 'crawl')
       ? new Crawler({
         view: run.crawlView, graphs: run.ds.defaultGraphs, fmt, depth: q.query.depth,
@@ -83,7 +82,7 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
         charge: (n) => run.charge(n), ...(req.signal ? { signal: req.signal } : {}),
       })
       : undefined;
-    const shaped = await shapeRows(c, rows, fmt, crawler, collected);
+    const shaped = await shapeRows(c, await run.stream(c.op, c.projected), fmt, crawler, collected);
     result = q.form === 'selectOne' ? shaped[0] ?? null : shaped;
   }
   if (req.agent) result = agentJson(result, q.contextJson, req.agent.maxBytes, q.query.offset);
@@ -141,7 +140,8 @@ interface Run {
   fuel: number;
   charge(n: number): void;
   execute(q: Query): ReturnType<typeof executeQuery>;
-  rows(op: Op, variables: string[]): Promise<Binding[]>;
+  /** The bindings of a select over `op`, streamed. */
+  stream(op: Op, variables: string[]): Promise<AsyncIterable<Binding>>;
 }
 
 async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
@@ -199,10 +199,10 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
         onFinish: ({ fuel }) => { run.fuel += fuel; },
       });
     },
-    async rows(op, variables) {
+    async stream(op, variables) {
       const r = await run.execute({ form: 'select', op, variables });
       if (r.type !== 'bindings') throw new Error('select did not produce bindings');
-      return collect(r.rows);
+      return r.rows;
     },
   };
   return run;

@@ -32,27 +32,33 @@ export function collectValues(rows: Binding[], c: CompiledSelect): Collected {
   return out;
 }
 
-/** Shape every row of a select (selectOne takes the first). */
-export async function shapeRows(c: CompiledSelect, rows: Binding[], fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
+/**
+ * Shape every row of a select as it streams from the engine. `collected` (grouped arrays and
+ * statistics) must be complete before shaping starts; crawl nodes are read per row.
+ */
+export async function shapeRows(c: CompiledSelect, rows: AsyncIterable<Binding>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
+  const out: unknown[] = [];
   if (c.wildcard) {
     const keys = c.projected.map((v) => '?' + v);
-    return rows.map((row) => {
+    for await (const row of rows) {
       const o: Record<string, unknown> = {};
       for (let i = 0; i < keys.length; i++) { const t = row[c.projected[i]!]; if (t !== undefined) o[keys[i]!] = fmt.cell(t); }
-      return o;
-    });
+      out.push(o);
+    }
+    return out;
   }
   // typed-json rows are objects keyed by variable name (§13); a lone crawl column stays a node.
   const keyed = fmt.format === 'typed-json' && !(c.flat && c.columns[0]!.kind === 'crawl');
   const simple = c.columns.every((col) => col.kind === 'var');
   if (simple && !keyed) {
     const names = c.columns.map((col) => (col as { name: string }).name);
-    if (c.flat) return rows.map((row) => fmt.cell(row[names[0]!]));
-    return rows.map((row) => names.map((n) => fmt.cell(row[n])));
+    const first = names[0]!;
+    if (c.flat) for await (const row of rows) out.push(fmt.cell(row[first]));
+    else for await (const row of rows) out.push(names.map((n) => fmt.cell(row[n])));
+    return out;
   }
   const order = c.columns.map((col, i) => [columnName(col, fmt), i] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const out: unknown[] = [];
-  for (const row of rows) {
+  for await (const row of rows) {
     const group = collected?.get(groupKeyOf(row, c.groupKeys));
     const cells: unknown[] = [];
     for (const col of c.columns) cells.push(await cell(col, row, fmt, crawler, group));
