@@ -302,3 +302,22 @@ describe('whereView (for an update WHERE)', () => {
     expect(await whereView(db, {})).toBe(db);
   });
 });
+
+describe('datasets', () => {
+  it('a union of one ledger at two times is filtered through the key-translating path', async () => {
+    const { hrLedger, ALICE, update } = await import('./fixtures.js');
+    const conn = await hrLedger();
+    await update(conn, 'hr', { delete: { '@id': 'ex:bob', 'ex:salary': 95000 }, insert: { '@id': 'ex:bob', 'ex:salary': 99000 } });
+    const q = 'SELECT ?p ?s FROM <hr:main@t:1> FROM <hr:main@t:2> WHERE { ?p ex:salary ?s } ORDER BY ?s';
+    expect(await rows(conn, q)).toEqual([['ex:bob', 95000], ['ex:bob', 99000], ['ex:alice', 120000]]);
+    expect(await rows(conn, q, { policy: { identity: ALICE } })).toEqual([['ex:alice', 120000]]);
+  });
+
+  it('a policy-restricted query over several ledgers is refused (400), never answered unfiltered', async () => {
+    const { hrLedger, ALICE } = await import('./fixtures.js');
+    const conn = await hrLedger();
+    await conn.create('other');
+    const err = await rows(conn, 'SELECT * FROM <hr:main> FROM <other:main> WHERE { ?s ?p ?o }', { policy: { identity: ALICE } }).catch((e: unknown) => e);
+    expect(isLedgraphError(err) ? [err.status, err.message] : err).toEqual([400, 'a query under a policy (identity, policy-class, policy or default-allow) must read exactly one ledger']);
+  });
+});
