@@ -4,7 +4,7 @@ import { ActiveContext } from '../../rdf/jsonld-context.js';
 import { type Term, blankNode, literal, namedNode, variable } from '../../rdf/terms.js';
 import type { Expr, Op, TriplePattern } from '../algebra/algebra.js';
 import { canonicalJson, compileExpr } from './expr.js';
-import { compileValues, compileWhere, parsePath } from './where.js';
+import { WhereCompiler, compileValues, compileWhere, parsePath } from './where.js';
 
 const EX = 'http://example.org/';
 const SCHEMA = 'http://schema.org/';
@@ -375,5 +375,30 @@ describe('subject-only patterns', () => {
       { type: 'distinct', input: { type: 'project', variables: [], input: bgp(tp(ex('a'), v('__h0'), v('__h1'))) } },
       bgp(tp(ex('a'), ex('p'), v('o'))),
     ] });
+  });
+});
+
+describe('event mode (history queries, @t / @op)', () => {
+  it('matches each triple pattern in its own event graph and remembers which one bound each object', () => {
+    const wc = new WhereCompiler({ events: 'history' });
+    expect(wc.where({ '@id': '?s', 'ex:status': { '@value': '?st', '@t': '?t' }, 'ex:knows': { '@id': '?f' } }, ctx)).toEqual({
+      type: 'extend', variable: 't', expr: call(F + 't', tv('st')),
+      input: { type: 'join', inputs: [
+        { type: 'graph', name: v('__h0'), input: bgp(tp(v('s'), ex('status'), v('st'))) },
+        { type: 'graph', name: v('__h1'), input: bgp(tp(v('s'), ex('knows'), v('f'))) },
+      ] },
+    });
+    expect([...wc.eventOf]).toEqual([['st', '__h0'], ['f', '__h1']]);
+  });
+
+  it('history refuses graph clauses and complex paths; current mode refuses graph variables only', () => {
+    const pathCtx = ActiveContext.create([{ ex: EX }, { reaches: { '@path': 'ex:knows+' } }]);
+    expect(msg(() => new WhereCompiler({ events: 'history' }).where(['graph', 'ex:g', { '@id': '?s', 'ex:p': '?o' }], ctx)))
+      .toBe('graph clauses are not supported in history queries; select the graph in from (ledger#graph)');
+    expect(msg(() => new WhereCompiler({ events: 'history' }).where({ '@id': 'ex:a', reaches: '?x' }, pathCtx))).toBe('property path reaches cannot range over history events');
+    expect(new WhereCompiler({ events: 'current' }).where(['graph', 'ex:g', { '@id': '?s', 'ex:p': '?o' }], ctx))
+      .toEqual({ type: 'graph', name: ex('g'), input: bgp(tp(v('s'), ex('p'), v('o'))) });
+    expect(msg(() => new WhereCompiler({ events: 'current' }).where(['graph', '?g', { '@id': '?s', 'ex:p': '?o' }], ctx)))
+      .toBe('["graph", "?g", ...] with a graph variable cannot be combined with @t / @op or the t / op functions');
   });
 });
