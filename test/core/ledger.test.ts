@@ -189,7 +189,7 @@ describe('Connection and Ledger', () => {
     expect((await conn.db(`tt@time:${at(200)}`)).t).toBe(1);
     expect((await conn.db(`tt@time:${at(300)}`)).t).toBe(2);
     expect((await conn.db(`tt@time:${at(0)}`)).t).toBe(0);
-    await expect(conn.db('tt@time:1999-01-01T00:00:00Z')).rejects.toMatchObject({ status: 404 });
+    await expect(conn.db('tt@time:1999-01-01T00:00:00Z')).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^no data as of/) });
     expect((await conn.db(`tt@commit:${r1.commit_id}`)).t).toBe(1);
     const ledger = await conn.ledger('tt');
     const { digestHex, parseCid } = await import('../../src/core/commit/cid.js');

@@ -54,6 +54,16 @@ export class Db implements DbView {
     return new Db({ ...this.parts, graphs, novelty, headT: t, graphCounts }, t);
   }
 
+  /** The graph id a new named graph would get in this snapshot. */
+  get nextGraphId(): number { return this.parts.graphs.nextId; }
+
+  /** This snapshot's graph table plus new graphs (IRI -> id), for an overlay. */
+  graphTableWith(newGraphs: ReadonlyMap<string, number>): GraphTable {
+    const graphs = this.parts.graphs.clone();
+    for (const [iri, id] of newGraphs) graphs.set(id, iri);
+    return graphs;
+  }
+
   /** The head t of the ledger when this snapshot was made. */
   get headT(): number { return this.parts.headT; }
 

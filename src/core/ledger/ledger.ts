@@ -22,6 +22,7 @@ import { GraphTable } from './graph-table.js';
 import type { TimeSpec } from './ledger-id.js';
 import { LedgerStats } from './stats.js';
 import { RESERVED_DATATYPES } from './datatypes-limit.js';
+import type { PendingWrite } from '../transact/pipeline.js';
 
 /** One entry of the first-parent chain. */
 export interface ChainEntry { t: number; cid: string; time: string }
@@ -43,6 +44,10 @@ export class Ledger {
   readonly lock = new Mutex();
   /** First-parent chain by t, filled lazily (time travel, log) and on commit. */
   private chain: ChainEntry[] | null = null;
+  /** Writes waiting to be committed (transact/pipeline.ts groups them). */
+  readonly writeQueue: PendingWrite[] = [];
+  /** True while a writer drains the queue. */
+  writing = false;
   /** Background index job, when one runs. */
   indexing: Promise<void> | null = null;
 
@@ -178,7 +183,7 @@ export class Ledger {
           const mid = (lo + hi) >>> 1;
           if (Date.parse(chain[mid]!.time) <= spec.ms) lo = mid + 1; else hi = mid;
         }
-        if (lo === 0) throw notFound(`ledger ${this.id} has no commit at or before ${spec.iso}`);
+        if (lo === 0) throw badRequest(`no data as of ${spec.iso}: the instant is before the ledger's first commit`);
         return chain[lo - 1]!.t;
       }
       case 'commit': return (await this.findCommit(spec.ref)).t;

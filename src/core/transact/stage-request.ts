@@ -3,6 +3,8 @@
  * replace (sync / graph store PUT) and update (where / delete / insert templates).
  */
 import type { Db } from '../ledger/db.js';
+import type { DbView } from '../index/view.js';
+import { whereView, writePolicyInputs, type PolicyInputs } from '../policy/index.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { blankNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { Stager } from './stage.js';
@@ -13,9 +15,14 @@ import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
 import { defaultGraph } from '../rdf/terms.js';
 import { evaluateWhere, looseMatches, type Solution } from './where-eval.js';
 
-/** Stage a whole request; blank nodes get their ledger labels `lg<T>-<label>`. */
-export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, signal?: AbortSignal): Promise<Stager> {
-  const stager = new Stager(db, ledger.graphs.nextId);
+/**
+ * Stage a whole request; blank nodes get their ledger labels `lg<T>-<label>`. Staging reads the
+ * unrestricted snapshot (it must see what it retracts); an update's WHERE reads only what the
+ * writer's identity may view (policy.md §6), so a permitted write cannot copy hidden values.
+ */
+export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, signal?: AbortSignal, identity?: string | null): Promise<Stager> {
+  const inputs = writePolicyInputs(req.opts, identity);
+  const stager = new Stager(db, db.nextGraphId);
   const rename = (label: string) => blankNode(`lg${t}-${label}`);
   switch (req.kind) {
     case 'insert':
@@ -28,10 +35,10 @@ export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: n
       await stageReplace(stager, req.graphs, req.quads.map((q) => renameQuad(q, rename)));
       break;
     case 'update':
-      await stageUpdate(stager, db, req, t, signal);
+      await stageUpdate(stager, await whereView(db, inputs), req, t, signal);
       break;
     case 'sparql-update':
-      await stageSparqlUpdate(stager, ledger, db, req.ops, t, signal);
+      await stageSparqlUpdate(stager, db, req.ops, t, inputs, signal);
       break;
   }
   return stager;
@@ -99,7 +106,7 @@ function valueKey(o: Term, i: number): string {
 
 interface ModifySpec { where: Op | null; delete: TemplateQuad[]; insert: TemplateQuad[]; using?: GraphRef[]; usingNamed?: NamedNode[] }
 
-async function stageUpdate(stager: Stager, db: Db, req: ModifySpec, t: number, signal?: AbortSignal): Promise<void> {
+async function stageUpdate(stager: Stager, db: DbView, req: ModifySpec, t: number, signal?: AbortSignal): Promise<void> {
   const solutions: Solution[] = req.where ? await evaluateWhere(db, req.where, { using: req.using, usingNamed: req.usingNamed, signal }) : [{}];
   const ground = (tq: TemplateQuad) => !isVar(tq.subject) && !isVar(tq.predicate) && !isVar(tq.object) && !isVar(tq.graph);
   // Templates without variables apply exactly once, even with zero solutions (§6.1).
@@ -159,14 +166,10 @@ async function applyTemplate(stager: Stager, tpl: TemplateQuad, sol: Solution, o
  * SPARQL Update: operations in order, each staged against an overlay of the snapshot and the
  * changes staged before it, so `INSERT DATA {…}; DELETE WHERE {…}` sees its own insert. One commit.
  */
-async function stageSparqlUpdate(stager: Stager, ledger: Ledger, base: Db, ops: UpdateOperation[], t: number, signal?: AbortSignal): Promise<void> {
+async function stageSparqlUpdate(stager: Stager, base: Db, ops: UpdateOperation[], t: number, inputs: PolicyInputs, signal?: AbortSignal): Promise<void> {
   const rename = (label: string) => blankNode(`lg${t}-${label}`);
   for (let k = 0; k < ops.length; k++) {
-    if (k > 0) {
-      const graphs = ledger.graphs.clone();
-      for (const [iri, id] of stager.newGraphs) graphs.set(id, iri);
-      stager.db = base.withEvents(stager.idFlakes(t), graphs, t);
-    }
+    if (k > 0) stager.db = base.withEvents(stager.idFlakes(t), base.graphTableWith(stager.newGraphs), t);
     const op = ops[k]!;
     switch (op.type) {
       case 'insertData':
@@ -182,7 +185,7 @@ async function stageSparqlUpdate(stager: Stager, ledger: Ledger, base: Db, ops: 
         // WITH only changes the default graph; named graphs stay visible unless USING NAMED says otherwise.
         const using = op.using ?? (op.with ? [op.with] : undefined);
         const usingNamed = op.usingNamed ?? (op.using ? [] : undefined);
-        await stageUpdate(stager, stager.db, { where: op.where, delete: op.delete.map(place), insert: op.insert.map(place), using, usingNamed }, t, signal);
+        await stageUpdate(stager, await whereView(stager.db, inputs), { where: op.where, delete: op.delete.map(place), insert: op.insert.map(place), using, usingNamed }, t, signal);
         break;
       }
       case 'clear':

@@ -4,7 +4,7 @@
  */
 import type { Op } from '../query/algebra/algebra.js';
 import { isHidden, mentionedVars } from '../query/algebra/vars.js';
-import type { Db } from '../ledger/db.js';
+import type { DbView } from '../index/view.js';
 import { numericValueEquals } from '../rdf/values.js';
 import type { NamedNode, Term } from '../rdf/terms.js';
 import type { GraphRef } from './txn-request.js';
@@ -13,7 +13,7 @@ import { xsd } from '../rdf/vocab.js';
 export type Solution = Record<string, Term>;
 
 /** Every solution of `where` against the snapshot, with USING / USING NAMED graphs when given. */
-export async function evaluateWhere(db: Db, where: Op, opts: { using?: GraphRef[]; usingNamed?: NamedNode[]; signal?: AbortSignal }): Promise<Solution[]> {
+export async function evaluateWhere(db: DbView, where: Op, opts: { using?: GraphRef[]; usingNamed?: NamedNode[]; signal?: AbortSignal }): Promise<Solution[]> {
   const { executeQuery } = await import('../query/engine.js');
   // Unknown graphs are simply empty; the default graph is id 0.
   const graphIds = (refs: GraphRef[] | undefined): number[] | undefined =>

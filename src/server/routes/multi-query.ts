@@ -311,7 +311,7 @@ async function resolveSnapshot(conn: Connection, env: Envelope): Promise<Snapsho
     try {
       ledgers[id] = await l.resolveT(spec);
     } catch (e) {
-      if (isLedgraphError(e) && e.status === 404) throw badRequest(`asOf ${a.iso} is before the first commit of ledger ${id}`);
+      if (isLedgraphError(e) && e.status === 400 && e.message.startsWith('no data as of')) throw badRequest(`asOf ${a.iso} is before the first commit of ledger ${id}`);
       throw e;
     }
   }

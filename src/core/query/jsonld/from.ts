@@ -40,16 +40,12 @@ export function sourcePolicies(keys: DatasetKeys): PolicyInputs['sources'] {
   return out.length > 0 ? out : undefined;
 }
 
-/** Resolve the query's dataset against the connection (404 for unknown ledgers, commits, graphs). */
+/**
+ * Resolve the query's dataset against the connection (404 for unknown ledgers, commits, graphs; an
+ * instant before a ledger's first commit is the ledger's own 400 "no data as of", §9).
+ */
 export async function openDataset(conn: Connection, keys: DatasetKeys, ctx: ActiveContext, opts: { ledger?: string; at?: TimeSpec }): Promise<OpenedDataset> {
-  try {
-    return await open(conn, keys, ctx, opts);
-  } catch (e) {
-    // An instant before the ledger's first commit is a bad time specifier (§9: 400 "no data as of").
-    const m = isLedgraphError(e) && e.status === 404 ? /has no commit at or before (.*)$/.exec(e.message) : null;
-    if (m) throw badRequest(`no data as of ${m[1]}: the instant is before the ledger's first commit`);
-    throw e;
-  }
+  return open(conn, keys, ctx, opts);
 }
 
 async function open(conn: Connection, keys: DatasetKeys, ctx: ActiveContext, opts: { ledger?: string; at?: TimeSpec }): Promise<OpenedDataset> {
