@@ -13,7 +13,6 @@ import { defaultGraph, namedNode } from '../../core/rdf/terms.js';
 import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 import { parseRdfTxn, type RdfContentType } from '../../core/transact/parse-rdf.js';
 import type { Receipt, TxnContext } from '../../core/transact/pipeline.js';
-import { stageRequest } from '../../core/transact/stage-request.js';
 import type { GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
 import type { AppEnv } from '../app.js';
 import {
@@ -144,26 +143,14 @@ export async function commitWrite(c: Ctx, ctx: ServerContext, ledger: string, re
 
 /** The delta a sync would commit, staged under the ledger's lock and then discarded. */
 async function syncDelta(conn: Connection, ledgerId: string, req: TxnRequest, graph: GraphRef): Promise<Record<string, unknown>> {
-  const ledger = await conn.ledger(ledgerId);
-  return ledger.lock.run(async () => {
-    await conn.catchUp(ledger);
-    const dictSize = ledger.dict.size;
-    try {
-      const stager = await stageRequest(await ledger.db(), ledger, req, ledger.t + 1);
-      const flakes = stager.flakes();
-      const fresh = new Map([...stager.newGraphs].map(([iri, g]) => [g, iri] as const));
-      const compactor = new Compactor(ledger.ns);
-      const tuples = flakes.map((f) => flakeTuple(f, compactor, (g) => ledger.graphs.iri(g) ?? fresh.get(g)));
-      return {
-        ledger_id: ledger.id, graph: graph.termType === 'DefaultGraph' ? 'default' : graph.value, dry_run: true, t: ledger.t,
-        flakes_added: flakes.filter((f) => f.op).length, flakes_retracted: flakes.filter((f) => !f.op).length,
-        '@context': compactor.context(), flakes: tuples,
-      };
-    } finally {
-      // Staging may intern terms; a dry run must leave the dictionary as it found it.
-      ledger.dict.truncate(dictSize);
-    }
-  });
+  const { ledger, t, flakes, newGraphs } = await conn.stage(ledgerId, req);
+  const compactor = new Compactor(ledger.ns);
+  const tuples = flakes.map((f) => flakeTuple(f, compactor, (g) => ledger.graphs.iri(g) ?? newGraphs.get(g)));
+  return {
+    ledger_id: ledger.id, graph: graph.termType === 'DefaultGraph' ? 'default' : graph.value, dry_run: true, t,
+    flakes_added: flakes.filter((f) => f.op).length, flakes_retracted: flakes.filter((f) => !f.op).length,
+    '@context': compactor.context(), flakes: tuples,
+  };
 }
 
 const WRITE_ERRORS = {
