@@ -46,13 +46,16 @@ async function writeLeaf(store: ContentStore, order: IndexOrder, cur: Run, hist:
   return { first: first!, last: last!, rows: cur.n, cid };
 }
 
+/** Leaf writes in flight at once: each put fsyncs its file, so overlapping them keeps the CPU busy. */
+const WRITE_CONCURRENCY = 8;
+
 /** Split sorted current rows and history into leaves of about TARGET_LEAF_ROWS rows and write them. */
 export async function writeLeaves(store: ContentStore, order: IndexOrder, cur: Run, hist: Run): Promise<LeafRef[]> {
-  const out: LeafRef[] = [];
-  if (cur.n === 0 && hist.n === 0) return out;
+  if (cur.n === 0 && hist.n === 0) return [];
   const pieces = Math.max(1, Math.ceil(cur.n / TARGET_LEAF_ROWS));
   const per = Math.ceil(cur.n / pieces);
   const hc = keyCols(hist, order), cc = keyCols(cur, order);
+  const parts: [Run, Run][] = [];
   let h = 0;
   for (let k = 0; k < pieces; k++) {
     const from = k * per, to = Math.min(cur.n, from + per);
@@ -62,9 +65,23 @@ export async function writeLeaves(store: ContentStore, order: IndexOrder, cur: R
       hEnd = h;
       while (hEnd < hist.n && cmpRows(hc, hEnd, cc, to) < 0) hEnd++;
     }
-    out.push(await writeLeaf(store, order, slice(cur, from, to), slice(hist, h, hEnd)));
+    parts.push([slice(cur, from, to), slice(hist, h, hEnd)]);
     h = hEnd;
   }
+  return inParallel(parts, WRITE_CONCURRENCY, ([c, hs]) => writeLeaf(store, order, c, hs));
+}
+
+/** Map with at most `limit` promises in flight; results keep the input order. */
+export async function inParallel<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
 

@@ -5,11 +5,11 @@
  * directly from sorted runs and published at the last commit's t.
  */
 import { CID } from 'multiformats/cid';
-import { Codec } from '../commit/cid.js';
+import { Codec, cidOf } from '../commit/cid.js';
 import { encodeCommit, type CommitData, type CommitFlake } from '../commit/commit-codec.js';
 import { badRequest, commitConflict } from '../errors.js';
 import { GRAPH_DEFAULT, GRAPH_TXN_META, ORDERS, type IndexOrder } from '../flake/flake.js';
-import { writeBranches, writeLeaves } from '../index/build.js';
+import { inParallel, writeBranches, writeLeaves } from '../index/build.js';
 import { DICT_CHUNK_KEYS } from '../index/indexer.js';
 import { Novelty } from '../index/novelty.js';
 import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from '../index/root-codec.js';
@@ -119,6 +119,7 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
   let prev = ledger.head.cid;
   let t = 0;
   let commitBytes = 0;
+  let publishing: Promise<void> = Promise.resolve();
   let lastTermS = -1;
   let lastSTerm: NamedNode | BlankNode | undefined;
   const predTerms = new Map<number, NamedNode>();
@@ -144,11 +145,17 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
     const time = nowIso();
     const data: CommitData = { t, parents: [CID.parse(prev)], time, txn: null, author: '', nsDelta: [], graphDelta, meta: [], flakes };
     const enc = encodeCommit(data, ledger.ns);
-    const cid = (await conn.content.put(Codec.commit, enc.bytes)).toString();
+    const cid = (await cidOf(Codec.commit, enc.bytes)).toString();
     commitBytes += enc.bytes.length;
-    const next: NsRecord = { ...record, commit_head_id: cid, commit_t: t };
-    if (!(await conn.ns.compareAndSet(ledger.id, record, next))) throw commitConflict(`ledger ${ledger.id} changed during the bulk load`);
-    record = next;
+    // Write and publish in order, while the next commit is being encoded.
+    const commitT = t;
+    publishing = publishing.then(async () => {
+      await conn.content.put(Codec.commit, enc.bytes);
+      const next: NsRecord = { ...record, commit_head_id: cid, commit_t: commitT };
+      if (!(await conn.ns.compareAndSet(ledger.id, record, next))) throw commitConflict(`ledger ${ledger.id} changed during the bulk load`);
+      record = next;
+    });
+    publishing.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
     ledger.ns.applyDelta(enc.nsDelta);
     for (const [g, iri] of graphDelta) ledger.graphs.set(g, iri);
     const subj = dict.internKey(termKey(commitSubject(cid)));
@@ -160,6 +167,8 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
     prev = cid;
     opts.onProgress?.({ phase: 'commit', done: to, total });
   }
+
+  await publishing;
 
   // 4. Build every order from sorted runs and publish the index at t.
   const all = concat(spot, meta.run);
@@ -192,10 +201,10 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
     }
   }
   ledger.stats.size += commitBytes;
-  const chunks: string[] = [];
-  for (let i = 0; i < dict.size; i += DICT_CHUNK_KEYS) {
-    chunks.push((await conn.content.put(Codec.dict, encodeDictChunk(i, dict.slice(i, Math.min(dict.size, i + DICT_CHUNK_KEYS))))).toString());
-  }
+  const starts: number[] = [];
+  for (let i = 0; i < dict.size; i += DICT_CHUNK_KEYS) starts.push(i);
+  const chunks = await inParallel(starts, 4, async (i) =>
+    (await conn.content.put(Codec.dict, encodeDictChunk(i, dict.slice(i, Math.min(dict.size, i + DICT_CHUNK_KEYS))))).toString());
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: t, base_t: 0, commit_id: prev, ns: ledger.ns.allocated(), graphs: ledger.graphs.named(),
     datatypes: [...ledger.datatypes].sort(), dict: { size: dict.size, chunks }, orders: tops, stats: ledger.stats.toJson(), prev_root: null,
