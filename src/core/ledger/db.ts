@@ -11,6 +11,9 @@ import type { IndexTree } from '../index/tree.js';
 import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
 import type { GraphTable } from './graph-table.js';
 import type { LedgerStats } from './stats.js';
+import { rdf } from '../rdf/vocab.js';
+
+const RDF_TYPE = rdf.type;
 
 /** What a Db needs from its ledger. */
 export interface DbParts {
@@ -113,6 +116,13 @@ export class Db implements DbView {
   }
 
   estimate(pattern: ScanPattern): number {
+    // Real-time statistics answer the two most common shapes exactly, even before any leaf is
+    // decoded (the leaf-based estimate can only guess for leaves not yet read).
+    if (pattern.s === undefined && pattern.p !== undefined && (pattern.g === undefined || pattern.g === 0)) {
+      const st = this.parts.stats;
+      if (pattern.o === undefined) return Math.max(0, st.properties.get(pattern.p) ?? 0);
+      if (pattern.p === this.dict.idOfKey(RDF_TYPE)) return Math.max(0, st.classes.get(pattern.o) ?? 0);
+    }
     const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
     let n = 0;
     for (const g of graphs) {

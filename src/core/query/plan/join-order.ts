@@ -75,26 +75,43 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
     }
   };
 
+  const filterGain = (it: Item): number => {
+    let g = 1;
+    for (const f of pending) {
+      let before = true, after = true;
+      for (const v of f.vars) {
+        if (!boundCertain.has(v)) { before = false; if (!it.certain.has(v)) { after = false; break; } }
+      }
+      if (!before && after) g *= 0.5;
+    }
+    return g;
+  };
+
   placeFilters(false);
   while (remaining.length) {
     let best = 0;
     let bestScore = Infinity;
     let bestConnected = false;
+    let bestFan = Infinity;
     remaining.forEach((it, i) => {
       const connected = [...it.maybe].some((v) => boundMaybe.has(v));
-      const score = fanout(P, it, boundCertain);
+      const fan = fanout(P, it, boundCertain);
+      // A step that lets a pending filter run shrinks everything after it: count each such filter
+      // at the same 1/2 the row estimate applies once the filter is placed.
+      const score = fan * filterGain(it);
       if (score < bestScore || (score === bestScore && connected && !bestConnected)) {
         best = i;
         bestScore = score;
+        bestFan = fan;
         bestConnected = connected;
       }
     });
     const it = remaining.splice(best, 1)[0]!;
     const sc: PlanCtx = { ...c, seedMaybe: new Set(boundMaybe), seedCertain: new Set(boundCertain), inputRows: rows };
-    steps.push(it.tp ? tpNode(P, it, sc, rows, bestScore) : it.op.type === 'path' ? P.pathNode(it.op, c.scope) : P.plan(it.op, sc));
+    steps.push(it.tp ? tpNode(P, it, sc, rows, bestFan) : it.op.type === 'path' ? P.pathNode(it.op, c.scope) : P.plan(it.op, sc));
     for (const v of it.maybe) boundMaybe.add(v);
     for (const v of it.certain) boundCertain.add(v);
-    rows = Math.max(1, rows * bestScore);
+    rows = Math.max(1, rows * bestFan);
     placeFilters(false);
   }
   placeFilters(true);
