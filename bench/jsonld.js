@@ -95,8 +95,12 @@ async function sparqlOnce(text) {
   return out.length;
 }
 
+const texts = new WeakMap();
 async function jsonldOnce(body) {
-  const { result } = await runJsonLdQuery(conn, { '@context': context, ...body }, { ledger: LEDGER });
+  // Both languages start from query text, as they arrive over HTTP (the SPARQL text is ready too).
+  let text = texts.get(body);
+  if (!text) texts.set(body, (text = JSON.stringify({ '@context': context, ...body })));
+  const { result } = await runJsonLdQuery(conn, text, { ledger: LEDGER });
   return Array.isArray(result) ? result.length : 1;
 }
 

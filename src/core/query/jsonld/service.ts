@@ -4,7 +4,7 @@
  * and shape the result (crawl, compaction, construct documents, typed JSON, agent JSON). The HTTP
  * endpoints (query, stream, multi-query) call these three functions.
  */
-import { badRequest, timeoutError } from '../../errors.js';
+import { badRequest, jsonParseError, timeoutError } from '../../errors.js';
 import type { DbView } from '../../index/view.js';
 import type { Connection } from '../../ledger/connection.js';
 import { type TimeSpec, parseLedgerRef } from '../../ledger/ledger-id.js';
@@ -59,7 +59,7 @@ export interface JsonLdQueryResponse {
 /** Run a JSON-LD query and return its result JSON. */
 export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<JsonLdQueryResponse> {
   const started = now();
-  const q = parseQuery(body, req.defaultContext);
+  const q = parseCached(body, req.defaultContext);
   const run = await prepare(conn, q, req);
   const fmt = formatter(q.ctx, q.opts.format ?? req.outputFormat ?? 'json');
   let result: unknown;
@@ -102,8 +102,11 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
  * grouped value arrays and median/variance/stddev, construct, ask, history `to`) -> 400 before any row.
  */
 export async function streamJsonLdSelect(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<{ vars: string[]; rows: AsyncIterable<Binding>; ledgers: Record<string, number>; fuel(): number }> {
+  if (typeof body === 'string') {
+    try { body = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
+  }
   if (isHistoryBody(body)) throw badRequest('history queries (to) cannot be streamed');
-  const q = parseQuery(body, req.defaultContext);
+  const q = parseCached(body, req.defaultContext);
   if (q.form === 'construct' || q.form === 'ask' || q.form === 'selectOne') throw badRequest(`${q.form} queries cannot be streamed; only select and selectDistinct`);
   const run = await prepare(conn, q, req);
   const c = run.compiled!;
@@ -142,6 +145,32 @@ interface Run {
   execute(q: Query): ReturnType<typeof executeQuery>;
   /** The bindings of a select over `op`, streamed. */
   stream(op: Op, variables: string[]): Promise<AsyncIterable<Binding>>;
+}
+
+/**
+ * Parsed queries by body text: clients repeat the same query bodies, and parsing (context,
+ * where-clause, expressions) is a fixed cost as large as a point lookup. Parsed queries are never
+ * mutated, so they are shared.
+ */
+const parsed = new Map<string, ParsedQuery>();
+const PARSED_CACHE_SIZE = 256;
+/**
+ * A body given as JSON text (as it arrives over HTTP) is cached by that text; an object body by
+ * its JSON serialisation.
+ */
+function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const key = text + '\u0000' + (defaultContext === undefined ? '' : JSON.stringify(defaultContext));
+  let q = parsed.get(key);
+  if (q) { parsed.delete(key); parsed.set(key, q); return q; }
+  let value = body;
+  if (typeof body === 'string') {
+    try { value = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
+  }
+  q = parseQuery(value, defaultContext);
+  if (parsed.size >= PARSED_CACHE_SIZE) parsed.delete(parsed.keys().next().value!);
+  parsed.set(key, q);
+  return q;
 }
 
 async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
