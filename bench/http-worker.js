@@ -8,10 +8,16 @@
  *
  * IPC: → {type: 'ready', url, api, subjects, streamRows} once listening;
  *      ← {type: 'mem'} → {type: 'mem', rss, heapUsed, external};
- *      ← {type: 'gc'} → full GCs, then a 'mem' reply; ← {type: 'stop'} → close and exit.
+ *      ← {type: 'gc'} → full GCs, then a 'mem' reply;
+ *      ← {type: 'cpu'} → {type: 'cpu', user, system} (process.cpuUsage(), µs);
+ *      ← {type: 'profile-start'} → V8 CPU profiler on, {type: 'profile'};
+ *      ← {type: 'profile-stop', file} → the .cpuprofile written to `file`, {type: 'profile', file};
+ *      ← {type: 'stop'} → close and exit.
+ * `--stream-rows 0` skips the streaming ledger.
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -68,10 +74,12 @@ if (existsSync(data)) {
   log(`http-worker: ${data} not found; loaded 100,000 generated facts`);
 }
 await conn.create('writes');
-t0 = performance.now();
-await conn.create('stream');
-await conn.bulkLoad('stream:main', generated(streamRows));
-log(`http-worker: generated the ${streamRows.toLocaleString('en-US')}-fact stream ledger in ${Math.round(performance.now() - t0)} ms`);
+if (streamRows > 0) {
+  t0 = performance.now();
+  await conn.create('stream');
+  await conn.bulkLoad('stream:main', generated(streamRows));
+  log(`http-worker: generated the ${streamRows.toLocaleString('en-US')}-fact stream ledger in ${Math.round(performance.now() - t0)} ms`);
+}
 await conn.idle();
 
 const mem = () => {
@@ -79,8 +87,26 @@ const mem = () => {
   return { type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 };
 
+/** The inspector session of a running CPU profile, if any. */
+let profiler = null;
+
 process.on('message', async (msg) => {
   if (msg.type === 'mem') process.send(mem());
+  else if (msg.type === 'cpu') process.send({ type: 'cpu', ...process.cpuUsage() });
+  else if (msg.type === 'profile-start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 500 });
+    await profiler.post('Profiler.start');
+    process.send({ type: 'profile' });
+  } else if (msg.type === 'profile-stop') {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    profiler = null;
+    await writeFile(msg.file, JSON.stringify(profile));
+    process.send({ type: 'profile', file: msg.file });
+  }
   else if (msg.type === 'gc') {
     for (let i = 0; i < 3; i++) { global.gc?.(); await new Promise((r) => setTimeout(r, 20)); }
     process.send(mem());

@@ -15,8 +15,13 @@
  *      show it streams in constant memory; run twice, since the first pass also fills the leaf
  *      cache (index leaves kept decoded) and the second shows what streaming itself holds.
  *
+ * Every load phase also reports the server process's CPU time per request (user + system, from
+ * process.cpuUsage() in the server around the phase): steadier than requests/s on a shared box.
+ *
  * Flags: --data <bsbm.nt> (run.js passes it), --duration <s> per load phase (10), --soak <s> (60),
- * --connections <n> (16), --stream-rows <n> (1000000). Prints one JSON result line on stdout.
+ * --connections <n> (16), --stream-rows <n> (1000000), --phases <list> (a comma-separated subset
+ * of query,insert,soak,stream; all by default), --profile <file.cpuprofile> (a V8 CPU profile of
+ * the server during the point-query phase). Prints one JSON result line on stdout.
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -27,7 +32,9 @@ const args = parseArgs(process.argv.slice(2));
 const duration = Number(args.duration ?? 10);
 const soakSeconds = Number(args.soak ?? 60);
 const connections = Number(args.connections ?? 16);
-const streamRows = Number(args['stream-rows'] ?? 1_000_000);
+const phases = new Set(String(args.phases ?? 'query,insert,soak,stream').split(',').map((p) => p.trim()));
+const streamRows = phases.has('stream') ? Number(args['stream-rows'] ?? 1_000_000) : 0;
+const profileFile = typeof args.profile === 'string' ? args.profile : null;
 const TARGETS = { pointQueriesPerSec: 3000, commitsPerSec: 500 };
 
 const workerArgs = ['--stream-rows', String(streamRows), ...(args.data ? ['--data', String(args.data)] : [])];
@@ -40,13 +47,26 @@ const readyP = new Promise((ok, fail) => {
   });
   worker.on('exit', (code) => fail(new Error(`http-worker exited with code ${code}`)));
 });
+/** Send the worker a message and wait for its reply (replies come in order). */
+const ask = (msg) => new Promise((ok) => { replies.push(ok); worker.send(msg); });
 /** Ask the worker for a memory sample (`gc: true` runs full GCs first). */
-const memory = (gc = false) => new Promise((ok) => { replies.push(ok); worker.send({ type: gc ? 'gc' : 'mem' }); });
+const memory = (gc = false) => ask({ type: gc ? 'gc' : 'mem' });
+/** The server's CPU time (user + system) so far, in µs. */
+const serverCpu = async () => { const c = await ask({ type: 'cpu' }); return c.user + c.system; };
 
-const summary = (r) => ({
+/** Run a load phase, measuring the server's CPU time over it. */
+async function measured(load) {
+  const before = await serverCpu();
+  const r = await load();
+  const cpuUs = (await serverCpu()) - before;
+  return { r, cpuUs };
+}
+
+const summary = ({ r, cpuUs }) => ({
   requestsPerSec: Math.round(r.requests.average),
   requests: r.requests.total,
   latencyMs: { p50: r.latency.p50, p99: r.latency.p99, mean: Math.round(r.latency.average * 100) / 100 },
+  serverCpuUsPerRequest: r.requests.total ? Math.round(cpuUs / r.requests.total) : null,
   non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts,
 });
 
@@ -88,7 +108,7 @@ async function soak(seconds) {
   const start = await memory(true);
   const samples = [];
   const timer = setInterval(() => { void memory().then((m) => samples.push(m)); }, 1000);
-  const r = await pointQueries(seconds);
+  const r = await measured(() => pointQueries(seconds));
   clearInterval(timer);
   const end = await memory(true);
   const rss = samples.map((s) => s.rss);
@@ -140,31 +160,42 @@ async function streamAll() {
 try {
   await readyP;
   log(`http: server ready at ${ready.url}; ${ready.subjects.length} point-query subjects; ${connections} connections`);
-  await pointQueries(2); // warm-up (JIT, leaf cache)
-  log(`http: point queries, ${duration} s`);
-  const query = summary(await pointQueries(duration));
-  log(`http: ${JSON.stringify(query)}`);
-  log(`http: single-fact inserts, ${duration} s`);
-  const insert = summary(await inserts(duration));
-  log(`http: ${JSON.stringify(insert)}`);
-  log(`http: soak (point queries), ${soakSeconds} s`);
-  const soakResult = await soak(soakSeconds);
-  log(`http: ${JSON.stringify(soakResult.serverMemoryMB)}`);
-  // Twice: the first pass also fills the leaf cache; the second shows what streaming itself holds.
-  log(`http: streaming ${streamRows.toLocaleString('en-US')} rows (cold, then warm)`);
-  const cold = await streamAll();
-  log(`http: ${JSON.stringify(cold)}`);
-  const warm = await streamAll();
-  log(`http: ${JSON.stringify(warm)}`);
-  const stream = { cold, warm };
+  let query, insert, soakResult, stream;
+  if (phases.has('query') || phases.has('soak')) await pointQueries(2); // warm-up (JIT, leaf cache)
+  if (phases.has('query')) {
+    log(`http: point queries, ${duration} s`);
+    if (profileFile) await ask({ type: 'profile-start' });
+    query = summary(await measured(() => pointQueries(duration)));
+    if (profileFile) log(`http: server CPU profile in ${(await ask({ type: 'profile-stop', file: profileFile })).file}`);
+    log(`http: ${JSON.stringify(query)}`);
+  }
+  if (phases.has('insert')) {
+    log(`http: single-fact inserts, ${duration} s`);
+    insert = summary(await measured(() => inserts(duration)));
+    log(`http: ${JSON.stringify(insert)}`);
+  }
+  if (phases.has('soak')) {
+    log(`http: soak (point queries), ${soakSeconds} s`);
+    soakResult = await soak(soakSeconds);
+    log(`http: ${JSON.stringify(soakResult.serverMemoryMB)}`);
+  }
+  if (phases.has('stream')) {
+    // Twice: the first pass also fills the leaf cache; the second shows what streaming itself holds.
+    log(`http: streaming ${streamRows.toLocaleString('en-US')} rows (cold, then warm)`);
+    const cold = await streamAll();
+    log(`http: ${JSON.stringify(cold)}`);
+    const warm = await streamAll();
+    log(`http: ${JSON.stringify(warm)}`);
+    stream = { cold, warm };
+  }
   worker.send({ type: 'stop' });
   emitResult({
     suite: 'http', connections, durationSec: duration,
-    pointQuery: query, insert: { ...insert, commitsPerSec: insert.requestsPerSec }, soak: soakResult, stream,
+    pointQuery: query, insert: insert && { ...insert, commitsPerSec: insert.requestsPerSec }, soak: soakResult, stream,
     targets: TARGETS,
     meetsTargets: {
-      pointQueries: query.requestsPerSec >= TARGETS.pointQueriesPerSec && query.non2xx === 0,
-      commits: insert.requestsPerSec >= TARGETS.commitsPerSec && insert.non2xx === 0,
+      pointQueries: query ? query.requestsPerSec >= TARGETS.pointQueriesPerSec && query.non2xx === 0 : undefined,
+      commits: insert ? insert.requestsPerSec >= TARGETS.commitsPerSec && insert.non2xx === 0 : undefined,
     },
   });
 } catch (e) {

@@ -5,7 +5,7 @@
  * Connection plug in here; every group documents its routes in the shared RouteTable that
  * `GET /swagger.json` publishes.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { LedgraphError } from '../core/errors.js';
 import type { LogLevel, ServerConfig } from './config.js';
@@ -64,10 +64,28 @@ export function parseTraceparent(header: string | undefined): { trace_id: string
   return { trace_id: m[2]!, span_id: m[3]! };
 }
 
-/** A logger that adds `fields` to every line it writes through `base`. */
+/** A logger that adds `fields` to every line it writes through `base` (nothing is built for a filtered level). */
 export function withFields(base: Logger, fields: LogFields): Logger {
-  const at = (level: LogLevel) => (msg: string, more?: LogFields) => base[level](msg, { ...fields, ...more });
+  const at = (level: LogLevel) => (msg: string, more?: LogFields) => {
+    if (base.enabled(level)) base[level](msg, more ? { ...fields, ...more } : fields);
+  };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (l) => base.enabled(l) };
+}
+
+/** Responses built with their request's X-Request-ID already among their headers. */
+const carriesRequestId = new WeakSet<Response>();
+
+/**
+ * A Response whose plain header object already carries the request's X-Request-ID, so the
+ * request-id middleware need not turn its headers into a Headers object to add it (header names
+ * in lower case, as that conversion would send them).
+ */
+export function responseWithId(c: Context<AppEnv>, body: BodyInit | null, status: number, headers: Record<string, string>): Response {
+  const id = c.get('requestId');
+  if (id === undefined) return new Response(body, { status, headers });
+  const res = new Response(body, { status, headers: { ...headers, 'x-request-id': id } });
+  carriesRequestId.add(res);
+  return res;
 }
 
 /**
@@ -79,17 +97,20 @@ function requestIdMiddleware(log: Logger): MiddlewareHandler<AppEnv> {
     const incoming = c.req.header('X-Request-ID');
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     c.set('requestId', id);
-    const trace = parseTraceparent(c.req.header('traceparent'));
+    const traceparent = c.req.header('traceparent');
+    const trace = traceparent ? parseTraceparent(traceparent) : null;
     const reqLog = withFields(log, trace ? { request_id: id, ...trace } : { request_id: id });
     c.set('log', reqLog);
-    c.header('X-Request-ID', id);
     const start = performance.now();
     await next();
-    if (c.res.headers.get('X-Request-ID') !== id) {
+    // Set on the final response (error responses included), so no header set is prepared only to
+    // be replaced by the route's own Response.
+    const res = c.res;
+    if (!carriesRequestId.has(res) && res.headers.get('X-Request-ID') !== id) {
       try {
-        c.res.headers.set('X-Request-ID', id);
+        res.headers.set('X-Request-ID', id);
       } catch {
-        c.res = new Response(c.res.body, c.res);
+        c.res = new Response(res.body, res);
         c.res.headers.set('X-Request-ID', id);
       }
     }
@@ -109,13 +130,19 @@ function requestIdMiddleware(log: Logger): MiddlewareHandler<AppEnv> {
 function bodyLimitMiddleware(maxBytes: number): MiddlewareHandler<AppEnv> {
   const tooLarge = () => new LedgraphError(413, 'err:db/PayloadTooLarge', `request body exceeds the body limit of ${maxBytes} bytes`);
   return async (c, next) => {
-    const raw = c.req.raw;
-    if (!raw.body) return next();
-    const declared = raw.headers.get('content-length');
-    if (declared !== null && !raw.headers.has('transfer-encoding')) {
+    // Decided from the method and headers alone: touching `raw.body` makes @hono/node-server build a
+    // full web Request (and a web stream over the socket) for every request.
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next(); // never has a body
+    const headers = c.req.raw.headers;
+    const declared = headers.get('content-length');
+    if (declared !== null && !headers.has('transfer-encoding')) {
+      // The HTTP parser holds the body to its declared length, so no counting is needed.
       if (Number(declared) > maxBytes) throw tooLarge();
       return next();
     }
+    const raw = c.req.raw;
+    if (!raw.body) return next();
     let seen = 0;
     const counted = raw.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, ctl) {

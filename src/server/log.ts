@@ -23,9 +23,14 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     const rec: LogFields = { time: new Date().toISOString(), level: lvl, msg, ...fields };
     let line: string;
     try {
-      line = JSON.stringify(rec, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      // Without a replacer first (a replacer is called for every key); only a bigint needs one.
+      line = JSON.stringify(rec);
     } catch {
-      line = JSON.stringify({ time: rec.time, level: lvl, msg });
+      try {
+        line = JSON.stringify(rec, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      } catch {
+        line = JSON.stringify({ time: rec.time, level: lvl, msg });
+      }
     }
     write(line + '\n');
   };

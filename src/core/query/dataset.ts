@@ -12,6 +12,7 @@ import { GRAPH_TXN_META } from '../flake/flake.js';
 import type { DbView } from '../index/view.js';
 import type { Connection } from '../ledger/connection.js';
 import type { Db } from '../ledger/db.js';
+import type { Ledger } from '../ledger/ledger.js';
 import { parseLedgerRef, type LedgerRef, type TimeSpec } from '../ledger/ledger-id.js';
 import { UnionView } from '../ledger/union-view.js';
 
@@ -44,28 +45,56 @@ function asLedgerRef(iri: string): LedgerRef | null {
   try { return parseLedgerRef(iri); } catch { return null; }
 }
 
+/** What a head snapshot was made from; while a ledger still has exactly these, the snapshot is current. */
+interface HeadSnapshot { head: Ledger['head']; tree: Ledger['tree']; novelty: Ledger['novelty']; graphs: Ledger['graphs']; db: Db }
+
+/** The last head snapshot of each loaded ledger (dropped with the Ledger object). */
+const headSnapshots = new WeakMap<Ledger, HeadSnapshot>();
+
+function sameParts(a: Omit<HeadSnapshot, 'db'>, l: Ledger): boolean {
+  return a.head === l.head && a.tree === l.tree && a.novelty === l.novelty && a.graphs === l.graphs;
+}
+
+/**
+ * A snapshot of the ledger at `time`. At the head, the previous head snapshot is reused while the
+ * ledger's head, index tree, novelty and graph table are the very same objects (a commit or an
+ * index install replaces them), since a Db made now would read exactly the same parts.
+ */
+async function openDb(ledger: Ledger, time: TimeSpec): Promise<Db> {
+  if (time.kind !== 'head') return ledger.db(time);
+  const hit = headSnapshots.get(ledger);
+  if (hit && sameParts(hit, ledger)) return hit.db;
+  const parts = { head: ledger.head, tree: ledger.tree, novelty: ledger.novelty, graphs: ledger.graphs };
+  const db = await ledger.db(time);
+  // Remember it only when nothing moved while it was made (then it was made from `parts`).
+  if (sameParts(parts, ledger) && db.t === parts.head.t) headSnapshots.set(ledger, { ...parts, db });
+  return db;
+}
+
 /** Resolve a dataset against a connection. */
 export async function resolveDataset(conn: Connection, spec: DatasetSpec, opts: DatasetOptions = {}): Promise<ResolvedDataset> {
   const defaults = spec.defaultGraphs ?? [];
   const named = spec.namedGraphs ?? [];
-  const dbs = new Map<string, Db>();
-  const open = async (ref: LedgerRef): Promise<Db> => {
-    const time = ref.time.kind === 'head' && opts.at ? opts.at : ref.time;
-    const key = `${ref.id}@${JSON.stringify(time)}`;
-    let db = dbs.get(key);
-    if (!db) {
-      db = await (await conn.ledger(ref.id)).db(time);
-      dbs.set(key, db);
-    }
-    return db;
-  };
+  const timeOf = (ref: LedgerRef): TimeSpec => (ref.time.kind === 'head' && opts.at ? opts.at : ref.time);
   const defaultRef = opts.defaultLedger !== undefined ? parseLedgerRef(opts.defaultLedger) : null;
 
   if (defaults.length === 0 && named.length === 0) {
     if (!defaultRef) throw badRequest('no ledger to query: name one in the path, the Ledgraph-Ledger header, or the query (from / FROM)');
-    const db = await open(defaultRef);
+    const db = await openDb(await conn.ledger(defaultRef.id), timeOf(defaultRef));
     return single(db, [graphOf(db, defaultRef)], db.namedGraphs());
   }
+
+  const dbs = new Map<string, Db>();
+  const open = async (ref: LedgerRef): Promise<Db> => {
+    const time = timeOf(ref);
+    const key = `${ref.id}@${JSON.stringify(time)}`;
+    let db = dbs.get(key);
+    if (!db) {
+      db = await openDb(await conn.ledger(ref.id), time);
+      dbs.set(key, db);
+    }
+    return db;
+  };
 
   const entries: Entry[] = [];
   for (const [list, role] of [[defaults, 'default'], [named, 'named']] as const) {

@@ -51,29 +51,39 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
     namedGraphs = ids(q.dataset.namedGraphs);
   }
   const base = q.base ?? ctx.baseIri;
-  const fuels = [ctx.maxFuel, q.maxFuel].filter((x): x is number => x !== undefined);
-  // One controller merges the caller's signal and the deadline, so in-flight scans stop too.
-  const ac = new AbortController();
-  const onAbort = () => ac.abort(ctx.signal?.reason);
-  if (ctx.signal?.aborted) onAbort(); else ctx.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = ctx.timeoutMs !== undefined ? setTimeout(() => ac.abort(timeoutError('query timeout exceeded')), ctx.timeoutMs) : undefined;
+  const fuels: number[] = [];
+  if (ctx.maxFuel !== undefined) fuels.push(ctx.maxFuel);
+  if (q.maxFuel !== undefined) fuels.push(q.maxFuel);
+  // With a time budget, one controller merges the caller's signal and the deadline, so in-flight
+  // scans stop too; without one the caller's signal is all there is to watch.
+  let signal = ctx.signal;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  if (ctx.timeoutMs !== undefined) {
+    const ac = new AbortController();
+    const caller = ctx.signal;
+    onAbort = () => ac.abort(caller?.reason);
+    if (caller?.aborted) onAbort(); else caller?.addEventListener('abort', onAbort, { once: true });
+    timer = setTimeout(() => ac.abort(timeoutError('query timeout exceeded')), ctx.timeoutMs);
+    signal = ac.signal;
+  }
   const rt = new Runtime({
     view,
     defaultGraphs,
     namedGraphs,
     resolveGraph: resolve,
     now: ctx.now ?? new Date(),
-    ...(base !== undefined ? { baseIri: base } : {}),
-    ...(fuels.length ? { maxFuel: Math.min(...fuels) } : {}),
-    ...(ctx.timeoutMs !== undefined ? { deadline: Date.now() + ctx.timeoutMs } : {}),
-    signal: ac.signal,
+    baseIri: base,
+    maxFuel: fuels.length === 0 ? undefined : fuels.length === 1 ? fuels[0] : Math.min(...fuels),
+    deadline: ctx.timeoutMs !== undefined ? Date.now() + ctx.timeoutMs : undefined,
+    signal,
   });
   let finished = false;
   const done = () => {
     if (finished) return;
     finished = true;
     if (timer !== undefined) clearTimeout(timer);
-    ctx.signal?.removeEventListener('abort', onAbort);
+    if (onAbort) ctx.signal?.removeEventListener('abort', onAbort);
     ctx.onFinish?.({ fuel: rt.fuel });
   };
   try {

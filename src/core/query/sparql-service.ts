@@ -1,53 +1,80 @@
 /**
  * SPARQL against a connection: parse, resolve the dataset (query FROM / FROM NAMED, or the
- * protocol's default-graph-uri / named-graph-uri, which override it), execute.
+ * protocol's default-graph-uri / named-graph-uri, which override it), execute. Parsed queries
+ * are kept in a small LRU keyed by text and base IRI, since clients repeat the same query text.
  */
 import type { Connection } from '../ledger/connection.js';
 import type { TimeSpec } from '../ledger/ledger-id.js';
 import { executeQuery, parseSparql, type QueryContext } from './engine.js';
-import { resolveDataset } from './dataset.js';
+import { resolveDataset, type DatasetOptions, type DatasetSpec } from './dataset.js';
 import type { QueryResult } from './results/types.js';
 import type { Query } from './algebra/algebra.js';
-import { restrictDataset, type PolicyInputs, type PolicyStats } from '../policy/index.js';
+import { isRootPolicy, restrictDataset, type PolicyInputs, type PolicyStats } from '../policy/index.js';
 
 export interface SparqlRequest {
   /** Ledger of a ledger-scoped call. */
-  ledger?: string;
+  ledger?: string | undefined;
   /** Protocol dataset (overrides the query's FROM / FROM NAMED when either is given). */
-  defaultGraphUris?: string[];
-  namedGraphUris?: string[];
+  defaultGraphUris?: string[] | undefined;
+  namedGraphUris?: string[] | undefined;
   /** Time for ledger references without their own specifier. */
-  at?: TimeSpec;
-  maxFuel?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
+  at?: TimeSpec | undefined;
+  maxFuel?: number | undefined;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
   onFinish?: QueryContext['onFinish'];
-  baseIri?: string;
+  baseIri?: string | undefined;
   /** Policy inputs (policy.md §3); absent or empty = the root view. */
-  policy?: PolicyInputs;
+  policy?: PolicyInputs | undefined;
 }
 
 export interface SparqlResponse { query: Query; result: QueryResult; ledgers: Record<string, number>; policy: () => PolicyStats }
 
+const NO_POLICY_STATS = (): PolicyStats => ({ executed: 0, allowed: 0 });
+
+/** Parsed queries by base IRI and text, least recently used first. */
+const parsed = new Map<string, Query>();
+const PARSED_MAX = 256;
+/** Longer texts are parsed every time (they are rarely repeated and would pin memory). */
+const PARSED_MAX_CHARS = 16 * 1024;
+
+/**
+ * Parse SPARQL query text, reusing the algebra of an identical earlier text and base. The algebra
+ * is never modified after parsing (planning rewrites into new objects), so one Query can serve
+ * every run; syntax errors are not remembered.
+ */
+export function parseSparqlCached(text: string, baseIri?: string): Query {
+  if (text.length > PARSED_MAX_CHARS) return parseSparql(text, baseIri !== undefined ? { baseIri } : {});
+  const key = baseIri === undefined ? text : `${baseIri}\u0000${text}`;
+  let q = parsed.get(key);
+  if (q) {
+    parsed.delete(key);
+  } else {
+    q = parseSparql(text, baseIri !== undefined ? { baseIri } : {});
+    if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+  }
+  parsed.set(key, q);
+  return q;
+}
+
 /** Parse and run SPARQL query text against the connection. */
 export async function runSparql(conn: Connection, text: string, req: SparqlRequest = {}): Promise<SparqlResponse> {
-  const query = parseSparql(text, req.baseIri !== undefined ? { baseIri: req.baseIri } : {});
+  const query = parseSparqlCached(text, req.baseIri);
   const protocol = (req.defaultGraphUris?.length ?? 0) + (req.namedGraphUris?.length ?? 0) > 0;
-  const spec = protocol
+  const spec: DatasetSpec = protocol
     ? { defaultGraphs: req.defaultGraphUris ?? [], namedGraphs: req.namedGraphUris ?? [] }
     : query.dataset
       ? { defaultGraphs: query.dataset.defaultGraphs.map((g) => g.value), namedGraphs: query.dataset.namedGraphs.map((g) => g.value) }
       : {};
-  const resolved = await resolveDataset(conn, spec, { ...(req.ledger !== undefined ? { defaultLedger: req.ledger } : {}), ...(req.at ? { at: req.at } : {}) });
+  const opts: DatasetOptions = {};
+  if (req.ledger !== undefined) opts.defaultLedger = req.ledger;
+  if (req.at) opts.at = req.at;
+  const resolved = await resolveDataset(conn, spec, opts);
   // Policy filters inside the scans of the dataset's view (policy.md §5).
-  const { ds, stats } = await restrictDataset(conn, resolved, req.policy);
-  const result = await executeQuery({ ...query, dataset: undefined } as Query, {
+  const { ds, stats } = isRootPolicy(req.policy) ? { ds: resolved, stats: NO_POLICY_STATS } : await restrictDataset(conn, resolved, req.policy);
+  const result = await executeQuery(query.dataset ? { ...query, dataset: undefined } as Query : query, {
     view: ds.view, defaultGraphs: ds.defaultGraphs, namedGraphs: ds.namedGraphs, resolveGraph: ds.resolveGraph,
-    ...(req.maxFuel !== undefined ? { maxFuel: req.maxFuel } : {}),
-    ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
-    ...(req.signal ? { signal: req.signal } : {}),
-    ...(req.onFinish ? { onFinish: req.onFinish } : {}),
-    ...(req.baseIri !== undefined ? { baseIri: req.baseIri } : {}),
+    maxFuel: req.maxFuel, timeoutMs: req.timeoutMs, signal: req.signal, onFinish: req.onFinish, baseIri: req.baseIri,
   });
   return { query, result, ledgers: ds.ledgers, policy: stats };
 }

@@ -21,12 +21,12 @@ import { effectiveContext } from '../../core/query/jsonld/parse.js';
 import { policyInputsOf, runJsonLdQuery, streamJsonLdSelect, type JsonLdQueryRequest } from '../../core/query/jsonld/service.js';
 import { writeJsonLd, writeNQuads, writeNTriples, writeRdfXml, writeTriG, writeTurtle } from '../../core/query/results/rdf-writers.js';
 import { writeCsv, writeTsv } from '../../core/query/results/sparql-csv-tsv.js';
-import { writeSparqlJson } from '../../core/query/results/sparql-json.js';
+import { writeSparqlJsonChunked } from '../../core/query/results/sparql-json.js';
 import { writeSparqlXml } from '../../core/query/results/sparql-xml.js';
 import type { QueryResult } from '../../core/query/results/types.js';
 import { runSparql } from '../../core/query/sparql-service.js';
 import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
-import type { AppEnv } from '../app.js';
+import { responseWithId, type AppEnv } from '../app.js';
 import { decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
 import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT } from '../query-headers.js';
@@ -213,8 +213,8 @@ export function shapeOfForm(form: SparqlPrologue['form']): 'bindings' | 'boolean
 /** Serialise a result in a negotiated format, as text chunks. */
 export function writeResult(result: QueryResult, format: ResultFormat): AsyncIterable<string> {
   switch (format) {
-    case 'sparql-json': return writeSparqlJson(result);
-    case 'json': return result.type === 'quads' ? writeJsonLd(result) : writeSparqlJson(result);
+    case 'sparql-json': return writeSparqlJsonChunked(result);
+    case 'json': return result.type === 'quads' ? writeJsonLd(result) : writeSparqlJsonChunked(result);
     case 'jsonld': return writeJsonLd(result);
     case 'sparql-xml': return writeSparqlXml(result);
     case 'csv': return writeCsv(result);
@@ -242,11 +242,11 @@ const CHUNK_CHARS = 64 * 1024;
  */
 export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, contentType: string): Promise<Response> {
   const it = chunks[Symbol.asyncIterator]();
-  const headers = { 'Content-Type': contentType };
+  const headers = { 'content-type': contentType };
   let prefix = '';
   for (;;) {
     const r = await it.next();
-    if (r.done) return new Response(prefix, { status: 200, headers });
+    if (r.done) return responseWithId(c, prefix, 200, headers);
     prefix += r.value;
     if (prefix.length >= PREFIX_BYTES) break;
   }
@@ -279,7 +279,7 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
       void it.return?.()?.catch(() => {});
     },
   });
-  return new Response(body, { status: 200, headers });
+  return responseWithId(c, body, 200, headers);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -313,15 +313,8 @@ export async function executeSparql(conn: Connection, run: SparqlRun): Promise<{
   const range = sparqlHistoryRange(run.text);
   if (range) return sparqlHistory(conn, run, range);
   const res = await runSparql(conn, run.text, {
-    ...(run.ledger !== undefined ? { ledger: run.ledger } : {}),
-    ...(run.defaultGraphUris?.length ? { defaultGraphUris: run.defaultGraphUris } : {}),
-    ...(run.namedGraphUris?.length ? { namedGraphUris: run.namedGraphUris } : {}),
-    ...(run.at ? { at: run.at } : {}),
-    ...(run.maxFuel !== undefined ? { maxFuel: run.maxFuel } : {}),
-    ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
-    ...(run.policy ? { policy: run.policy } : {}),
-    ...(run.onFinish ? { onFinish: run.onFinish } : {}),
-    signal: run.signal,
+    ledger: run.ledger, defaultGraphUris: run.defaultGraphUris, namedGraphUris: run.namedGraphUris, at: run.at,
+    maxFuel: run.maxFuel, timeoutMs: run.timeoutMs, policy: run.policy, onFinish: run.onFinish, signal: run.signal,
   });
   return { result: res.result, ledgers: res.ledgers };
 }
@@ -471,7 +464,9 @@ async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   const { text } = input;
   const headers = c.req.raw.headers;
   const prologue = sparqlPrologue(text);
-  const format = negotiateFormat(c.req.header('Accept'), c.req.query('format'), SPARQL_FORMATS[shapeOfForm(prologue.form)]);
+  const accept = c.req.header('Accept');
+  const formatParam = c.req.query('format');
+  const format = negotiateFormat(accept, formatParam, SPARQL_FORMATS[shapeOfForm(prologue.form)]);
   const maxFuel = parseMaxFuel(headers);
   const minT = parseMinT(headers);
   const policy = resolvePolicy(c, ctx, sparqlPolicyInputs(text, headers), true);
@@ -491,7 +486,7 @@ async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   });
   const supported = SPARQL_FORMATS[res.result.type];
   // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
-  const fmt = supported.includes(format) ? format : negotiateFormat(c.req.header('Accept'), c.req.query('format'), supported);
+  const fmt = supported.includes(format) ? format : negotiateFormat(accept, formatParam, supported);
   return respondChunks(c, writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
 }
 
