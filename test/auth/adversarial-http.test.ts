@@ -2,7 +2,7 @@
  * Adversarial reads over HTTP: alice holds a bearer token whose identity may not see Bob's salary
  * (95000, policy.md §7). Every endpoint that returns facts must leave it out — buffered and
  * streamed queries in both languages, history and time travel, multi-query aliases, /show, /log,
- * the graph store and txn-meta — exactly as if it had never been asserted.
+ * /info, the graph store and txn-meta — exactly as if it had never been asserted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, postJson, postText, type TestServer } from '../support/server.js';
@@ -113,11 +113,25 @@ describe('hidden facts stay hidden on every endpoint', () => {
     expect(JSON.parse(t2Text)).toMatchObject({ t: 2, asserts: 0, retracts: 0, flakes: [] });
   });
 
-  it('/log carries no fact values', async () => {
+  it('/log carries no fact values and counts only visible flakes', async () => {
     const r = await fetch(`${srv.api}/log/hr:main`, { headers: h() });
     const text = await r.text();
     expect(r.status, text).toBe(200);
     noSecret(text);
+    const log = JSON.parse(text) as { commits: { t: number; asserts: number; retracts: number; flake_count: number }[] };
+    // Bob's raise (t 2) leaves no trace; t 1 counts what /show lists.
+    expect(log.commits.map((c) => [c.t, c.asserts, c.retracts, c.flake_count])).toEqual([[2, 0, 0, 0], [1, 5, 0, 5], [0, 0, 0, 0]]);
+  });
+
+  it('/info statistics count only visible facts', async () => {
+    const r = await fetch(`${srv.api}/info/hr:main`, { headers: h() });
+    const text = await r.text();
+    expect(r.status, text).toBe(200);
+    const stats = (JSON.parse(text) as { stats: { flakes: number; properties: Record<string, { count: number; 'last-modified-t': number }>; classes: Record<string, { count: number }> } }).stats;
+    expect(stats.flakes).toBe(5);
+    // One salary (her own), last changed at t 1 as far as she can tell: the raise at t 2 is hidden.
+    expect(stats.properties['http://example.org/salary']).toMatchObject({ count: 1, 'last-modified-t': 1 });
+    expect(Object.keys(stats.classes)).toEqual(['http://example.org/Employee']);
   });
 
   it('graph store GET of the default graph', async () => {

@@ -2,12 +2,15 @@
  * Diagnostics under api_base_url (http-api.md §4.1): server stats, ledger existence (nameservice
  * only), ledger info with its three query parameters, and the ledger list.
  */
+import type { Db } from '../../core/ledger/db.js';
+import { ledgerInfo } from '../../core/ledger/info.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import { isRootPolicy, policyView } from '../../core/policy/index.js';
 import type { NsRecord } from '../../core/store.js';
 import { boolQuery, pathLedger } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
-import { canReadLedger } from '../auth/index.js';
+import { canReadLedger, showPolicyInputs } from '../auth/index.js';
 
 /** One entry of `GET /ledgers` (the spec leaves the shape open; docs/http.md fixes it). */
 export interface LedgerListEntry {
@@ -68,7 +71,13 @@ export const diagnosticsRoutes: Registrar = (api, ctx) => {
       includePropertyDatatypes: boolQuery(c, 'include_property_datatypes', true),
       includePropertyEstimates: boolQuery(c, 'include_property_estimates', false),
     };
-    return c.json(await ctx.conn.info(normalizeLedgerId(pathLedger(c)), opts));
+    const id = normalizeLedgerId(pathLedger(c));
+    // Policy (policy.md §5), resolved as for /show: a restricted caller's counts are taken from
+    // the facts it may view, never from the ledger's unrestricted statistics.
+    const inputs = showPolicyInputs(c);
+    if (isRootPolicy(inputs)) return c.json(await ctx.conn.info(id, opts));
+    const restrict = async (db: Db) => (await policyView(ctx.conn, db, inputs)).view;
+    return c.json(await ledgerInfo(await ctx.conn.ledger(id), opts, restrict));
   });
 
   route(api, ctx.table, {

@@ -1,22 +1,28 @@
 /**
  * Commit history (http-api.md §4.3): `GET /show` decodes one commit (§2.3) with its flakes as
  * compacted tuples (§2.2), and `GET /log` lists commit summaries newest first (§2.4).
+ *
+ * Both run under the caller's credential identity and the server's default policy class (policy.md
+ * §5): a restricted caller sees only the flakes it may view, decided at the state the commit
+ * produced, and every count is of those flakes. `/log` then decodes each commit like `/show`; its
+ * `message` is the first `f:message` string entry whose txn-meta fact the caller may view.
  */
 import { CID } from 'multiformats/cid';
-import { decodeCommit, type CommitFlake } from '../../core/commit/commit-codec.js';
+import { decodeCommit, type CommitData, type CommitFlake } from '../../core/commit/commit-codec.js';
 import { summarize } from '../../core/commit/commit-ref.js';
 import type { NamespaceTable } from '../../core/commit/namespaces.js';
 import { badRequest, notFound } from '../../core/errors.js';
 import { GRAPH_DEFAULT } from '../../core/flake/flake.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import { commitSubject } from '../../core/ledger/commit-meta.js';
 import type { ChainEntry, Ledger } from '../../core/ledger/ledger.js';
 import type { Term } from '../../core/rdf/terms.js';
-import { rdf, xsd, XSD } from '../../core/rdf/vocab.js';
+import { F, rdf, xsd, XSD } from '../../core/rdf/vocab.js';
 import { intQuery, pathLedger } from '../http-util.js';
 import type { Registrar } from '../server-context.js';
 import { route } from '../swagger.js';
-import type { TermFilter } from '../../core/policy/index.js';
-import { showFilter } from '../auth/index.js';
+import { isRootPolicy, termFilter, type PolicyInputs, type TermFilter } from '../../core/policy/index.js';
+import { showFilter, showPolicyInputs } from '../auth/index.js';
 
 /** Default and hard maximum of `/log?limit=` (§8). */
 export const LOG_DEFAULT_LIMIT = 100;
@@ -114,6 +120,36 @@ async function resolveCommit(ledger: Ledger, ref: string | undefined): Promise<C
   throw badRequest(`invalid commit reference "${ref}": use t:<N>, a hex digest prefix (at least 6 characters) or a full commit CID`);
 }
 
+/** The flakes of a decoded commit that `filter` lets through (every flake when it is null). */
+async function visibleFlakes(data: CommitData, filter: TermFilter | null): Promise<CommitFlake[]> {
+  if (!filter) return data.flakes;
+  const out: CommitFlake[] = [];
+  for (const f of data.flakes) if (await filter.visible(f.s, f.p, f.o)) out.push(f);
+  return out;
+}
+
+const F_MESSAGE = F + 'message';
+
+/**
+ * A commit summary of `/log` under a restricting policy: the commit decoded as `/show` decodes it,
+ * its flakes filtered at the state it produced, and the first string `f:message` entry (the one an
+ * unrestricted summary shows, when visible) whose txn-meta fact `(commit, f:message, value)` the
+ * caller may view, else null.
+ */
+async function visibleSummary(ledger: Ledger, entry: ChainEntry, bytes: Uint8Array, filter: TermFilter): Promise<{ asserts: number; retracts: number; message: string | null }> {
+  const data = decodeCommit(bytes, ledger.ns);
+  let asserts = 0, retracts = 0;
+  for (const f of await visibleFlakes(data, filter)) if (f.op) asserts++; else retracts++;
+  let message: string | null = null;
+  const subject = commitSubject(entry.cid);
+  for (const m of data.meta) {
+    if (m.p.value !== F_MESSAGE || m.o.termType !== 'Literal') continue;
+    if (m.o.datatype.value !== xsd.string && m.o.datatype.value !== rdf.langString) continue;
+    if (await filter.visible(subject, m.p, m.o)) { message = m.o.value; break; }
+  }
+  return { asserts, retracts, message };
+}
+
 /** The decoded commit of `/show` (§2.3). */
 export async function showCommit(ledger: Ledger, entry: ChainEntry, filter: TermFilter | null = null): Promise<Record<string, unknown>> {
   const bytes = await ledger.commitBytes(entry.cid);
@@ -123,9 +159,8 @@ export async function showCommit(ledger: Ledger, entry: ChainEntry, filter: Term
   const c = new Compactor(ledger.ns);
   let asserts = 0, retracts = 0;
   const flakes: unknown[] = [];
-  for (const f of data.flakes) {
-    // Policy (§4.3): unreadable flakes are omitted and asserts/retracts count visible flakes only.
-    if (filter && !(await filter.visible(f.s, f.p, f.o))) continue;
+  // Policy (§4.3): unreadable flakes are omitted and asserts/retracts count visible flakes only.
+  for (const f of await visibleFlakes(data, filter)) {
     if (f.op) asserts++; else retracts++;
     flakes.push(flakeTuple(f, c, graphIri));
   }
@@ -161,16 +196,25 @@ export const historyRoutes: Registrar = (api, ctx) => {
   }, async (c) => {
     const limit = intQuery(c, 'limit', LOG_DEFAULT_LIMIT, { min: 0, max: LOG_MAX_LIMIT, clamp: true });
     const ledger = await ctx.conn.ledger(normalizeLedgerId(pathLedger(c)));
+    // Resolved as for /show; root keeps the envelope-only summaries (no flake is decoded).
+    const inputs: PolicyInputs | undefined = showPolicyInputs(c);
+    const restricted = !isRootPolicy(inputs);
     // Snapshot the head first: commits landing during the walk must not shift the page.
     const headT = ledger.t;
     const chain = await ledger.chainEntries();
     const commits = [];
     for (let t = headT; t >= 0 && commits.length < limit; t--) {
       const entry = chain[t]!;
-      const s = summarize(CID.parse(entry.cid), await ledger.commitBytes(entry.cid));
+      const bytes = await ledger.commitBytes(entry.cid);
+      const s = summarize(CID.parse(entry.cid), bytes);
+      let { asserts, retracts, message } = s;
+      if (restricted) {
+        const filter = await termFilter(ctx.conn, await ledger.db({ kind: 't', t: entry.t }), inputs);
+        if (filter) ({ asserts, retracts, message } = await visibleSummary(ledger, entry, bytes, filter));
+      }
       commits.push({
-        t: s.t, commit_id: entry.cid, time: s.time, asserts: s.asserts, retracts: s.retracts,
-        flake_count: s.asserts + s.retracts, message: s.message,
+        t: s.t, commit_id: entry.cid, time: s.time, asserts, retracts,
+        flake_count: asserts + retracts, message,
       });
     }
     const count = headT + 1;
