@@ -195,6 +195,10 @@ describe('Connection and Ledger', () => {
     const { digestHex, parseCid } = await import('../../src/core/commit/cid.js');
     expect((await conn.db(`tt@commit:${digestHex(parseCid(r2.commit_id)).slice(0, 8)}`)).t).toBe(2);
     await expect(conn.db('tt@commit:abcdef0')).rejects.toMatchObject({ status: 404 });
+    expect((await ledger.findCommit(digestHex(parseCid(r1.commit_id)))).t).toBe(1);
+    // A digest prefix may start with "b" (a hex digit); it is a prefix, never a CID.
+    const { isCidRef } = await import('../../src/core/ledger/ledger.js');
+    expect([isCidRef('b09cc8'), isCidRef('bcdef01234'), isCidRef(r1.commit_id)]).toEqual([false, false, true]);
     await expect(conn.db('tt@t:x')).rejects.toMatchObject({ status: 400 });
     expect(ledger.t).toBe(2);
   });

@@ -24,6 +24,14 @@ import { LedgerStats } from './stats.js';
 import { RESERVED_DATATYPES } from './datatypes-limit.js';
 import type { PendingWrite } from '../transact/pipeline.js';
 
+/**
+ * True when a commit reference is a full CID rather than a digest prefix: Ledgraph CIDs start with
+ * "bag", and "g" is not a hex digit, so a prefix such as "b09cc8" is never taken for a CID.
+ */
+export function isCidRef(ref: string): boolean {
+  return /^bag[a-z2-7]+$/.test(ref);
+}
+
 /** One entry of the first-parent chain. */
 export interface ChainEntry { t: number; cid: string; time: string }
 
@@ -193,7 +201,7 @@ export class Ledger {
   /** Find a commit on the chain by full CID or hex digest prefix (>= 6). */
   async findCommit(ref: string): Promise<ChainEntry> {
     const chain = await this.chainEntries();
-    if (ref.startsWith('b')) {
+    if (isCidRef(ref)) {
       const hit = chain.find((e) => e.cid === ref);
       if (!hit) throw notFound(`commit ${ref} not found in ledger ${this.id}`);
       return hit;
