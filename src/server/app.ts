@@ -76,14 +76,15 @@ export function withFields(base: Logger, fields: LogFields): Logger {
 const carriesRequestId = new WeakSet<Response>();
 
 /**
- * A Response whose plain header object already carries the request's X-Request-ID, so the
- * request-id middleware need not turn its headers into a Headers object to add it (header names
- * in lower case, as that conversion would send them).
+ * A Response whose plain header object (the caller's, which this adds to) already carries the
+ * request's X-Request-ID, so the request-id middleware need not turn its headers into a Headers
+ * object to add it. Header names in lower case, as that conversion would send them.
  */
 export function responseWithId(c: Context<AppEnv>, body: BodyInit | null, status: number, headers: Record<string, string>): Response {
   const id = c.get('requestId');
   if (id === undefined) return new Response(body, { status, headers });
-  const res = new Response(body, { status, headers: { ...headers, 'x-request-id': id } });
+  headers['x-request-id'] = id;
+  const res = new Response(body, { status, headers });
   carriesRequestId.add(res);
   return res;
 }

@@ -4,6 +4,7 @@
  * query parameters, and Accept negotiation (406).
  */
 import type { Context } from 'hono';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   badRequest, isLedgraphError, jsonParseError, LedgraphError, unsupportedMediaType,
 } from '../core/errors.js';
@@ -193,4 +194,53 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
   }
   if (!best) throw notAcceptable(offered);
   return best.type;
+}
+
+/** Cancellation of the work a request started. */
+export interface RequestAbort {
+  /** Aborts when the client goes away before its response is complete, or at the deadline once set. */
+  readonly signal: AbortSignal;
+  /** From now on, also abort at `deadline` (ms since the epoch) with the error `reason()` makes. */
+  expireAt(deadline: number, reason: () => unknown): void;
+  /** Stop watching: the deadline timer and the disconnect listener go. */
+  dispose(): void;
+}
+
+/**
+ * One AbortController for the work of a request: the client going away and a deadline in one
+ * signal. Under @hono/node-server it watches the response's `close` itself, as the adapter does
+ * for `c.req.raw.signal` (same reasons), so the adapter never builds a controller of its own;
+ * elsewhere (`app.request()` in tests) it follows `c.req.raw.signal`.
+ */
+export function requestAbort(c: Ctx): RequestAbort {
+  const ac = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let unwatch: () => void;
+  const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  const incoming = env?.incoming, outgoing = env?.outgoing;
+  if (incoming && outgoing && typeof outgoing.once === 'function') {
+    const onClose = () => {
+      if (incoming.errored) ac.abort(incoming.errored.toString());
+      else if (!outgoing.writableFinished) ac.abort('Client connection prematurely closed.');
+    };
+    if (outgoing.destroyed) onClose(); else outgoing.once('close', onClose);
+    unwatch = () => { outgoing.off('close', onClose); };
+  } else {
+    const rs = c.req.raw.signal;
+    const onAbort = () => ac.abort(rs.reason);
+    if (rs.aborted) onAbort(); else rs.addEventListener('abort', onAbort, { once: true });
+    unwatch = () => rs.removeEventListener('abort', onAbort);
+  }
+  return {
+    signal: ac.signal,
+    expireAt(deadline, reason) {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(() => ac.abort(reason()), Math.max(0, deadline - Date.now()));
+    },
+    dispose() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      unwatch();
+    },
+  };
 }

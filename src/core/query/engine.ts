@@ -33,6 +33,12 @@ export interface QueryContext {
   maxFuel?: number;
   /** Time budget from the call to the last row; exceeding it is a 408 err:db/Timeout. */
   timeoutMs?: number;
+  /**
+   * A deadline (ms since the epoch) the runtime checks as it goes, exceeding it being a 408
+   * err:db/Timeout as with timeoutMs, but with no timer of the engine's own: for callers whose
+   * `signal` already aborts at that time (with the timeout error as its reason).
+   */
+  deadline?: number;
   signal?: AbortSignal;
   /** Receives fuel spent and the plan when the execution ends (tracking for `meta`/`end` records). */
   onFinish?(stats: { fuel: number }): void;
@@ -75,7 +81,7 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
     now: ctx.now ?? new Date(),
     baseIri: base,
     maxFuel: fuels.length === 0 ? undefined : fuels.length === 1 ? fuels[0] : Math.min(...fuels),
-    deadline: ctx.timeoutMs !== undefined ? Date.now() + ctx.timeoutMs : undefined,
+    deadline: ctx.timeoutMs !== undefined ? Math.min(Date.now() + ctx.timeoutMs, ctx.deadline ?? Infinity) : ctx.deadline,
     signal,
   });
   let finished = false;

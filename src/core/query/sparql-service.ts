@@ -21,6 +21,8 @@ export interface SparqlRequest {
   at?: TimeSpec | undefined;
   maxFuel?: number | undefined;
   timeoutMs?: number | undefined;
+  /** A deadline polled without a timer (see QueryContext.deadline). */
+  deadline?: number | undefined;
   signal?: AbortSignal | undefined;
   onFinish?: QueryContext['onFinish'];
   baseIri?: string | undefined;
@@ -74,7 +76,7 @@ export async function runSparql(conn: Connection, text: string, req: SparqlReque
   const { ds, stats } = isRootPolicy(req.policy) ? { ds: resolved, stats: NO_POLICY_STATS } : await restrictDataset(conn, resolved, req.policy);
   const result = await executeQuery(query.dataset ? { ...query, dataset: undefined } as Query : query, {
     view: ds.view, defaultGraphs: ds.defaultGraphs, namedGraphs: ds.namedGraphs, resolveGraph: ds.resolveGraph,
-    maxFuel: req.maxFuel, timeoutMs: req.timeoutMs, signal: req.signal, onFinish: req.onFinish, baseIri: req.baseIri,
+    maxFuel: req.maxFuel, timeoutMs: req.timeoutMs, deadline: req.deadline, signal: req.signal, onFinish: req.onFinish, baseIri: req.baseIri,
   });
   return { query, result, ledgers: ds.ledgers, policy: stats };
 }

@@ -8,7 +8,7 @@
  * helpers the streaming and multi-query endpoints share.
  */
 import type { Context } from 'hono';
-import { badRequest, forbidden, isLedgraphError, LedgraphError, notFound, unsupportedMediaType } from '../../core/errors.js';
+import { badRequest, forbidden, isLedgraphError, LedgraphError, notFound, timeoutError, unsupportedMediaType } from '../../core/errors.js';
 import { GRAPH_TXN_META } from '../../core/flake/flake.js';
 import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
@@ -27,7 +27,7 @@ import type { QueryResult } from '../../core/query/results/types.js';
 import { runSparql } from '../../core/query/sparql-service.js';
 import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 import { responseWithId, type AppEnv } from '../app.js';
-import { decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes } from '../http-util.js';
+import { decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
 import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT } from '../query-headers.js';
 import type { Registrar, ServerContext } from '../server-context.js';
@@ -242,11 +242,10 @@ const CHUNK_CHARS = 64 * 1024;
  */
 export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, contentType: string): Promise<Response> {
   const it = chunks[Symbol.asyncIterator]();
-  const headers = { 'content-type': contentType };
   let prefix = '';
   for (;;) {
     const r = await it.next();
-    if (r.done) return responseWithId(c, prefix, 200, headers);
+    if (r.done) return responseWithId(c, prefix, 200, { 'content-type': contentType });
     prefix += r.value;
     if (prefix.length >= PREFIX_BYTES) break;
   }
@@ -279,7 +278,7 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
       void it.return?.()?.catch(() => {});
     },
   });
-  return responseWithId(c, body, 200, headers);
+  return responseWithId(c, body, 200, { 'content-type': contentType });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,6 +302,8 @@ export interface SparqlRun {
   at?: TimeSpec;
   maxFuel?: number | undefined;
   timeoutMs?: number | undefined;
+  /** A deadline polled by the engine without a timer: `signal` aborts at it (see QueryContext.deadline). */
+  deadline?: number | undefined;
   signal: AbortSignal;
   policy?: PolicyInputs;
   onFinish?: QueryContext['onFinish'];
@@ -314,7 +315,7 @@ export async function executeSparql(conn: Connection, run: SparqlRun): Promise<{
   if (range) return sparqlHistory(conn, run, range);
   const res = await runSparql(conn, run.text, {
     ledger: run.ledger, defaultGraphUris: run.defaultGraphUris, namedGraphUris: run.namedGraphUris, at: run.at,
-    maxFuel: run.maxFuel, timeoutMs: run.timeoutMs, policy: run.policy, onFinish: run.onFinish, signal: run.signal,
+    maxFuel: run.maxFuel, timeoutMs: run.timeoutMs, deadline: run.deadline, policy: run.policy, onFinish: run.onFinish, signal: run.signal,
   });
   return { result: res.result, ledgers: res.ledgers };
 }
@@ -350,6 +351,7 @@ async function sparqlHistory(conn: Connection, run: SparqlRun, range: { from: st
     view: ev, defaultGraphs: events, namedGraphs: events, resolveGraph: (iri) => ev.graphId(iri),
     ...(run.maxFuel !== undefined ? { maxFuel: run.maxFuel } : {}),
     ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
+    ...(run.deadline !== undefined ? { deadline: run.deadline } : {}),
     ...(run.onFinish ? { onFinish: run.onFinish } : {}),
     signal: run.signal,
   });
@@ -472,22 +474,30 @@ async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
   const policy = resolvePolicy(c, ctx, sparqlPolicyInputs(text, headers), true);
   const ledger = pathLedger ?? headerLedger(headers);
   const { deadline } = queryDeadline(ctx);
-  const signal = c.req.raw.signal;
-  if (minT !== undefined) {
-    const range = sparqlHistoryRange(text);
-    const ids = range ? [parseLedgerRef(range.from).id]
-      : await sparqlLedgerIds(ctx.conn, text, { ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris });
-    await awaitFreshness(ctx.conn, ids, minT, deadline, signal);
+  // One signal stops the query when the client goes away and, once the query runs, at the deadline.
+  const abort = requestAbort(c);
+  try {
+    if (minT !== undefined) {
+      const range = sparqlHistoryRange(text);
+      const ids = range ? [parseLedgerRef(range.from).id]
+        : await sparqlLedgerIds(ctx.conn, text, { ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris });
+      await awaitFreshness(ctx.conn, ids, minT, deadline, abort.signal);
+    }
+    // The query's time budget is what the wait left of the deadline (at least 1 ms), as timeoutMs would give.
+    const until = deadline ? Date.now() + remaining(deadline)! : undefined;
+    if (until !== undefined) abort.expireAt(until, () => timeoutError('query timeout exceeded'));
+    const res = await executeSparql(ctx.conn, {
+      text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
+      maxFuel, deadline: until, signal: abort.signal, policy, onFinish: abort.dispose,
+    });
+    const supported = SPARQL_FORMATS[res.result.type];
+    // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
+    const fmt = supported.includes(format) ? format : negotiateFormat(accept, formatParam, supported);
+    return await respondChunks(c, writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
+  } catch (e) {
+    abort.dispose();
+    throw e;
   }
-  // The request signal aborts when the client goes away (also mid-body), which stops the query.
-  const res = await executeSparql(ctx.conn, {
-    text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
-    maxFuel, timeoutMs: remaining(deadline), signal, policy,
-  });
-  const supported = SPARQL_FORMATS[res.result.type];
-  // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
-  const fmt = supported.includes(format) ? format : negotiateFormat(accept, formatParam, supported);
-  return respondChunks(c, writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
 }
 
 /** What a JSON-LD query of each form can be written as, the compact JSON default first. */
@@ -530,7 +540,7 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   }
   const res = await runJsonLdQuery(ctx.conn, q, req);
   if (format === 'json' || format === 'jsonld' || format === 'agent') {
-    return new Response(JSON.stringify(jsonLdBody(res)), { status: 200, headers: { 'Content-Type': MEDIA_TYPE[format] } });
+    return responseWithId(c, JSON.stringify(jsonLdBody(res)), 200, { 'content-type': MEDIA_TYPE[format] });
   }
   if (form === 'ask') return respondChunks(c, writeResult({ type: 'boolean', value: res.result === true }, format), MEDIA_TYPE[format]);
   // A construct document as triples, read back with the JSON-LD transaction parser.
