@@ -173,6 +173,9 @@ function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
   return q;
 }
 
+/** Compiled selects per parsed query, keyed by event mode and graph aliases. */
+const compiledCache = new WeakMap<ParsedQuery, Map<string, { wc: WhereCompiler; compiled: CompiledSelect }>>();
+
 async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
   const deadline = req.timeoutMs !== undefined ? Date.now() + req.timeoutMs : undefined;
   const minT = q.opts.minT ?? req.minT;
@@ -184,9 +187,18 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
   const namedGraphs = visibleGraphs ? ds.namedGraphs.filter((g) => visibleGraphs.has(g)) : ds.namedGraphs;
 
   const compile = (events: 'history' | 'current' | undefined) => {
-    const wc = new WhereCompiler({ objectVarParsing: q.opts.objectVarParsing, graphAliases: ds.aliases, ...(events ? { events } : {}) });
-    const compiled = compileSelect(q.query, wc, q.form !== 'construct' && q.form !== 'ask');
-    return { wc, compiled };
+    // Compilation depends only on the parsed query (cached by text), the dataset's graph aliases
+    // and the event mode; compiled operators are never mutated, so repeated queries share them.
+    const key = (events ?? '') + '\u0000' + (ds.aliases ? JSON.stringify([...ds.aliases]) : '');
+    let perQuery = compiledCache.get(q);
+    if (!perQuery) compiledCache.set(q, perQuery = new Map());
+    let hit = perQuery.get(key);
+    if (!hit) {
+      const wc = new WhereCompiler({ objectVarParsing: q.opts.objectVarParsing, graphAliases: ds.aliases, ...(events ? { events } : {}) });
+      hit = { wc, compiled: compileSelect(q.query, wc, q.form !== 'construct' && q.form !== 'ask') };
+      perQuery.set(key, hit);
+    }
+    return hit;
   };
   let events: 'history' | 'current' | undefined = ds.history ? 'history' : undefined;
   let { wc, compiled } = compile(events);
