@@ -134,20 +134,32 @@ export function negotiateFormat(accept: string | undefined | null, formatParam: 
     }
     return f;
   }
-  const key = `${accept ?? ''}\n${supported.join(',')}`;
-  const hit = chosen.get(key);
+  // Callers pass a few constant lists; a list is keyed by identity, else by its contents.
+  let byAccept = chosenByList.get(supported);
+  if (!byAccept) {
+    const listKey = supported.join(',');
+    byAccept = chosenByKey.get(listKey);
+    if (!byAccept) {
+      if (chosenByKey.size >= 64) chosenByKey.delete(chosenByKey.keys().next().value!);
+      chosenByKey.set(listKey, byAccept = new Map());
+    }
+    chosenByList.set(supported, byAccept);
+  }
+  const key = accept ?? '';
+  const hit = byAccept.get(key);
   if (hit) return hit;
   const canonical = supported.map((f) => MEDIA_TYPE[f].split(';')[0]!);
   const synonyms = Object.keys(BY_MEDIA).filter((m) => supported.includes(BY_MEDIA[m]!) && !canonical.includes(m));
   const f = BY_MEDIA[chooseMediaType(accept, [...canonical, ...synonyms])]!;
   // Clients repeat the same few Accept headers; remember the answers (not the 406s, which throw).
-  if (chosen.size >= 256) chosen.delete(chosen.keys().next().value!);
-  chosen.set(key, f);
+  if (byAccept.size >= 256) byAccept.delete(byAccept.keys().next().value!);
+  byAccept.set(key, f);
   return f;
 }
 
-/** Negotiated formats by Accept header and supported list. */
-const chosen = new Map<string, ResultFormat>();
+/** Negotiated formats by supported list, then by Accept header. */
+const chosenByKey = new Map<string, Map<string, ResultFormat>>();
+const chosenByList = new WeakMap<readonly ResultFormat[], Map<string, ResultFormat>>();
 
 /** True when the format names one of the JSON output forms of JSON-LD queries. */
 export function isJsonFormat(f: ResultFormat): boolean {
