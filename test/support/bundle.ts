@@ -8,6 +8,6 @@ export async function bundleForNode(entry: string, outFile: string): Promise<voi
     platform: 'node',
     logLevel: 'silent',
     resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
-    output: { file: outFile, format: 'esm', inlineDynamicImports: true },
+    output: { file: outFile, format: 'esm', codeSplitting: false },
   });
 }
