@@ -229,7 +229,12 @@ export function estimateOrder(src: ScanSource, order: IndexOrder, prefix: KeyPre
     for (let li = lo; li < hi; li++) {
       const ref = tree.leaves[order][li]!;
       const leaf = tree.cachedLeaf(ref);
-      if (!leaf) { total += (li === lo || li === hi - 1) ? Math.ceil(ref.rows / 4) : ref.rows; continue; }
+      if (!leaf) {
+        // Guess now, and fetch the leaf in the background so later plans count exactly.
+        void tree.leaf(ref).catch(() => undefined);
+        total += (li === lo || li === hi - 1) ? Math.ceil(ref.rows / 4) : ref.rows;
+        continue;
+      }
       const cc = keyCols(leaf.run, order);
       const a = lowerBound(cc, 0, leaf.run.n, prefix);
       total += upperBound(cc, a, leaf.run.n, prefix) - a;
