@@ -9,6 +9,7 @@ import {
   badRequest, isLedgraphError, jsonParseError, LedgraphError, unsupportedMediaType,
 } from '../core/errors.js';
 import type { AppEnv } from './app.js';
+import { chooseMediaType } from './negotiate.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -167,33 +168,16 @@ export function notAcceptable(offered: readonly string[]): LedgraphError {
 }
 
 /**
- * Pick the response media type from `offered` (the first is the default) by the Accept header
- * (RFC 9110 §12.5.1): each offered type takes the q of the most specific range matching it
- * (`type/subtype` over `type/*` over `*\/*`); the highest q wins, ties going to the more specific
- * range, then to the range the client listed first, then to the server's order. A missing Accept
- * takes the default; nothing acceptable is a 406.
+ * Pick the response media type from `offered` (the first is the default) by the Accept header, with
+ * negotiate.ts's RFC 9110 rules; nothing acceptable is this module's 406.
  */
 export function negotiate(accept: string | undefined, offered: readonly string[]): string {
-  if (!accept || !accept.trim()) return offered[0]!;
-  const ranges = accept.split(',').map(parseMediaType).filter((m): m is MediaType => m !== null).map((m, pos) => {
-    const q = m.params.q === undefined ? 1 : Number(m.params.q);
-    return { type: m.type, q: Number.isFinite(q) ? q : 0, pos };
-  });
-  let best: { type: string; q: number; spec: number; pos: number } | null = null;
-  for (const o of offered) {
-    const main = o.split('/')[0];
-    let hit: { q: number; spec: number; pos: number } | null = null;
-    for (const r of ranges) {
-      const spec = r.type === o ? 2 : r.type === `${main}/*` ? 1 : r.type === '*/*' ? 0 : -1;
-      if (spec >= 0 && (!hit || spec > hit.spec)) hit = { q: r.q, spec, pos: r.pos };
-    }
-    if (!hit || hit.q <= 0) continue;
-    if (!best || hit.q > best.q || (hit.q === best.q && (hit.spec > best.spec || (hit.spec === best.spec && hit.pos < best.pos)))) {
-      best = { type: o, ...hit };
-    }
+  try {
+    return chooseMediaType(accept, offered);
+  } catch (e) {
+    if (isLedgraphError(e) && e.status === 406) throw notAcceptable(offered);
+    throw e;
   }
-  if (!best) throw notAcceptable(offered);
-  return best.type;
 }
 
 /** Cancellation of the work a request started. */
