@@ -240,7 +240,8 @@ export class Auth {
     const ct = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
     const declared = ct === 'application/jose' || ct === 'application/jwt';
     const isJson = ct === 'application/json' || ct === 'application/ld+json';
-    if (!c.req.raw.body) return;
+    // Only GET/HEAD have no body; reading c.req.raw here would build a whole web Request per query.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
     const bytes = await this.bodyBytes(c);
     // Decode only what can be signed: a declared JWS, a body opening like one ("eyJ"), or a JSON
     // body small enough to be a credential-wrapped request; large data bodies pass untouched.
@@ -288,7 +289,7 @@ export class Auth {
     add(c.req.header('Ledgraph-Ledger'));
     for (const k of ['default-graph-uri', 'named-graph-uri']) for (const v of c.req.queries(k) ?? []) add(v);
     // Only a bearer token has ledger scopes to check against what the body names.
-    if (!authenticate(c).bearer || cls.body === 'none' || !c.req.raw.body || c.req.method === 'GET' || c.req.method === 'HEAD') return out;
+    if (!authenticate(c).bearer || cls.body === 'none' || c.req.method === 'GET' || c.req.method === 'HEAD') return out;
     const ct = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
     const text = decodeOrNull(await this.bodyBytes(c));
     if (text === null) return out;
