@@ -21,7 +21,8 @@
  * Flags: --data <bsbm.nt> (run.js passes it), --duration <s> per load phase (10), --soak <s> (60),
  * --connections <n> (16), --stream-rows <n> (1000000), --phases <list> (a comma-separated subset
  * of query,insert,soak,stream; all by default), --profile <file.cpuprofile> (a V8 CPU profile of
- * the server during the point-query phase). Prints one JSON result line on stdout.
+ * the server during the point-query phase, or the insert phase when query is not among --phases).
+ * Prints one JSON result line on stdout.
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -171,7 +172,10 @@ try {
   }
   if (phases.has('insert')) {
     log(`http: single-fact inserts, ${duration} s`);
+    const profileInserts = profileFile && !phases.has('query');
+    if (profileInserts) await ask({ type: 'profile-start' });
     insert = summary(await measured(() => inserts(duration)));
+    if (profileInserts) log(`http: server CPU profile in ${(await ask({ type: 'profile-stop', file: profileFile })).file}`);
     log(`http: ${JSON.stringify(insert)}`);
   }
   if (phases.has('soak')) {
