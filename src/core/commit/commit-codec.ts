@@ -45,8 +45,8 @@ export interface CommitFlake {
 /** One user metadata entry (e.g. `f:message`). */
 export interface CommitMeta { p: NamedNode; o: Term }
 
-/** A commit with full IRIs. */
-export interface CommitData {
+/** The envelope fields every view of a commit carries (§3). */
+interface CommitEnvelopeFields {
   t: number;
   parents: CID[];
   time: string;
@@ -54,6 +54,10 @@ export interface CommitData {
   author: string;
   nsDelta: [number, string][];
   graphDelta: [number, string][];
+}
+
+/** A commit with full IRIs. */
+export interface CommitData extends CommitEnvelopeFields {
   meta: CommitMeta[];
   flakes: CommitFlake[];
 }
@@ -74,14 +78,7 @@ export type RawObject = TaggedObject<Sid>;
 export interface RawMeta { p: Sid; dt: Sid; o: RawObject; lang: string | null }
 
 /** Header and envelope of a commit, read without touching the flakes (log and time lookups). */
-export interface CommitEnvelope {
-  t: number;
-  parents: CID[];
-  time: string;
-  txn: CID | null;
-  author: string;
-  nsDelta: [number, string][];
-  graphDelta: [number, string][];
+export interface CommitEnvelope extends CommitEnvelopeFields {
   meta: RawMeta[];
   flakeCount: number;
   /** Blob size in bytes. */
