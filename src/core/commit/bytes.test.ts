@@ -1,23 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { Codec, cidOf } from './cid.js';
-import { LedgraphError } from '../errors.js';
+import { expect422 } from '../test-support/expect-error.js';
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 const unhex = (s: string) => Uint8Array.from(s.match(/../g) ?? [], (h) => parseInt(h, 16));
-
-/** Assert that `fn` throws the 422 malformed-blob error with exactly this message. */
-function expect422(fn: () => unknown, message: string) {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(LedgraphError);
-    const err = e as LedgraphError;
-    expect([err.status, err.type, err.message]).toEqual([422, 'err:db/ConstraintViolation', message]);
-    return;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('ByteWriter', () => {
   test('fixed-width little-endian fields', () => {

@@ -6,9 +6,9 @@ import {
 import { ByteReader } from './bytes.js';
 import { Codec, cidOf, type CID } from './cid.js';
 import { NamespaceTable } from './namespaces.js';
-import { LedgraphError } from '../errors.js';
 import { blankNode, literal, namedNode, type Term } from '../rdf/terms.js';
 import { rdf, xsd } from '../rdf/vocab.js';
+import { expect422 } from '../test-support/expect-error.js';
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 const EX = 'http://example.org/';
@@ -34,18 +34,6 @@ function roundTrip(data: CommitData, table = new NamespaceTable()): Uint8Array {
   return enc.bytes;
 }
 const assert = (s: CommitFlake['s'], p: string, o: Term, more: Partial<CommitFlake> = {}): CommitFlake => ({ g: 0, s, p: ex(p), o, op: true, ...more });
-
-function expect422(fn: () => unknown, message: string) {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(LedgraphError);
-    const err = e as LedgraphError;
-    expect([err.status, err.type, err.message]).toEqual([422, 'err:db/ConstraintViolation', message]);
-    return;
-  }
-  throw new Error('expected a throw');
-}
 
 /** Object tags of the flakes, in stored order, read straight from the bytes. */
 function storedTags(bytes: Uint8Array): number[] {

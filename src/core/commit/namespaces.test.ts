@@ -1,18 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { NamespaceTable, deriveName, FIRST_ALLOCATED_NS, MAX_NS_CODE, RESERVED_NAMESPACES } from './namespaces.js';
-import { LedgraphError } from '../errors.js';
-
-function expect422(fn: () => unknown, message: string) {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(LedgraphError);
-    const err = e as LedgraphError;
-    expect([err.status, err.type, err.message]).toEqual([422, 'err:db/ConstraintViolation', message]);
-    return;
-  }
-  throw new Error('expected a throw');
-}
+import { expect422 } from '../test-support/expect-error.js';
 
 describe('reserved codes', () => {
   test('table of replication.md §2', () => {

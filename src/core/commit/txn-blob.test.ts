@@ -1,22 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { decodeTxnBlob, encodeTxnBlob, txnBlobWithCid, type TxnBlob } from './txn-blob.js';
 import { Codec, cidOf, digestHex, parseCid, verifyCid } from './cid.js';
-import { LedgraphError } from '../errors.js';
+import { expect422 } from '../test-support/expect-error.js';
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 const EXAMPLE = '{"type":"application/json","body":{"@context":{"ex":"http://example.org/"},"insert":{"@id":"ex:alice","ex:name":"Alice"}},"identity":null,"jws":null}';
-
-function expect422(fn: () => unknown, message: string) {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(LedgraphError);
-    const err = e as LedgraphError;
-    expect([err.status, err.type, err.message]).toEqual([422, 'err:db/ConstraintViolation', message]);
-    return;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('replication.md §4 example', () => {
   const blob: TxnBlob = {

@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compareCodePoints, compareForOrder, valueCompare, valueEquals, valueLess } from './compare.js';
 import { ExprError } from './expr-error.js';
-import { type Term, blankNode, literal, namedNode } from './terms.js';
+import type { Term } from './terms.js';
+import { t } from '../test-support/term-syntax.js';
 
 const X = 'http://www.w3.org/2001/XMLSchema#';
-
-/** A term from compact Turtle-like syntax: <iri>, _:b, "lex", "lex"@en, "lex"^^xsd:t, "lex"^^<dt>, 1, 1.5, 1e0, true. */
-function t(s: string): Term {
-  if (s.startsWith('<')) return namedNode(s.slice(1, -1));
-  if (s.startsWith('_:')) return blankNode(s.slice(2));
-  if (s === 'true' || s === 'false') return literal(s, namedNode(X + 'boolean'));
-  const m = /^"((?:[^"\\]|\\.)*)"(?:@([A-Za-z0-9-]+)|\^\^(?:xsd:(\w+)|<([^>]+)>))?$/s.exec(s);
-  if (m) {
-    const lex = JSON.parse('"' + m[1] + '"') as string;
-    if (m[2]) return literal(lex, m[2]);
-    return literal(lex, namedNode(m[3] ? X + m[3] : m[4] ?? X + 'string'));
-  }
-  if (/^[+-]?\d+$/.test(s)) return literal(s, namedNode(X + 'integer'));
-  if (/^[+-]?\d*\.\d+$/.test(s)) return literal(s, namedNode(X + 'decimal'));
-  if (/^[+-]?[\d.]+[eE][+-]?\d+$/.test(s)) return literal(s, namedNode(X + 'double'));
-  throw new Error('bad term syntax ' + s);
-}
 
 const eq = (a: string, b: string) => valueEquals(t(a), t(b));
 const lt = (a: string, b: string) => valueLess(t(a), t(b));
