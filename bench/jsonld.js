@@ -12,29 +12,18 @@
  *
  * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
  */
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT_DIR, parseArgs } from './measure.js';
+import { bsbmData, fromDist, loadLedgraphInMemory, parseArgs } from './measure.js';
 import { loadQueries } from './queries.js';
 
 const args = parseArgs(process.argv.slice(2));
-const data = args.data ?? join(ROOT_DIR, 'bench/data/bsbm-265.nt');
 const REPS = Number(args.reps ?? 41);
 const WARMUP = Number(args.warmup ?? 10);
 const LEDGER = 'bench:main';
 
-const paramsFile = data.replace(/\.nt$/, '.params.json');
-if (!existsSync(data) || !existsSync(paramsFile)) {
-  throw new Error(`BSBM data not found: ${data} (+ .params.json); generate it with node bench/bsbm/generate.js --products 265 --out bench/data/bsbm-265`);
-}
-const dist = (rel) => import(join(ROOT_DIR, 'dist', rel));
-const { Connection } = await dist('core/ledger/connection.js');
-const { openMemoryStorage } = await dist('storage/index.js');
-const { runSparql } = await dist('core/query/sparql-service.js');
-const { runJsonLdQuery } = await dist('core/query/jsonld/service.js');
-const { bindingToSparqlJson } = await dist('core/query/results/sparql-json.js');
-
-const params = JSON.parse(readFileSync(paramsFile, 'utf8'));
+const { data, params } = bsbmData(args.data);
+const { runSparql } = await fromDist('core/query/sparql-service.js');
+const { runJsonLdQuery } = await fromDist('core/query/jsonld/service.js');
+const { bindingToSparqlJson } = await fromDist('core/query/results/sparql-json.js');
 const { core } = loadQueries(params);
 const sparqlOf = new Map(core.map((q) => [q.name, q.text]));
 
@@ -73,12 +62,7 @@ const JSONLD = {
   },
 };
 
-const conn = new Connection(openMemoryStorage(), { indexingEnabled: false });
-await conn.create(LEDGER);
-const t0 = performance.now();
-const receipt = await conn.bulkLoad(LEDGER, createReadStream(data));
-const loadSeconds = (performance.now() - t0) / 1000;
-process.stderr.write(`loaded ${data} in ${loadSeconds.toFixed(1)} s\n`);
+const { conn, receipt, loadSeconds } = await loadLedgraphInMemory(data, LEDGER);
 
 /**
  * Each side produces its default response value without serialising it: SPARQL the SPARQL-JSON

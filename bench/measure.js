@@ -3,7 +3,7 @@
  * forced GC, VmHWM), directory sizes, package versions, and the one JSON result line a worker
  * prints on stdout (run.js reads the last line that parses as JSON; progress goes to stderr).
  */
-import { existsSync, readFileSync, readdirSync, lstatSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, readdirSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -143,4 +143,30 @@ export function errorMessage(err) {
   if (err == null) return String(err);
   const code = err.code ? ` [${err.code}]` : '';
   return `${err.message ?? String(err)}${code}`;
+}
+
+/** Import a module of the built engine (dist/; run `npx tsc -p tsconfig.build.json` first). */
+export const fromDist = (rel) => import(join(ROOT_DIR, 'dist', rel));
+
+/** The BSBM N-Triples file named by `--data` (default bsbm-265) and its parameters; a clear error when missing. */
+export function bsbmData(dataArg) {
+  const data = dataArg ?? join(ROOT_DIR, 'bench/data/bsbm-265.nt');
+  const paramsFile = data.replace(/\.nt$/, '.params.json');
+  if (!existsSync(data) || !existsSync(paramsFile)) {
+    throw new Error(`BSBM data not found: ${data} (+ .params.json); generate it with node bench/bsbm/generate.js --products 265 --out bench/data/bsbm-265`);
+  }
+  return { data, params: JSON.parse(readFileSync(paramsFile, 'utf8')) };
+}
+
+/** A memory-backed Ledgraph connection with `data` bulk-loaded into `ledger`; reports the load time on stderr. */
+export async function loadLedgraphInMemory(data, ledger, opts = {}) {
+  const { Connection } = await fromDist('core/ledger/connection.js');
+  const { openMemoryStorage } = await fromDist('storage/index.js');
+  const conn = new Connection(openMemoryStorage(), { indexingEnabled: false, ...opts });
+  await conn.create(ledger);
+  const t0 = performance.now();
+  const receipt = await conn.bulkLoad(ledger, createReadStream(data));
+  const loadSeconds = (performance.now() - t0) / 1000;
+  process.stderr.write(`loaded ${data} in ${loadSeconds.toFixed(1)} s\n`);
+  return { conn, receipt, loadSeconds };
 }

@@ -11,13 +11,10 @@
  *
  * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
  */
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT_DIR, parseArgs } from './measure.js';
+import { bsbmData, fromDist, loadLedgraphInMemory, parseArgs } from './measure.js';
 import { loadQueries } from './queries.js';
 
 const args = parseArgs(process.argv.slice(2));
-const data = args.data ?? join(ROOT_DIR, 'bench/data/bsbm-265.nt');
 const REPS = Number(args.reps ?? 15);
 const WARMUP = Number(args.warmup ?? 3);
 const LEDGER = 'bench:main';
@@ -25,24 +22,12 @@ const IDENTITY = 'urn:bench:viewer';
 const BSBM = 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/vocabulary/';
 const F = 'https://ns.ledgraph.dev/';
 
-const paramsFile = data.replace(/\.nt$/, '.params.json');
-if (!existsSync(data) || !existsSync(paramsFile)) {
-  throw new Error(`BSBM data not found: ${data} (+ .params.json); generate it with node bench/bsbm/generate.js --products 265 --out bench/data/bsbm-265`);
-}
-const dist = (rel) => import(join(ROOT_DIR, 'dist', rel));
-const { Connection } = await dist('core/ledger/connection.js');
-const { openMemoryStorage } = await dist('storage/index.js');
-const { runSparql } = await dist('core/query/sparql-service.js');
-const { parseJsonLdTxn } = await dist('core/transact/parse-jsonld.js');
-
-const params = JSON.parse(readFileSync(paramsFile, 'utf8'));
+const { data, params } = bsbmData(args.data);
+const { runSparql } = await fromDist('core/query/sparql-service.js');
+const { parseJsonLdTxn } = await fromDist('core/transact/parse-jsonld.js');
 const { mix } = loadQueries(params);
 
-const conn = new Connection(openMemoryStorage(), { indexingEnabled: false, reindexMaxBytes: 64_000_000 });
-await conn.create(LEDGER);
-const t0 = performance.now();
-const receipt = await conn.bulkLoad(LEDGER, createReadStream(data));
-process.stderr.write(`loaded ${data} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+const { conn, receipt } = await loadLedgraphInMemory(data, LEDGER, { reindexMaxBytes: 64_000_000 });
 
 // Every tenth product (in IRI order) is hidden, except the one the queries are parameterised with.
 const db = await conn.db(LEDGER);
