@@ -78,15 +78,21 @@ export class UnionView implements DbView {
     return mp;
   }
 
-  async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+  /** The member graphs a union pattern can match: union graph id, member, member pattern. */
+  private *targets(pattern: ScanPattern): Iterable<[number, UnionGraph, ScanPattern]> {
     const gs = pattern.g !== undefined ? [pattern.g] : this.graphs.map((_, i) => FIRST_NAMED_GRAPH + i);
+    for (const g of gs) {
+      const m = this.member(g);
+      if (!m) continue;
+      const mp = this.memberPattern(m, pattern);
+      if (mp) yield [g, m, mp];
+    }
+  }
+
+  async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
     const out = acquireBatch();
     try {
-      for (const g of gs) {
-        const m = this.member(g);
-        if (!m) continue;
-        const mp = this.memberPattern(m, pattern);
-        if (!mp) continue;
+      for (const [g, m, mp] of this.targets(pattern)) {
         for await (const b of m.view.scan(mp, opts)) {
           out.n = b.n;
           for (let i = 0; i < b.n; i++) {
@@ -103,24 +109,12 @@ export class UnionView implements DbView {
 
   estimate(pattern: ScanPattern): number {
     let n = 0;
-    for (let i = 0; i < this.graphs.length; i++) {
-      const g = FIRST_NAMED_GRAPH + i;
-      if (pattern.g !== undefined && pattern.g !== g) continue;
-      const m = this.graphs[i]!;
-      const mp = this.memberPattern(m, pattern);
-      if (!mp) continue;
-      n += m.view.estimate(mp);
-    }
+    for (const [, m, mp] of this.targets(pattern)) n += m.view.estimate(mp);
     return n;
   }
 
   async *history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent> {
-    for (let i = 0; i < this.graphs.length; i++) {
-      const g = FIRST_NAMED_GRAPH + i;
-      if (pattern.g !== undefined && pattern.g !== g) continue;
-      const m = this.graphs[i]!;
-      const mp = this.memberPattern(m, pattern);
-      if (!mp) continue;
+    for (const [g, m, mp] of this.targets(pattern)) {
       for await (const e of m.view.history(mp, fromT, toT)) {
         yield { ...e, g, s: this.up(m.view, e.s), p: this.up(m.view, e.p), o: this.up(m.view, e.o) };
       }
