@@ -91,6 +91,11 @@ export function lowerBound(cols: Int32Array[], lo: number, hi: number, prefix: K
 
 /** First row index in [lo, hi) whose key is > prefix (on the prefix's columns). */
 export function upperBound(cols: Int32Array[], lo: number, hi: number, prefix: KeyPrefix): number {
+  // Gallop from lo first: callers start at a lowerBound, and most prefix ranges are a few rows long.
+  for (let step = 1, probe = lo; probe < hi; step *= 2, probe = lo + step - 1) {
+    if (cmpRowPrefix(cols, probe, prefix) > 0) { hi = probe; break; }
+    lo = probe + 1;
+  }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (cmpRowPrefix(cols, mid, prefix) <= 0) lo = mid + 1; else hi = mid;

@@ -10,7 +10,14 @@ import { decodeLeaf, type DecodedLeaf } from './leaf-codec.js';
 import { parseJsonNode, type BranchNode, type IndexRoot } from './root-codec.js';
 import type { KeyPrefix, Run } from './run.js';
 
-export interface LeafRef { first: number[]; last: number[]; rows: number; cid: CID }
+export interface LeafRef {
+  first: number[]; last: number[]; rows: number; cid: CID;
+  /** Memo of this leaf's cache entry, so repeated lookups skip the CID-keyed map (cleared on eviction). */
+  entry?: LeafEntry;
+}
+
+/** A decoded leaf in the cache; `leaf` becomes undefined when evicted. */
+export interface LeafEntry { leaf: DecodedLeaf | undefined; bytes: number }
 
 /** Compare a key (5 columns) with a prefix on the prefix's columns. */
 export function cmpKeyPrefix(key: number[], prefix: KeyPrefix): number {
@@ -23,10 +30,14 @@ export function cmpKeyPrefix(key: number[], prefix: KeyPrefix): number {
 
 /** Decoded leaves shared by every tree of a connection, bounded by bytes (oldest evicted first). */
 export class LeafCache {
-  private readonly map = new Map<string, { leaf: DecodedLeaf; bytes: number }>();
+  private readonly map = new Map<string, LeafEntry>();
   private bytes = 0;
   constructor(private readonly maxBytes = 1024 * 1024 * 1024) {}
 
+  /** The entry of a decoded object, if cached. */
+  entry(cid: CID): LeafEntry | undefined {
+    return this.map.get(cid.toString());
+  }
   get(cid: CID): DecodedLeaf | undefined {
     return this.map.get(cid.toString())?.leaf;
   }
@@ -39,6 +50,7 @@ export class LeafCache {
       if (this.bytes <= this.maxBytes) break;
       this.map.delete(key);
       this.bytes -= v.bytes;
+      v.leaf = undefined;
     }
   }
 }
@@ -87,7 +99,11 @@ export class IndexTree {
 
   /** The leaf if already decoded (sync, for estimates). */
   cachedLeaf(ref: LeafRef): DecodedLeaf | undefined {
-    return this.cache.get(ref.cid);
+    const memo = ref.entry?.leaf;
+    if (memo !== undefined) return memo;
+    const e = this.cache.entry(ref.cid);
+    if (e) ref.entry = e;
+    return e?.leaf;
   }
 
   /** The history run of a leaf if decoded already (sync), else undefined. */

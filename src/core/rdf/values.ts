@@ -140,8 +140,11 @@ export function decimalLiteral11(d: Decimal): Literal { return typedLiteral(decT
 export function doubleLiteral(n: number): Literal { return typedLiteral(canonicalDouble(n), XSDT.double); }
 /** An xsd:float literal in canonical form (the value is rounded to float32). */
 export function floatLiteral(n: number): Literal { return typedLiteral(canonicalFloat(Math.fround(n)), XSDT.float); }
-/** An xsd:boolean literal. */
-export function booleanLiteral(b: boolean): Literal { return typedLiteral(b ? 'true' : 'false', XSDT.boolean); }
+// Shared: filters produce one boolean per row, and a fresh object each time would also miss the value cache.
+const TRUE_LITERAL = typedLiteral('true', XSDT.boolean);
+const FALSE_LITERAL = typedLiteral('false', XSDT.boolean);
+/** An xsd:boolean literal (one shared object per value; terms are never mutated). */
+export function booleanLiteral(b: boolean): Literal { return b ? TRUE_LITERAL : FALSE_LITERAL; }
 /** A simple (xsd:string) literal, or a language-tagged one when `lang` is non-empty. */
 export function stringLiteral(s: string, lang = ''): Literal { return lang ? literal(s, lang) : typedLiteral(s, XSDT.string); }
 

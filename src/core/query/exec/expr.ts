@@ -8,7 +8,7 @@ import { badRequest } from '../../errors.js';
 import { blankNode, type BlankNode, type Term } from '../../rdf/terms.js';
 import { booleanLiteral } from '../../rdf/values.js';
 import type { Expr, Op } from '../algebra/algebra.js';
-import { callFunction, ebv, ExprError, functionArity, isExprError, valueEquals, type FunctionContext } from './expr-eval.js';
+import { ebv, ExprError, functionDef, isExprError, valueEquals, type FunctionContext } from './expr-eval.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND } from './types.js';
 
@@ -147,18 +147,20 @@ function compileCall(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalCo
       };
     }
     default: {
-      const arity = functionArity(fn);
-      if (!arity) throw badRequest(`Invalid query: unknown function <${fn}>`);
-      if (args.length < arity[0] || args.length > arity[1]) throw badRequest(`Invalid query: wrong number of arguments for ${fn}: ${args.length}`);
+      const d = functionDef(fn);
+      if (!d) throw badRequest(`Invalid query: unknown function <${fn}>`);
+      if (args.length < d.min || args.length > d.max) throw badRequest(`Invalid query: wrong number of arguments for ${fn}: ${args.length}`);
+      // Resolved and checked once here, so a row pays only the call.
+      const call = d.fn;
       if (args.length === 1) {
         const [a] = args as [ExprFn];
-        return (f) => callFunction(fn, [a(f)], fctx);
+        return (f) => call([a(f)], fctx);
       }
       if (args.length === 2) {
         const [a, b] = args as [ExprFn, ExprFn];
-        return (f) => callFunction(fn, [a(f), b(f)], fctx);
+        return (f) => call([a(f), b(f)], fctx);
       }
-      return (f) => callFunction(fn, args.map((a) => a(f)), fctx);
+      return (f) => call(args.map((a) => a(f)), fctx);
     }
   }
 }

@@ -30,6 +30,7 @@ export type { FunctionContext } from './functions-common.js';
 export function ebv(t: Term): boolean {
   if (t.termType === 'Literal') {
     const dt = t.datatype.value;
+    if (dt === xsd.boolean && (t.value === 'true' || t.value === 'false')) return t.value === 'true';
     if (dt === xsd.string || dt === rdf.langString) return t.value.length > 0;
     if (isBooleanDatatype(dt) || isNumericDatatype(dt)) {
       const v = parseLiteral(t);
@@ -63,7 +64,7 @@ const REGISTRY = new Map<string, FunctionDef>(Object.entries({
 }));
 
 /** The registry entry for `name`: an operator symbol, a built-in name (any case) or an XSD cast IRI. */
-function lookup(name: string): FunctionDef | undefined {
+export function functionDef(name: string): FunctionDef | undefined {
   const d = REGISTRY.get(name) ?? REGISTRY.get(name.toLowerCase());
   if (d) return d;
   if (isCastTarget(name)) {
@@ -76,12 +77,12 @@ function lookup(name: string): FunctionDef | undefined {
 
 /** Is `name` a function callFunction knows (for front ends validating queries up front)? */
 export function isKnownFunction(name: string): boolean {
-  return lookup(name) !== undefined;
+  return functionDef(name) !== undefined;
 }
 
 /** The [min, max] argument count of a known function (max may be Infinity), else undefined. */
 export function functionArity(name: string): [number, number] | undefined {
-  const d = lookup(name);
+  const d = functionDef(name);
   return d && [d.min, d.max];
 }
 
@@ -90,7 +91,7 @@ export function functionArity(name: string): [number, number] | undefined {
  * SPARQL evaluation errors and LedgraphError 400 for unknown functions or a wrong argument count.
  */
 export function callFunction(name: string, args: Term[], ctx: FunctionContext): Term {
-  const d = lookup(name);
+  const d = functionDef(name);
   if (!d) throw badRequest(`unknown function ${name.includes(':') ? '<' + name + '>' : name}`);
   if (args.length < d.min || args.length > d.max) {
     const want = d.min === d.max ? String(d.min) : d.max === Infinity ? `at least ${d.min}` : `${d.min} to ${d.max}`;
