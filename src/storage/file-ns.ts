@@ -95,7 +95,7 @@ export class FileNameService implements NameService {
     checkRecord(ledgerId, next);
     const stored = cloneRecord(next);
     const change = await this.mutate(ledgerId, async (file, lock) => {
-      const prev = await this.read(file);
+      const prev = await this.readLocked(file);
       if (!sameRecordVersion(prev, expected)) return null;
       const text = JSON.stringify(stored) + '\n';
       await lock.check();
@@ -170,6 +170,21 @@ export class FileNameService implements NameService {
     }
   }
 
+  /**
+   * The record, read under its lock. When the file is still the one this instance last wrote or
+   * read (same inode, size and mtime: every writer replaces it by rename), the remembered text is
+   * the content, so one stat replaces open, read and close on the write path.
+   */
+  private async readLocked(file: string): Promise<NsRecord | null> {
+    const known = this.seen.get(file);
+    if (known) {
+      const st = await fsp.stat(join(this.dir, file)).catch((e) => { if (errCode(e) === 'ENOENT') return null; throw e; });
+      if (st === null) return null;
+      if (known.mtimeMs === st.mtimeMs && known.size === st.size && known.ino === st.ino) return JSON.parse(known.text) as NsRecord;
+    }
+    return this.read(file);
+  }
+
   /** Run a change to one record under the in-process queue and the cross-process lock. */
   private mutate(ledgerId: string, fn: (file: string, lock: Lock) => Promise<NsChange | null>): Promise<NsChange | null> {
     const file = encodeLedgerId(ledgerId) + '.json';
@@ -214,7 +229,11 @@ export class FileNameService implements NameService {
       if (Date.now() > deadline) throw storageError(`timed out waiting for nameservice lock ${path}`);
       await sleep(1 + Math.random() * Math.min(2 + attempt, 20));
     }
-    const ours = async () => (await fsp.readFile(path, 'utf8').catch(() => '')) === body;
+    const taken = Date.now();
+    // Another process breaks a lock only once it is older than staleMs (or its holder is dead, and we
+    // are alive), so a lock held for less than half of that is still ours without reading it back.
+    const surelyOurs = () => Date.now() - taken < this.staleMs / 2;
+    const ours = async () => surelyOurs() || (await fsp.readFile(path, 'utf8').catch(() => '')) === body;
     return {
       check: async () => { if (!(await ours())) throw storageError(`lost nameservice lock ${path} (broken as stale)`); },
       release: async () => { if (await ours()) await fsp.rm(path, { force: true }); },
@@ -257,7 +276,8 @@ export class FileNameService implements NameService {
       this.timer = setInterval(() => this.kick(), this.pollMs);
       this.timer.unref?.();
       try {
-        this.watcher = watch(this.dir, () => this.kick());
+        // Lock, temp and stale files come and go on every write; only record files can change a record.
+        this.watcher = watch(this.dir, (_event, name) => { if (name === null || isRecordFile(String(name))) this.kick(); });
         this.watcher.unref?.();
         this.watcher.on('error', () => { this.watcher?.close(); this.watcher = undefined; }); // polling carries on
       } catch {

@@ -15,8 +15,9 @@ import type { ContentStore } from '../core/store.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
 /**
- * How much is fsynced. Every object file is fsynced before its rename unless 'none' (so a name never
- * points at unwritten data). Directory entries are what make a rename survive a crash:
+ * How much is fsynced. Every object file is fsynced before its put returns unless 'none' (so a
+ * published name never points at unwritten data). Directory entries are what make a new file
+ * survive a crash:
  * - 'all': fsync the directory after every object;
  * - 'commits' (default): batch them. Objects a nameservice record can point at (commit, index root,
  *   ledger config, default context) are barriers: putting one fsyncs every directory dirtied since the
@@ -66,6 +67,9 @@ export async function writeAtomic(path: string, data: Uint8Array | string, fsync
   }
 }
 
+/** Errors that mean "this platform cannot fsync directories", not a failure. */
+const DIR_SYNC_UNSUPPORTED: ReadonlySet<string> = new Set(['EISDIR', 'EPERM', 'EINVAL', 'EBADF']);
+
 /** Fsync a directory so renames inside it survive a crash; a no-op where directories cannot be fsynced. */
 export async function fsyncDir(dir: string): Promise<void> {
   let fh: fsp.FileHandle | undefined;
@@ -73,9 +77,51 @@ export async function fsyncDir(dir: string): Promise<void> {
     fh = await fsp.open(dir, 'r');
     await fh.sync();
   } catch (e) {
-    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes(errCode(e) ?? '')) throw e;
+    if (!DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) throw e;
   } finally {
     await fh?.close();
+  }
+}
+
+/** Fsync a file by path (open, fsync, close). */
+async function syncFile(path: string): Promise<void> {
+  const fh = await fsp.open(path, 'r');
+  try { await fh.sync(); } finally { await fh.close(); }
+}
+
+/**
+ * Open directory handles kept for fsync, so making a shard's new entries durable is one call instead
+ * of open, fsync and close. Bounded (least recently used closed first) to stay far below fd limits.
+ */
+class DirHandles {
+  private readonly open = new Map<string, Promise<fsp.FileHandle | null>>();
+  constructor(private readonly max = 128) {}
+
+  /** Fsync a directory; a no-op where directories cannot be opened or fsynced. */
+  async sync(dir: string): Promise<void> {
+    let h = this.open.get(dir);
+    if (h) this.open.delete(dir); // re-insert as most recent
+    else h = fsp.open(dir, 'r').catch((e) => { if (DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) return null; throw e; });
+    this.open.set(dir, h);
+    const fh = await h.catch((e) => { if (this.open.get(dir) === h) this.open.delete(dir); throw e; });
+    if (this.open.size > this.max) {
+      const [oldDir, old] = this.open.entries().next().value as [string, Promise<fsp.FileHandle | null>];
+      this.open.delete(oldDir);
+      void old.then((x) => x?.close(), () => {});
+    }
+    if (!fh) return;
+    try {
+      await fh.sync();
+    } catch (e) {
+      if (!DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) throw e;
+    }
+  }
+
+  /** Close every handle. */
+  async close(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map((h) => h.then((x) => x?.close(), () => {})));
   }
 }
 
@@ -83,8 +129,9 @@ export async function fsyncDir(dir: string): Promise<void> {
 export class FileContentStore implements ContentStore {
   readonly objectsDir: string;
   private readonly durable: Durability;
-  private readonly dirty = new Set<string>(); // directories with renames not yet fsynced
+  private readonly dirty = new Set<string>(); // directories with new entries not yet fsynced
   private readonly knownDirs = new Set<string>();
+  private readonly dirHandles = new DirHandles();
 
   private constructor(readonly root: string, opts: FileStoreOptions) {
     this.objectsDir = join(root, 'objects');
@@ -122,17 +169,43 @@ export class FileContentStore implements ContentStore {
     const path = this.pathOf(cid);
     const dir = join(path, '..');
     try {
-      const st = await fsp.stat(path).catch((e) => { if (errCode(e) === 'ENOENT') return null; throw e; });
-      // A same-size file is this object (renames are atomic); anything else is rewritten, which repairs it.
-      if (st === null || st.size !== bytes.length) {
-        await this.ensureDir(dir);
-        await writeAtomic(path, bytes, this.durable !== 'none');
-        this.dirty.add(dir);
-      }
+      await this.ensureDir(dir);
+      await this.createObject(path, bytes);
+      this.dirty.add(dir);
       if (this.durable === 'all' || (this.durable === 'commits' && BARRIER_CODECS.has(cid.code))) await this.flushDirs();
     } catch (e) {
       throw fsFail(`cannot store object ${cid.toString()}`, e);
     }
+  }
+
+  /**
+   * Write an object's file in place, created exclusively: no temp file and rename, because nothing
+   * reads an object before its put has returned (readers learn CIDs from published records), so a
+   * half-written file can only be a crash leftover — and every read verifies bytes against the CID.
+   * When the file exists (the same object put again, or such a leftover) it is kept if it holds
+   * exactly these bytes (fsynced again: a crashed writer may not have) and atomically replaced if not.
+   */
+  private async createObject(path: string, bytes: Uint8Array): Promise<void> {
+    const sync = this.durable !== 'none';
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(path, 'wx');
+    } catch (e) {
+      if (errCode(e) !== 'EEXIST') throw e;
+      const have = await fsp.readFile(path).catch(() => null);
+      if (have === null || !Buffer.from(bytes).equals(have)) return writeAtomic(path, bytes, sync);
+      if (sync) await syncFile(path);
+      return;
+    }
+    try {
+      await fh.writeFile(bytes);
+      if (sync) await fh.sync();
+    } catch (e) {
+      await fh.close().catch(() => {});
+      await fsp.rm(path, { force: true });
+      throw e;
+    }
+    await fh.close();
   }
 
   private async ensureDir(dir: string): Promise<void> {
@@ -150,7 +223,7 @@ export class FileContentStore implements ContentStore {
     const dirs = [...this.dirty];
     this.dirty.clear();
     try {
-      for (const d of dirs) await fsyncDir(d);
+      await Promise.all(dirs.map((d) => this.dirHandles.sync(d)));
     } catch (e) {
       for (const d of dirs) this.dirty.add(d);
       throw e;
@@ -190,9 +263,13 @@ export class FileContentStore implements ContentStore {
     }
   }
 
-  /** Make outstanding renames durable (so 'commits' mode loses nothing written before a clean close). */
+  /** Make outstanding directory entries durable (so 'commits' mode loses nothing written before a clean close). */
   async close(): Promise<void> {
-    if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object store', e); });
+    try {
+      if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object store', e); });
+    } finally {
+      await this.dirHandles.close();
+    }
   }
 }
 

@@ -90,6 +90,29 @@ describe('file storage specifics', () => {
     expect(dec.decode(await content.get(cid))).toBe('will be truncated');
   });
 
+  it('putting an object again repairs a same-size corrupt file and keeps an intact one', async () => {
+    const content = await FileContentStore.open(await tempDir());
+    const bytes = enc.encode('same size, other bytes');
+    const cid = await content.put(Codec.txn, bytes);
+    const path = content.pathOf(cid);
+    await writeFile(path, enc.encode('SAME SIZE, OTHER BYTES'));
+    expect((await rejection(content.get(cid))).status).toBe(502);
+    await content.put(Codec.txn, bytes);
+    expect(dec.decode(await content.get(cid))).toBe('same size, other bytes');
+    const before = await stat(path);
+    await content.put(Codec.txn, bytes);
+    expect((await stat(path)).ino).toBe(before.ino); // intact: left in place, not rewritten
+  });
+
+  it('concurrent puts of one object all succeed and leave one intact file', async () => {
+    const content = await FileContentStore.open(await tempDir());
+    const bytes = new Uint8Array(200_000).map((_, i) => i % 251);
+    const cids = await Promise.all(Array.from({ length: 8 }, () => content.put(Codec.indexLeaf, bytes)));
+    expect(new Set(cids.map(String)).size).toBe(1);
+    expect(await content.get(cids[0]!)).toEqual(bytes);
+    expect((await readdir(join(content.pathOf(cids[0]!), '..'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('works in every durability mode', async () => {
     for (const durable of ['all', 'commits', 'none'] as const) {
       const root = await tempDir();
