@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { badRequest, storageError } from '../core/errors.js';
 import { sameRecordVersion, type NameService, type NsChange, type NsRecord } from '../core/store.js';
-import { errCode, fsFail, fsyncDir, unique, writeAtomic, type FileStoreOptions } from './file-store.js';
+import { DirHandles, errCode, fsFail, unique, writeAtomic, type FileStoreOptions } from './file-store.js';
+import { writeNewFile } from './fd-io.js';
 import { ChangeFeed, byLedgerId, changeKind, checkRecord, cloneRecord } from './memory-store.js';
 
 const HOST = hostname();
@@ -56,6 +57,7 @@ export class FileNameService implements NameService {
   private readonly timeoutMs: number;
   private readonly pollMs: number;
   private readonly feed = new ChangeFeed((active) => this.watching(active));
+  private readonly dirHandle = new DirHandles(1);
   private readonly seen = new Map<string, Seen>(); // file -> last state this instance knows
   private readonly busy = new Set<string>(); // files this instance is changing right now
   private readonly gen = new Map<string, number>(); // bumped per local change, so an overlapping scan drops its stale view
@@ -87,7 +89,7 @@ export class FileNameService implements NameService {
 
   /** The record, or null. */
   async get(ledgerId: string): Promise<NsRecord | null> {
-    return this.read(encodeLedgerId(ledgerId) + '.json');
+    return this.readCached(encodeLedgerId(ledgerId) + '.json');
   }
 
   /** Replace the record when the stored version equals `expected`; atomic across processes. */
@@ -95,12 +97,12 @@ export class FileNameService implements NameService {
     checkRecord(ledgerId, next);
     const stored = cloneRecord(next);
     const change = await this.mutate(ledgerId, async (file, lock) => {
-      const prev = await this.readLocked(file);
+      const prev = await this.readCached(file);
       if (!sameRecordVersion(prev, expected)) return null;
       const text = JSON.stringify(stored) + '\n';
       await lock.check();
       await writeAtomic(join(this.dir, file), text, this.fsync);
-      if (this.fsync) await fsyncDir(this.dir);
+      if (this.fsync) await this.dirHandle.sync(this.dir);
       await this.remember(file, text);
       return { ledger_id: ledgerId, kind: changeKind(prev, stored), record: cloneRecord(stored) };
     });
@@ -118,7 +120,7 @@ export class FileNameService implements NameService {
         if (errCode(e) === 'ENOENT') return null;
         throw e;
       }
-      if (this.fsync) await fsyncDir(this.dir);
+      if (this.fsync) await this.dirHandle.sync(this.dir);
       this.seen.delete(file);
       return { ledger_id: ledgerId, kind: 'delete', record: null };
     });
@@ -153,6 +155,7 @@ export class FileNameService implements NameService {
   async close(): Promise<void> {
     this.feed.clear();
     await this.scanning;
+    await this.dirHandle.close();
   }
 
   private async read(file: string): Promise<NsRecord | null> {
@@ -171,11 +174,11 @@ export class FileNameService implements NameService {
   }
 
   /**
-   * The record, read under its lock. When the file is still the one this instance last wrote or
-   * read (same inode, size and mtime: every writer replaces it by rename), the remembered text is
-   * the content, so one stat replaces open, read and close on the write path.
+   * The record. When the file is still the one this instance last wrote or read (same inode, size
+   * and mtime: every writer replaces it by rename), the remembered text is the content, so one stat
+   * replaces open, read and close (the write path reads the head once per commit group).
    */
-  private async readLocked(file: string): Promise<NsRecord | null> {
+  private async readCached(file: string): Promise<NsRecord | null> {
     const known = this.seen.get(file);
     if (known) {
       const st = await fsp.stat(join(this.dir, file)).catch((e) => { if (errCode(e) === 'ENOENT') return null; throw e; });
@@ -220,7 +223,7 @@ export class FileNameService implements NameService {
     const deadline = Date.now() + this.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        await fsp.writeFile(path, body, { flag: 'wx' });
+        await writeNewFile(path, body, false);
         break;
       } catch (e) {
         if (errCode(e) !== 'EEXIST') throw e;

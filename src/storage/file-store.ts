@@ -12,6 +12,7 @@ import type { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
+import { syncPath, writeNewFile, openFd, fsyncFd, closeFd } from './fd-io.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
 /**
@@ -53,13 +54,7 @@ export const fsFail = (what: string, e: unknown): LedgraphError =>
 export async function writeAtomic(path: string, data: Uint8Array | string, fsync: boolean): Promise<void> {
   const tmp = `${path}.${unique()}.tmp`;
   try {
-    const fh = await fsp.open(tmp, 'wx');
-    try {
-      await fh.writeFile(data);
-      if (fsync) await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeNewFile(tmp, data, fsync);
     await fsp.rename(tmp, path);
   } catch (e) {
     await fsp.rm(tmp, { force: true });
@@ -70,58 +65,58 @@ export async function writeAtomic(path: string, data: Uint8Array | string, fsync
 /** Errors that mean "this platform cannot fsync directories", not a failure. */
 const DIR_SYNC_UNSUPPORTED: ReadonlySet<string> = new Set(['EISDIR', 'EPERM', 'EINVAL', 'EBADF']);
 
-/** Fsync a directory so renames inside it survive a crash; a no-op where directories cannot be fsynced. */
-export async function fsyncDir(dir: string): Promise<void> {
-  let fh: fsp.FileHandle | undefined;
-  try {
-    fh = await fsp.open(dir, 'r');
-    await fh.sync();
-  } catch (e) {
-    if (!DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) throw e;
-  } finally {
-    await fh?.close();
-  }
-}
-
-/** Fsync a file by path (open, fsync, close). */
-async function syncFile(path: string): Promise<void> {
-  const fh = await fsp.open(path, 'r');
-  try { await fh.sync(); } finally { await fh.close(); }
-}
-
 /**
- * Open directory handles kept for fsync, so making a shard's new entries durable is one call instead
- * of open, fsync and close. Bounded (least recently used closed first) to stay far below fd limits.
+ * Open directory descriptors kept for fsync, so making a shard's new entries durable is one call
+ * instead of open, fsync and close. Bounded (least recently used closed first) to stay far below
+ * fd limits.
  */
-class DirHandles {
-  private readonly open = new Map<string, Promise<fsp.FileHandle | null>>();
+export class DirHandles {
+  private readonly open = new Map<string, Promise<number | null>>();
+  private readonly syncing = new Map<number, number>(); // fd -> fsyncs in progress (close waits)
   constructor(private readonly max = 128) {}
 
   /** Fsync a directory; a no-op where directories cannot be opened or fsynced. */
   async sync(dir: string): Promise<void> {
     let h = this.open.get(dir);
     if (h) this.open.delete(dir); // re-insert as most recent
-    else h = fsp.open(dir, 'r').catch((e) => { if (DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) return null; throw e; });
+    else h = openFd(dir, 'r').catch((e) => { if (DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) return null; throw e; });
     this.open.set(dir, h);
-    const fh = await h.catch((e) => { if (this.open.get(dir) === h) this.open.delete(dir); throw e; });
-    if (this.open.size > this.max) {
-      const [oldDir, old] = this.open.entries().next().value as [string, Promise<fsp.FileHandle | null>];
-      this.open.delete(oldDir);
-      void old.then((x) => x?.close(), () => {});
-    }
-    if (!fh) return;
+    let fd: number | null;
     try {
-      await fh.sync();
+      fd = await h;
+    } catch (e) {
+      if (this.open.get(dir) === h) this.open.delete(dir);
+      throw e;
+    }
+    if (this.open.size > this.max) {
+      const [oldDir, old] = this.open.entries().next().value as [string, Promise<number | null>];
+      this.open.delete(oldDir);
+      void old.then((x) => this.closeWhenIdle(x), () => {});
+    }
+    if (fd === null) return;
+    this.syncing.set(fd, (this.syncing.get(fd) ?? 0) + 1);
+    try {
+      await fsyncFd(fd);
     } catch (e) {
       if (!DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) throw e;
+    } finally {
+      const n = this.syncing.get(fd)! - 1;
+      if (n > 0) this.syncing.set(fd, n); else this.syncing.delete(fd);
     }
   }
 
-  /** Close every handle. */
+  /** Close a descriptor once no fsync on it is in progress (a closed fd number can be reused). */
+  private async closeWhenIdle(fd: number | null): Promise<void> {
+    if (fd === null) return;
+    while (this.syncing.has(fd)) await new Promise((r) => setTimeout(r, 1));
+    await closeFd(fd).catch(() => {});
+  }
+
+  /** Close every descriptor. */
   async close(): Promise<void> {
     const all = [...this.open.values()];
     this.open.clear();
-    await Promise.all(all.map((h) => h.then((x) => x?.close(), () => {})));
+    await Promise.all(all.map((h) => h.then((x) => this.closeWhenIdle(x), () => {})));
   }
 }
 
@@ -187,25 +182,14 @@ export class FileContentStore implements ContentStore {
    */
   private async createObject(path: string, bytes: Uint8Array): Promise<void> {
     const sync = this.durable !== 'none';
-    let fh: fsp.FileHandle;
     try {
-      fh = await fsp.open(path, 'wx');
+      await writeNewFile(path, bytes, sync);
     } catch (e) {
       if (errCode(e) !== 'EEXIST') throw e;
       const have = await fsp.readFile(path).catch(() => null);
-      if (have === null || !Buffer.from(bytes).equals(have)) return writeAtomic(path, bytes, sync);
-      if (sync) await syncFile(path);
-      return;
+      if (have === null || !Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(have)) return writeAtomic(path, bytes, sync);
+      if (sync) await syncPath(path);
     }
-    try {
-      await fh.writeFile(bytes);
-      if (sync) await fh.sync();
-    } catch (e) {
-      await fh.close().catch(() => {});
-      await fsp.rm(path, { force: true });
-      throw e;
-    }
-    await fh.close();
   }
 
   private async ensureDir(dir: string): Promise<void> {

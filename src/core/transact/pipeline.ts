@@ -1,19 +1,24 @@
 /**
- * The one write pipeline (DESIGN.md "Write"): under the ledger's lock, stage against the head,
- * validate, write the transaction and commit blobs, compare-and-set the head, apply to novelty.
- * Concurrent writes are grouped (each still its own commit). A failure anywhere leaves the ledger
- * as it was: blobs written before a failed publish are unreferenced, and in-memory state changes
- * only after the head moved.
+ * The one write pipeline (DESIGN.md "Write"): stage against the head, validate, write the
+ * transaction and commit blobs, compare-and-set the head, apply to novelty. Concurrent writes are
+ * grouped (each still its own commit), and groups are pipelined two deep: the next group stages on
+ * top of the one whose blobs are being written, and publishes only after it. A failure anywhere
+ * leaves the ledger as it was: blobs written before a failed publish are unreferenced, in-memory
+ * state changes only after the head moved, and writes staged on a group that did not publish are
+ * staged again.
  */
 import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { Codec, cidOf } from '../commit/cid.js';
 import { encodeCommit, type CommitData } from '../commit/commit-codec.js';
+import type { NamespaceTable } from '../commit/namespaces.js';
+import type { Flake } from '../flake/flake.js';
 import { encodeTxnBlob } from '../commit/txn-blob.js';
 import {
   badRequest, commitConflict, constraintViolation, datatypeLimitExceeded, noveltyAtMax, noveltyDeltaTooLarge,
 } from '../errors.js';
 import type { Connection } from '../ledger/connection.js';
+import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { MAX_DATATYPES, RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
 import type { NsRecord } from '../store.js';
@@ -77,6 +82,8 @@ export interface PendingWrite {
   ctx: TxnContext;
   txId: string;
   started: number;
+  /** Publishes lost to a head another process moved (16 allowed). */
+  attempts?: number;
   resolve(r: Receipt): void;
   reject(e: unknown): void;
 }
@@ -97,12 +104,36 @@ export async function transact(conn: Connection, ledger: Ledger, req: TxnRequest
   });
 }
 
+/**
+ * Commit the queue, pipelined two groups deep: while one group's blobs are written and its head
+ * published, the next group is staged on top of it and starts writing its own blobs. Publishes
+ * stay in order; a group whose predecessor did not publish is staged again from the real head.
+ */
 async function drain(conn: Connection, ledger: Ledger): Promise<void> {
   ledger.writing = true;
   try {
-    while (ledger.writeQueue.length > 0) {
-      const batch = ledger.writeQueue.splice(0, MAX_BATCH);
-      await ledger.lock.run(() => commitBatch(conn, ledger, batch)).catch((e) => { for (const w of batch) w.reject(e); });
+    let inFlight: Group | null = null;
+    while (ledger.writeQueue.length > 0 || inFlight) {
+      let next: Group | null = null;
+      if (ledger.writeQueue.length > 0) {
+        const batch = ledger.writeQueue.splice(0, MAX_BATCH);
+        const prev: Group | null = inFlight;
+        next = await ledger.lock.run((): Promise<Group> => stageGroup(conn, ledger, batch, prev)).catch((e: unknown): null => {
+          for (const w of batch) w.reject(e);
+          return null;
+        });
+      }
+      if (inFlight && !(await inFlight.published)) {
+        // Whatever was staged on it cannot publish either; both go back, in their original order.
+        const again = [...inFlight.retry];
+        if (next) {
+          await next.published;
+          again.push(...next.retry);
+          next = null;
+        }
+        ledger.writeQueue.unshift(...again);
+      }
+      inFlight = next;
     }
   } finally {
     ledger.writing = false;
@@ -122,50 +153,125 @@ interface Prepared {
   txnBytes: Uint8Array | null;
   asserts: number;
   retracts: number;
+  /** Its facts as events and the graphs it creates, to stage later groups on top of it. */
+  events: Flake[];
+  newGraphs: ReadonlyMap<string, number>;
 }
 
-/** Stage, write and publish a group; on a moved head, catch up and restage, up to 16 times. */
-async function commitBatch(conn: Connection, ledger: Ledger, batch: PendingWrite[]): Promise<void> {
-  let writes = batch;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS && writes.length > 0; attempt++) {
+/** A request that changes nothing: its receipt names the head it was staged on. */
+interface Unchanged { w: PendingWrite; t: number; cid: string; time: string }
+
+/** Where staging starts: the published head, or the state a group still in flight will publish. */
+interface StageBase {
+  view: Db;
+  ns: NamespaceTable;
+  t: number;
+  cid: string;
+  time: string;
+  /** Commit bytes staged but not yet in the ledger's novelty. */
+  pendingBytes: number;
+  datatypes: Set<string>;
+}
+
+/** A staged group on its way to publication. */
+interface Group {
+  prepared: Prepared[];
+  unchanged: Unchanged[];
+  /** The head it builds on (its first commit's parent). */
+  baseCid: string;
+  /** Dictionary size before it staged: what to truncate to when it never publishes. */
+  dictSize: number;
+  after: StageBase;
+  /** Resolves true once published (receipts sent), false when it cannot be (writes in `retry`). */
+  published: Promise<boolean>;
+  retry: PendingWrite[];
+}
+
+/**
+ * Stage a batch (under the ledger's lock) on the published head or on the group in flight, start
+ * writing its blobs, and chain its publish after that group's.
+ */
+async function stageGroup(conn: Connection, ledger: Ledger, batch: PendingWrite[], prev: Group | null): Promise<Group> {
+  let base: StageBase;
+  if (prev) {
+    // Rebase on the current snapshot (the groups before prev are published, and indexing may have
+    // trimmed novelty since prev staged) plus prev's own commits.
+    let view = await ledger.db();
+    for (const x of prev.prepared) view = view.withEvents(x.events, view.graphTableWith(x.newGraphs), x.t);
+    base = { ...prev.after, view, pendingBytes: prev.prepared.reduce((n, x) => n + x.bytes.length, 0) };
+  } else {
     await conn.catchUp(ledger);
-    const dictSize = ledger.dict.size;
-    const { prepared, unchanged, failed } = await prepareAll(conn, ledger, writes);
-    for (const [w, e] of failed) w.reject(e);
-    const settleUnchanged = () => {
-      for (const u of unchanged) {
-        u.w.resolve(finish(u.w, {
-          ledger_id: ledger.id, t: u.t, timestamp: u.time, commit_id: u.cid, previous_commit_id: u.cid,
-          flakes_added: 0, flakes_retracted: 0, 'tx-id': u.w.txId, commit: { hash: u.cid },
-        }));
-      }
+    base = {
+      view: await ledger.db(), ns: ledger.ns, t: ledger.t, cid: ledger.head.cid, time: ledger.head.time,
+      pendingBytes: 0, datatypes: new Set(ledger.datatypes),
     };
-    if (prepared.length === 0) { settleUnchanged(); return; }
-    // Blobs first (their fsyncs overlap), then one compare-and-set names the last commit.
-    await Promise.all(prepared.flatMap((x) => [
-      ...(x.txnBytes ? [conn.content.put(Codec.txn, x.txnBytes)] : []),
-      conn.content.put(Codec.commit, x.bytes),
-    ]));
-    const last = prepared[prepared.length - 1]!;
-    const expected = ledger.record;
-    const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };
-    if (!(await conn.ns.compareAndSet(ledger.id, expected, next))) {
-      ledger.dict.truncate(dictSize); // nothing staged here will be published
-      writes = [...prepared.map((x) => x.w), ...unchanged.map((u) => u.w)];
-      continue;
+  }
+  const dictSize = ledger.dict.size;
+  const { prepared, unchanged, failed, after } = await prepareAll(conn, ledger, batch, base);
+  for (const [w, e] of failed) w.reject(e);
+  const group: Group = { prepared, unchanged, baseCid: base.cid, dictSize, after, published: Promise.resolve(true), retry: [] };
+  // Blobs first (their fsyncs overlap each other and the previous group's publish).
+  const blobs = Promise.all(prepared.flatMap((x) => [
+    ...(x.txnBytes ? [conn.content.put(Codec.txn, x.txnBytes)] : []),
+    conn.content.put(Codec.commit, x.bytes),
+  ]));
+  blobs.catch(() => {}); // observed in publish; never an unhandled rejection meanwhile
+  group.published = publish(conn, ledger, group, prev, blobs);
+  return group;
+}
+
+/** Publish a group once its blobs are durable and its predecessor published; settle its writes. */
+async function publish(conn: Connection, ledger: Ledger, g: Group, prev: Group | null, blobs: Promise<unknown>): Promise<boolean> {
+  const all = [...g.prepared.map((x) => x.w), ...g.unchanged.map((u) => u.w)];
+  let blobError: unknown = null;
+  try { await blobs; } catch (e) { blobError = e; }
+  if (prev && !(await prev.published)) {
+    g.retry = all; // staged on a state that never came to be
+    return false;
+  }
+  return ledger.lock.run(async () => {
+    if (blobError !== null) {
+      ledger.dict.truncate(g.dictSize);
+      for (const w of all) w.reject(blobError);
+      return false;
     }
-    ledger.record = next;
-    for (const x of prepared) ledger.applyCommit({ ...x.data, nsDelta: x.nsDelta }, x.cid, x.bytes);
-    for (const x of prepared) {
+    // A commit applied since staging (another process's, caught up by a reader) means a new base.
+    if (ledger.head.cid !== g.baseCid) {
+      ledger.dict.truncate(g.dictSize);
+      g.retry = all;
+      return false;
+    }
+    if (g.prepared.length > 0) {
+      const last = g.prepared[g.prepared.length - 1]!;
+      const expected = ledger.record;
+      const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };
+      if (!(await conn.ns.compareAndSet(ledger.id, expected, next))) {
+        ledger.dict.truncate(g.dictSize); // nothing staged here will be published
+        g.retry = [];
+        for (const w of all) {
+          w.attempts = (w.attempts ?? 0) + 1;
+          if (w.attempts >= MAX_ATTEMPTS) w.reject(commitConflict(`ledger ${ledger.id}: the head kept moving; gave up after ${MAX_ATTEMPTS} attempts`));
+          else g.retry.push(w);
+        }
+        return false;
+      }
+      ledger.record = next;
+      for (const x of g.prepared) ledger.applyCommit({ ...x.data, nsDelta: x.nsDelta }, x.cid, x.bytes);
+    }
+    for (const x of g.prepared) {
       x.w.resolve(finish(x.w, {
         ledger_id: ledger.id, t: x.t, timestamp: x.time, commit_id: x.cid, previous_commit_id: x.prevCid,
         flakes_added: x.asserts, flakes_retracted: x.retracts, 'tx-id': x.w.txId, commit: { hash: x.cid },
       }));
     }
-    settleUnchanged();
-    return;
-  }
-  for (const w of writes) w.reject(commitConflict(`ledger ${ledger.id}: the head kept moving; gave up after ${MAX_ATTEMPTS} attempts`));
+    for (const u of g.unchanged) {
+      u.w.resolve(finish(u.w, {
+        ledger_id: ledger.id, t: u.t, timestamp: u.time, commit_id: u.cid, previous_commit_id: u.cid,
+        flakes_added: 0, flakes_retracted: 0, 'tx-id': u.w.txId, commit: { hash: u.cid },
+      }));
+    }
+    return true;
+  });
 }
 
 function finish(w: PendingWrite, r: Receipt): Receipt {
@@ -174,21 +280,18 @@ function finish(w: PendingWrite, r: Receipt): Receipt {
 }
 
 /**
- * Stage each write in order as the next commit, against an overlay of the snapshot plus the
- * commits staged before it in this group. Nothing touches the ledger's state; a request that fails
+ * Stage each write in order as the next commit, against an overlay of the base plus the commits
+ * staged before it. Nothing touches the ledger's state but its dictionary; a request that fails
  * validation is reported alone and the rest go on.
  */
-async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite[]): Promise<{
-  prepared: Prepared[]; unchanged: { w: PendingWrite; t: number; cid: string; time: string }[]; failed: [PendingWrite, unknown][];
+async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite[], base: StageBase): Promise<{
+  prepared: Prepared[]; unchanged: Unchanged[]; failed: [PendingWrite, unknown][]; after: StageBase;
 }> {
   const prepared: Prepared[] = [];
-  const unchanged: { w: PendingWrite; t: number; cid: string; time: string }[] = [];
+  const unchanged: Unchanged[] = [];
   const failed: [PendingWrite, unknown][] = [];
-  let view = await ledger.db();
-  let ns = ledger.ns;
-  let t = ledger.t, cid = ledger.head.cid, time = ledger.head.time;
-  let noveltyBytes = ledger.novelty.bytes;
-  const datatypes = new Set(ledger.datatypes);
+  let { view, ns, t, cid, time, pendingBytes } = base;
+  const datatypes = new Set(base.datatypes);
   const max = conn.opts.reindexMaxBytes;
   for (const w of writes) {
     const { req, ctx } = w;
@@ -216,6 +319,7 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
       };
       const encoded = encodeCommit(data, ns);
       const delta = encoded.bytes.length;
+      const noveltyBytes = ledger.novelty.bytes + pendingBytes;
       if (delta >= max) throw noveltyDeltaTooLarge(`the transaction's novelty delta (${delta} bytes) is at or above reindex_max_bytes (${max}); split it into smaller transactions`);
       if (noveltyBytes >= max || noveltyBytes + delta > max) {
         conn.maybeIndex(ledger);
@@ -224,19 +328,23 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
       const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
-      prepared.push({ w, t: t + 1, time: commitTime, prevCid: cid, cid: commitCid, data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, txnBytes, asserts, retracts });
+      const events = stager.idFlakes(t + 1);
+      prepared.push({
+        w, t: t + 1, time: commitTime, prevCid: cid, cid: commitCid, data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, txnBytes,
+        asserts, retracts, events, newGraphs: new Map(stager.newGraphs),
+      });
       for (const dt of fresh) datatypes.add(dt);
-      noveltyBytes += delta;
+      pendingBytes += delta;
       ns = encoded.nsTable;
       t++; cid = commitCid; time = commitTime;
       // The next request in the group sees this one.
-      view = view.withEvents(stager.idFlakes(t), view.graphTableWith(stager.newGraphs), t);
+      view = view.withEvents(events, view.graphTableWith(stager.newGraphs), t);
     } catch (e) {
       ledger.dict.truncate(dictSize);
       failed.push([w, e]);
     }
   }
-  return { prepared, unchanged, failed };
+  return { prepared, unchanged, failed, after: { view, ns, t, cid, time, pendingBytes, datatypes } };
 }
 
 /** The commit time: `eventTime` when given (not before the previous commit, not in the future), else now. */
