@@ -5,7 +5,8 @@
  *   suites     load | query | all
  *   --products N     BSBM product count (default 2825, ≈1M triples; 265 ≈ 100k)
  *   --reps N         load: processes per engine (default 3, median reported);
- *                    query: timed runs per query after one warm-up (default 5, minimum 5 unless --quick)
+ *                    query: timed runs per query (default 7, minimum 5 unless --quick)
+ *   --warmup N       query: untimed runs per query before timing (default 3)
  *   --engines a,b    subset of oxigraph,n3,ledgraph (default all three)
  *   --seed S         generator seed (default the generator's)
  *   --no-build       skip `npx tsc -p tsconfig.build.json` before the ledgraph workers
@@ -177,12 +178,13 @@ async function runLoad(data) {
 }
 
 async function runQuery(data) {
-  const reps = Math.max(args.quick ? 1 : 5, Number(args.reps ?? 5));
+  const reps = Math.max(args.quick ? 1 : 5, Number(args.reps ?? 7));
+  const warmup = Math.max(1, Number(args.warmup ?? 3));
   const results = {};
   for (const engine of engines) {
     if (engine === 'ledgraph') buildLedgraph();
     console.error(`bench: query ${engine}`);
-    const wargs = ['--engine', engine, '--data', data.nt, '--params', data.params, '--reps', String(reps)];
+    const wargs = ['--engine', engine, '--data', data.nt, '--params', data.params, '--reps', String(reps), '--warmup', String(warmup)];
     if (args.only) wargs.push('--only', String(args.only));
     if (engine === 'ledgraph') wargs.push('--storage', join(DATA_DIR, `ledgraph-${products}`));
     results[engine] = await runWorker(SUITES.query, wargs);
@@ -239,18 +241,44 @@ async function runQuery(data) {
     mixRow.push(x == null ? '—' : fmt(x, 2));
   }
   if (!args.only) rows.push(mixRow);
-  console.log(`\nQueries, pc=${products} (${fmtInt(data.meta.triples)} triples), median of ${reps} timed runs after one warm-up`);
+  console.log(`\nQueries, pc=${products} (${fmtInt(data.meta.triples)} triples), median of ${reps} timed runs after ${warmup} warm-up runs`);
   console.log(table(headers, rows));
   for (const e of engines) {
     const r = results[e];
     if (r.status === 'anchor') console.log(`${e}: ${r.note}`);
     else if (r.status !== 'ok') console.log(`${e}: ${describe(r)}`);
   }
+  const acceptance = lgOk ? queryAcceptance(ratios, names) : null;
+  if (acceptance) for (const line of acceptance.lines) console.log(line);
   if (mismatches.length) {
     console.log('\n!!!!!!!! RESULT COUNT MISMATCH between engines !!!!!!!!');
     for (const m of mismatches) console.log(`  ${m.query}: ${Object.entries(m.counts).map(([e, c]) => `${e}=${c}`).join(', ')}`);
   }
-  return { results, ratios, mismatches };
+  return { results, ratios, mismatches, acceptance };
+}
+
+/**
+ * Issue 3's targets from same-run ratios: the explore mix within 5x oxigraph, no query worse than
+ * 10x oxigraph, every query at least 10x faster than n3 + Comunica (ratio <= 0.1).
+ */
+function queryAcceptance(ratios, names) {
+  const lines = ['', 'Acceptance (same-run ratios):'];
+  const out = { lines };
+  const ox = ratios.oxigraph;
+  if (ox) {
+    const worst = names.reduce((w, n) => (ox[n] != null && (w === null || ox[n] > ox[w]) ? n : w), null);
+    out.mixVsOxigraph = ox.mix ?? null;
+    out.worstVsOxigraph = worst && { query: worst, ratio: ox[worst] };
+    lines.push(`  explore mix / oxigraph = ${fmt(ox.mix, 2)} (target <= 5): ${ox.mix != null && ox.mix <= 5 ? 'met' : 'NOT met'}`);
+    if (worst) lines.push(`  worst query / oxigraph = ${worst} ${fmt(ox[worst], 2)} (target <= 10): ${ox[worst] <= 10 ? 'met' : 'NOT met'}`);
+  }
+  const n3 = ratios.n3;
+  if (n3) {
+    const slowest = names.reduce((w, n) => (n3[n] != null && (w === null || n3[n] > n3[w]) ? n : w), null);
+    out.slowestVsComunica = slowest && { query: slowest, ratio: n3[slowest], speedup: 1 / n3[slowest] };
+    if (slowest) lines.push(`  least speed-up over n3 + Comunica = ${slowest} ${fmt(1 / n3[slowest], 1)}x (target >= 10x): ${n3[slowest] <= 0.1 ? 'met' : 'NOT met'}`);
+  }
+  return out;
 }
 
 /** Run a single-script suite (ledgraph only) and print its result line. */
