@@ -171,3 +171,34 @@ describe('request options', () => {
     expect(r.tracking).toMatchObject({ fuel: 1, policy: { executed: 3, allowed: 2 }, members: ['time', 'fuel', 'policy'] });
   });
 });
+
+describe('repeated queries', () => {
+  // The service keeps parsed queries by body text and formatters by context and format; a repeat
+  // must answer as a first run does under every context, format and request.
+  const text = JSON.stringify({ select: ['?p', '?d'], where: { '@id': '?p', 'http://example.org/start': '?d' } });
+  const trip = 'http://example.org/trip1';
+
+  it('the same text under another default context (or none) is its own query', async () => {
+    for (let i = 0; i < 2; i++) {
+      expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main' })).result)
+        .toEqual([[trip, { '@value': '2024-05-01', '@type': XSD + 'date' }]]);
+      expect((await runJsonLdQuery(conn, text, demo)).result).toEqual([['ex:trip1', { '@value': '2024-05-01', '@type': 'xsd:date' }]]);
+      expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main', defaultContext: { t: 'http://example.org/' } })).result)
+        .toEqual([['t:trip1', { '@value': '2024-05-01', '@type': XSD + 'date' }]]);
+    }
+  });
+
+  it('the same text in json and typed-json, and as text or object', async () => {
+    for (let i = 0; i < 2; i++) {
+      expect((await runJsonLdQuery(conn, text, { ...demo, outputFormat: 'typed-json' })).result)
+        .toEqual([{ '?d': { '@value': '2024-05-01', '@type': 'xsd:date' }, '?p': { '@id': 'ex:trip1' } }]);
+      expect((await runJsonLdQuery(conn, JSON.parse(text), demo)).result).toEqual([['ex:trip1', { '@value': '2024-05-01', '@type': 'xsd:date' }]]);
+    }
+  });
+
+  it('a ledger scope with a time specifier reads that time', async () => {
+    const r = await runJsonLdQuery(conn, { select: '?st', where: { '@id': 'ex:ben', 'ex:status': '?st' } }, { ...demo, ledger: 'demo:main@t:2' });
+    expect(r.result).toEqual(['active']);
+    expect(r.ledgers).toEqual({ 'demo:main': 2 });
+  });
+});

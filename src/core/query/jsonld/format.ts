@@ -33,9 +33,23 @@ export interface Formatter {
 const idCaches = new WeakMap<ActiveContext, WeakMap<Term, string>>();
 /** JSON scalars of literals in the `json` form; they depend on the term alone, not the context. */
 const scalars = new WeakMap<Term, string | number | boolean>();
+/**
+ * Formatters per context and format. A formatter holds no per-response state, so a repeated query
+ * (whose cached context is the same object) reuses one rather than building its closures again.
+ */
+const formatters = new WeakMap<ActiveContext, Partial<Record<OutputFormat, Formatter>>>();
+/** Vocabulary IRIs (datatypes, property keys) a formatter remembers compacted. */
+const VOCAB_CACHE_LIMIT = 10_000;
 
-/** The formatter of one response. */
+/** The formatter of a context and output format. */
 export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Formatter {
+  let perCtx = formatters.get(ctx);
+  if (!perCtx) formatters.set(ctx, perCtx = {});
+  return perCtx[format] ??= makeFormatter(ctx, format);
+}
+
+/** A new formatter (formatter keeps one per context and format). */
+function makeFormatter(ctx: ActiveContext, format: OutputFormat): Formatter {
   let ids = idCaches.get(ctx);
   if (!ids) idCaches.set(ctx, ids = new WeakMap());
   const cache = ids;
@@ -47,7 +61,17 @@ export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Fo
     }
     return s;
   };
-  const vocab = (iri: string): string => ctx.compactIri(iri, true);
+  // The context caches compaction too, but under a key built per call; the IRI strings here come
+  // from shared terms and keep their hash, so this lookup is the cheaper one for repeated rows.
+  const vocabs = new Map<string, string>();
+  const vocab = (iri: string): string => {
+    let s = vocabs.get(iri);
+    if (s === undefined) {
+      s = ctx.compactIri(iri, true);
+      if (vocabs.size < VOCAB_CACHE_LIMIT) vocabs.set(iri, s);
+    }
+    return s;
+  };
   const valueObject = (t: Term): Record<string, unknown> => {
     if (t.termType !== 'Literal') return { '@id': id(t) };
     if (t.language) return { '@value': t.value, '@language': t.language };
@@ -57,13 +81,15 @@ export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Fo
   };
   const plain = (t: Term): unknown => {
     if (t.termType !== 'Literal') return undefined;
-    const known = scalars.get(t);
-    if (known !== undefined) return known;
     if (t.language) return { '@value': t.value, '@language': t.language };
     const dt = t.datatype.value;
-    let v: string | number | boolean | undefined;
+    // A string is its lexical form: no cache probe, which for large results (a table beyond the
+    // CPU caches, probed once a cell) costs more than the answer it would find.
+    if (dt === xsd.string) return t.value;
+    const known = scalars.get(t);
+    if (known !== undefined) return known;
+    let v: number | boolean | string | undefined;
     switch (dt) {
-      case xsd.string: v = t.value; break;
       case xsd.boolean: v = booleanOf(t.value); break;
       case xsd.integer: case xsd.long: v = integerOf(t.value); break;
       case xsd.double: v = doubleOf(t.value); break;

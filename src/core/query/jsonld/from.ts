@@ -22,8 +22,8 @@ export interface OpenedDataset {
   namedGraphs: number[];
   resolveGraph(iri: string): number | undefined;
   ledgers: Record<string, number>;
-  /** `fromNamed` alias -> the graph name `["graph", alias, ...]` resolves. */
-  aliases: Map<string, string>;
+  /** `fromNamed` alias -> the graph name `["graph", alias, ...]` resolves (absent: none). */
+  aliases?: ReadonlyMap<string, string>;
   /** History queries: the inclusive t range. */
   history?: { fromT: number; toT: number };
 }
@@ -44,7 +44,13 @@ export function sourcePolicies(keys: DatasetKeys): PolicyInputs['sources'] {
  * Resolve the query's dataset against the connection (404 for unknown ledgers, commits, graphs; an
  * instant before a ledger's first commit is the ledger's own 400 "no data as of", §9).
  */
-export async function openDataset(conn: Connection, keys: DatasetKeys, ctx: ActiveContext, opts: { ledger?: string; at?: TimeSpec }): Promise<OpenedDataset> {
+export function openDataset(conn: Connection, keys: DatasetKeys, ctx: ActiveContext, opts: { ledger?: string; at?: TimeSpec }): Promise<OpenedDataset> {
+  // A ledger-scoped query without dataset keys reads that ledger's default graph: the shared
+  // resolution is all there is to do (a `#fragment` of the scope, which selects no graph here,
+  // takes the general path).
+  if (keys.from === undefined && keys.fromNamed === undefined && keys.to === undefined && opts.ledger !== undefined && !opts.ledger.includes('#')) {
+    return resolveDataset(conn, {}, opts.at ? { defaultLedger: opts.ledger, at: opts.at } : { defaultLedger: opts.ledger });
+  }
   return open(conn, keys, ctx, opts);
 }
 

@@ -11,7 +11,7 @@ import { type TimeSpec, parseLedgerRef } from '../../ledger/ledger-id.js';
 import type { Op, Query } from '../algebra/algebra.js';
 import { executeQuery, fuelExhausted, type QueryContext } from '../engine.js';
 import { abortError } from '../exec/runtime.js';
-import { type Binding, collect } from '../results/types.js';
+import { type Binding, type QueryResult, collect } from '../results/types.js';
 import { agentJson } from './agent.js';
 import { compileTemplate, constructDocument } from './construct.js';
 import { Crawler } from './crawl.js';
@@ -74,7 +74,7 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
   } else {
     const c = run.compiled!;
     let collected: Collected | undefined;
-    if (c.collect) collected = collectValues(await collect(await run.stream(c.collect.op, c.collect.variables)), c);
+    if (c.collect) collected = collectValues(await collect(rowsOf(await run.execute({ form: 'select', op: c.collect.op, variables: c.collect.variables }))), c);
     const crawler = c.columns.some((col) => col.kind === 'crawl')
       ? new Crawler({
         view: run.crawlView, graphs: run.ds.defaultGraphs, fmt, depth: q.query.depth,
@@ -82,7 +82,8 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
         charge: (n) => run.charge(n), ...(req.signal ? { signal: req.signal } : {}),
       })
       : undefined;
-    const shaped = await shapeRows(c, await run.stream(c.op, c.projected), fmt, crawler, collected);
+    const rows = rowsOf(await run.execute({ form: 'select', op: c.op, variables: c.projected }));
+    const shaped = await shapeRows(c, rows, fmt, crawler, collected);
     result = q.form === 'selectOne' ? shaped[0] ?? null : shaped;
   }
   if (req.agent) result = agentJson(result, q.contextJson, req.agent.maxBytes, q.query.offset);
@@ -112,9 +113,8 @@ export async function streamJsonLdSelect(conn: Connection, body: unknown, req: J
   const c = run.compiled!;
   if (c.columns.some((col) => col.kind === 'crawl')) throw badRequest('graph crawl (hydration) queries cannot be streamed; select variables instead');
   if (c.collect) throw badRequest('grouped value arrays and median/variance/stddev cannot be streamed; aggregate every non-grouped variable');
-  const result = await run.execute({ form: 'select', op: c.op, variables: c.projected });
-  if (result.type !== 'bindings') throw new Error('select did not produce bindings');
-  return { vars: c.projected, rows: result.rows, ledgers: run.ds.ledgers, fuel: () => run.fuel };
+  const rows = rowsOf(await run.execute({ form: 'select', op: c.op, variables: c.projected }));
+  return { vars: c.projected, rows, ledgers: run.ds.ledgers, fuel: () => run.fuel };
 }
 
 /** True when the body is a history query (`to`), which cannot be streamed or multi-queried. */
@@ -143,8 +143,12 @@ interface Run {
   fuel: number;
   charge(n: number): void;
   execute(q: Query): ReturnType<typeof executeQuery>;
-  /** The bindings of a select over `op`, streamed. */
-  stream(op: Op, variables: string[]): Promise<AsyncIterable<Binding>>;
+}
+
+/** The rows of a select's result (awaited by the caller, so a run costs no extra async step). */
+function rowsOf(r: QueryResult): AsyncIterable<Binding> {
+  if (r.type !== 'bindings') throw new Error('select did not produce bindings');
+  return r.rows;
 }
 
 /**
@@ -153,6 +157,8 @@ interface Run {
  * mutated, so they are shared.
  */
 const parsed = new Map<string, ParsedQuery>();
+/** The same, for bodies with a ledger default context: keyed by text and that context's JSON. */
+const parsedWithDefault = new Map<string, ParsedQuery>();
 const PARSED_CACHE_SIZE = 256;
 /**
  * A body given as JSON text (as it arrives over HTTP) is cached by that text; an object body by
@@ -160,51 +166,79 @@ const PARSED_CACHE_SIZE = 256;
  */
 function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const key = text + '\u0000' + (defaultContext === undefined ? '' : JSON.stringify(defaultContext));
-  let q = parsed.get(key);
-  if (q) { parsed.delete(key); parsed.set(key, q); return q; }
+  // Without a default context the text itself is the key: a string keeps its hash, so looking up
+  // the text a client sent costs no copy (a concatenated key would be hashed anew every call).
+  const cache = defaultContext === undefined ? parsed : parsedWithDefault;
+  const key = defaultContext === undefined ? text : text + '\u0000' + JSON.stringify(defaultContext);
+  let q = cache.get(key);
+  if (q) { cache.delete(key); cache.set(key, q); return q; }
   let value = body;
   if (typeof body === 'string') {
     try { value = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
   q = parseQuery(value, defaultContext);
-  if (parsed.size >= PARSED_CACHE_SIZE) parsed.delete(parsed.keys().next().value!);
-  parsed.set(key, q);
+  if (cache.size >= PARSED_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, q);
   return q;
 }
 
-/** Compiled selects per parsed query, keyed by event mode and graph aliases. */
-const compiledCache = new WeakMap<ParsedQuery, Map<string, { wc: WhereCompiler; compiled: CompiledSelect }>>();
+/**
+ * A compiled select and whether it calls the `t` / `op` event functions (which need the event
+ * view; found once here rather than by walking the operators on every run).
+ */
+interface Compiled { wc: WhereCompiler; compiled: CompiledSelect; usesEvents: boolean }
 
-async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
+/** Compiled selects per parsed query, keyed by event mode and graph aliases. */
+const compiledCache = new WeakMap<ParsedQuery, Map<string, Compiled>>();
+
+/**
+ * Open the query's dataset and view and set up its run. Without `min-t` and a policy hook this is
+ * one asynchronous step, the dataset resolution, as in the SPARQL service.
+ */
+function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
   const deadline = req.timeoutMs !== undefined ? Date.now() + req.timeoutMs : undefined;
   const minT = q.opts.minT ?? req.minT;
+  if (minT === undefined && !req.wrapView) return openDataset(conn, q.dataset, q.ctx, req).then((ds) => newRun(q, req, ds, ds.view, deadline));
+  return prepareWaiting(conn, q, req, minT, deadline);
+}
+
+/** prepare with read-after-write and the policy hook. */
+async function prepareWaiting(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest, minT: number | undefined, deadline: number | undefined): Promise<Run> {
   if (minT !== undefined) await waitForT(conn, q, req, minT, deadline);
-  const ds = await openDataset(conn, q.dataset, q.ctx, { ...(req.ledger !== undefined ? { ledger: req.ledger } : {}), ...(req.at ? { at: req.at } : {}) });
-  const view = req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : ds.view;
+  const ds = await openDataset(conn, q.dataset, q.ctx, req);
+  return newRun(q, req, ds, req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : ds.view, deadline);
+}
+
+/**
+ * The compiled select of a query for a dataset's graph aliases and an event mode. Compilation
+ * depends only on these and the parsed query (cached by text); compiled operators are never
+ * mutated, so repeated queries share them.
+ */
+function compiledFor(q: ParsedQuery, aliases: ReadonlyMap<string, string> | undefined, events: 'history' | 'current' | undefined): Compiled {
+  const key = !aliases || aliases.size === 0 ? events ?? '' : (events ?? '') + '\u0000' + JSON.stringify([...aliases]);
+  let perQuery = compiledCache.get(q);
+  if (!perQuery) compiledCache.set(q, perQuery = new Map());
+  let hit = perQuery.get(key);
+  if (!hit) {
+    const wc = new WhereCompiler({ objectVarParsing: q.opts.objectVarParsing, ...(aliases ? { graphAliases: aliases } : {}), ...(events ? { events } : {}) });
+    const compiled = compileSelect(q.query, wc, q.form !== 'construct' && q.form !== 'ask');
+    const usesEvents = usesEventFunctions(compiled.op) || (compiled.collect !== undefined && usesEventFunctions(compiled.collect.op));
+    hit = { wc, compiled, usesEvents };
+    perQuery.set(key, hit);
+  }
+  return hit;
+}
+
+/** The run of a query over its opened dataset and the view it reads (policy-wrapped or not). */
+function newRun(q: ParsedQuery, req: JsonLdQueryRequest, ds: OpenedDataset, view: DbView, deadline: number | undefined): Run {
   // A policy-wrapped view lists only named graphs holding a visible fact: `graph ?g` must not reveal the rest.
   const visibleGraphs = view === ds.view ? null : new Set(view.namedGraphs());
   const namedGraphs = visibleGraphs ? ds.namedGraphs.filter((g) => visibleGraphs.has(g)) : ds.namedGraphs;
-
-  const compile = (events: 'history' | 'current' | undefined) => {
-    // Compilation depends only on the parsed query (cached by text), the dataset's graph aliases
-    // and the event mode; compiled operators are never mutated, so repeated queries share them.
-    const key = (events ?? '') + '\u0000' + (ds.aliases ? JSON.stringify([...ds.aliases]) : '');
-    let perQuery = compiledCache.get(q);
-    if (!perQuery) compiledCache.set(q, perQuery = new Map());
-    let hit = perQuery.get(key);
-    if (!hit) {
-      const wc = new WhereCompiler({ objectVarParsing: q.opts.objectVarParsing, graphAliases: ds.aliases, ...(events ? { events } : {}) });
-      hit = { wc, compiled: compileSelect(q.query, wc, q.form !== 'construct' && q.form !== 'ask') };
-      perQuery.set(key, hit);
-    }
-    return hit;
-  };
   let events: 'history' | 'current' | undefined = ds.history ? 'history' : undefined;
-  let { wc, compiled } = compile(events);
-  if (!events && (usesEventFunctions(compiled.op) || (compiled.collect && usesEventFunctions(compiled.collect.op)))) {
+  let { wc, compiled, usesEvents } = compiledFor(q, ds.aliases, events);
+  if (!events && usesEvents) {
     events = 'current';
-    ({ wc, compiled } = compile(events));
+    ({ wc, compiled } = compiledFor(q, ds.aliases, events));
   }
   let ctx: QueryContext = { view, defaultGraphs: ds.defaultGraphs, namedGraphs, resolveGraph: ds.resolveGraph };
   if (events) {
@@ -222,6 +256,7 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
   }
   // A header supplies the default; the body's own value wins (§12, decided).
   const maxFuel = q.opts.maxFuel ?? req.maxFuel;
+  const onFinish = ({ fuel }: { fuel: number }): void => { run.fuel += fuel; };
   const run: Run = {
     ds, crawlView: view, op: compiled.op, compiled, fuel: 0,
     charge(n) {
@@ -231,19 +266,14 @@ async function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest
       if (deadline !== undefined && Date.now() > deadline) throw timeoutError('query timeout exceeded');
     },
     execute(query) {
-      const left = deadline !== undefined ? Math.max(0, deadline - Date.now()) : undefined;
+      // The properties and order of the SPARQL service's context (absent ones undefined): the
+      // engine's reads of it then meet one object shape, whichever language a process runs.
       return executeQuery(query, {
-        ...ctx,
-        ...(maxFuel !== undefined ? { maxFuel: Math.max(0, maxFuel - run.fuel) } : {}),
-        ...(left !== undefined ? { timeoutMs: left } : {}),
-        ...(req.signal ? { signal: req.signal } : {}),
-        onFinish: ({ fuel }) => { run.fuel += fuel; },
+        view: ctx.view, defaultGraphs: ctx.defaultGraphs, namedGraphs: ctx.namedGraphs, resolveGraph: ctx.resolveGraph,
+        maxFuel: maxFuel !== undefined ? Math.max(0, maxFuel - run.fuel) : undefined,
+        timeoutMs: deadline !== undefined ? Math.max(0, deadline - Date.now()) : undefined,
+        deadline: undefined, signal: req.signal, onFinish, baseIri: undefined,
       });
-    },
-    async stream(op, variables) {
-      const r = await run.execute({ form: 'select', op, variables });
-      if (r.type !== 'bindings') throw new Error('select did not produce bindings');
-      return r.rows;
     },
   };
   return run;
@@ -264,8 +294,11 @@ async function waitForT(conn: Connection, q: ParsedQuery, req: JsonLdQueryReques
   }
 }
 
+/** The clock of `meta` time, looked up once: reading the global `performance` is slow before optimisation. */
+const clock: { now(): number } = typeof performance !== 'undefined' ? performance : Date;
+
 function now(): number {
-  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+  return clock.now();
 }
 
 export type { OutputFormat };

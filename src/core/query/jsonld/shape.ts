@@ -36,35 +36,53 @@ export function collectValues(rows: Binding[], c: CompiledSelect): Collected {
  * Shape every row of a select as it streams from the engine. `collected` (grouped arrays and
  * statistics) must be complete before shaping starts; crawl nodes are read per row.
  */
-export async function shapeRows(c: CompiledSelect, rows: AsyncIterable<Binding>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
-  const out: unknown[] = [];
-  if (c.wildcard) {
-    const keys = c.projected.map((v) => '?' + v);
-    for await (const row of rows) {
-      const o: Record<string, unknown> = {};
-      for (let i = 0; i < keys.length; i++) { const t = row[c.projected[i]!]; if (t !== undefined) o[keys[i]!] = fmt.cell(t); }
-      out.push(o);
-    }
-    return out;
-  }
+export function shapeRows(c: CompiledSelect, rows: AsyncIterable<Binding>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
+  // Each common shape has a loop of its own: a small function is optimised after far fewer
+  // calls than one holding every shape, which matters for queries repeated a few hundred times.
+  if (c.wildcard) return wildcardRows(rows, fmt, c.projected);
   // typed-json rows are objects keyed by variable name (§13); a lone crawl column stays a node.
   const keyed = fmt.format === 'typed-json' && !(c.flat && c.columns[0]!.kind === 'crawl');
-  const simple = c.columns.every((col) => col.kind === 'var');
-  if (simple && !keyed) {
+  if (!keyed && c.columns.every((col) => col.kind === 'var')) {
     const names = c.columns.map((col) => (col as { name: string }).name);
-    const first = names[0]!;
-    const width = names.length;
-    if (c.flat) for await (const row of rows) out.push(fmt.cell(row[first]));
-    else {
-      // The hot loop of large selects: no closure or map per row.
-      for await (const row of rows) {
-        const cells = new Array<unknown>(width);
-        for (let i = 0; i < width; i++) cells[i] = fmt.cell(row[names[i]!]);
-        out.push(cells);
-      }
-    }
-    return out;
+    return c.flat ? flatRows(rows, fmt, names[0]!) : tableRows(rows, fmt, names);
   }
+  return shapedRows(c, rows, fmt, crawler, collected, keyed);
+}
+
+/** `"*"`: an object per row keyed by `?var`, unbound variables left out. */
+async function wildcardRows(rows: AsyncIterable<Binding>, fmt: Formatter, vars: string[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const keys = vars.map((v) => '?' + v);
+  for await (const row of rows) {
+    const o: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) { const t = row[vars[i]!]; if (t !== undefined) o[keys[i]!] = fmt.cell(t); }
+    out.push(o);
+  }
+  return out;
+}
+
+/** One variable selected bare: a value per row. */
+async function flatRows(rows: AsyncIterable<Binding>, fmt: Formatter, name: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const row of rows) out.push(fmt.cell(row[name]));
+  return out;
+}
+
+/** Variables only: an array of values per row (the hot loop of large selects). */
+async function tableRows(rows: AsyncIterable<Binding>, fmt: Formatter, names: string[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const width = names.length;
+  for await (const row of rows) {
+    const cells = new Array<unknown>(width);
+    for (let i = 0; i < width; i++) cells[i] = fmt.cell(row[names[i]!]);
+    out.push(cells);
+  }
+  return out;
+}
+
+/** Crawl columns, grouped value arrays, statistics and typed-json row objects. */
+async function shapedRows(c: CompiledSelect, rows: AsyncIterable<Binding>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined, keyed: boolean): Promise<unknown[]> {
+  const out: unknown[] = [];
   const order = c.columns.map((col, i) => [columnName(col, fmt), i] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   for await (const row of rows) {
     const group = collected?.get(groupKeyOf(row, c.groupKeys));
