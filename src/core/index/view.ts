@@ -59,6 +59,11 @@ export interface DbView {
   scanSync?(pattern: ScanPattern): FactBatch | null;
   /** Estimated number of facts matching the pattern (exact when cheap). */
   estimate(pattern: ScanPattern): number;
+  /**
+   * Optional planner hint: the average number of facts with predicate `p` per distinct subject
+   * (`'s'`) or per distinct object (`'o'`), sampled from data at hand; undefined when unknown.
+   */
+  valuesPerKey?(p: number, key: 's' | 'o'): number | undefined;
   /** Every event with fromT <= t <= toT of facts matching the pattern, ordered by t then op. */
   history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent>;
   readonly stats: ViewStats;

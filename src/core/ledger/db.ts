@@ -5,7 +5,7 @@
 import { FIRST_NAMED_GRAPH, type Flake } from '../flake/flake.js';
 import type { TermDict } from '../index/dict.js';
 import type { Novelty } from '../index/novelty.js';
-import { allocRun, keyCols } from '../index/run.js';
+import { allocRun, keyCols, lowerBound, upperBound } from '../index/run.js';
 import { estimateOrder, NO_FILTER, scanSteps, scanStepsSync, type ScanSource, type ScanStep } from '../index/scan.js';
 import type { IndexTree } from '../index/tree.js';
 import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
@@ -14,6 +14,40 @@ import type { LedgerStats } from './stats.js';
 import { rdf } from '../rdf/vocab.js';
 
 const RDF_TYPE = rdf.type;
+
+/** Sampled fan-outs per index snapshot (a snapshot's leaves never change). */
+const sampleCache = new WeakMap<IndexTree, Map<string, number>>();
+const SAMPLE_ROWS = 4096;
+
+/**
+ * Facts per distinct subject (or object) of predicate `p` in the default graph, from the first
+ * decoded leaves of its PSOT (POST) range: exact when the range fits the sample. Undefined when
+ * no leaf of the range is decoded yet: planning never waits for I/O, it starts the fetch instead.
+ */
+function sampleValuesPerKey(tree: IndexTree, p: number, key: 's' | 'o'): number | undefined {
+  const order = key === 's' ? 'psot' : 'post';
+  const prefix = [0, p];
+  const [lo, hi] = tree.leafSpan(order, prefix);
+  let rows = 0, distinct = 0, last = NaN;
+  for (let li = lo; li < hi && rows < SAMPLE_ROWS; li++) {
+    const ref = tree.leaves[order][li]!;
+    const leaf = tree.cachedLeaf(ref);
+    if (!leaf) {
+      // Fetch it in the background, so later plans get the sample.
+      if (rows === 0) void tree.leaf(ref).catch(() => undefined);
+      break;
+    }
+    const cols = keyCols(leaf.run, order);
+    const keyCol = cols[2]!;
+    let i = lowerBound(cols, 0, leaf.run.n, prefix);
+    const end = upperBound(cols, i, leaf.run.n, prefix);
+    for (; i < end && rows < SAMPLE_ROWS; i++, rows++) {
+      const v = keyCol[i]!;
+      if (v !== last) { distinct++; last = v; }
+    }
+  }
+  return distinct === 0 ? undefined : rows / distinct;
+}
 
 /** What a Db needs from its ledger. */
 export interface DbParts {
@@ -133,6 +167,20 @@ export class Db implements DbView {
       }
     }
     return n;
+  }
+
+  valuesPerKey(p: number, key: 's' | 'o'): number | undefined {
+    const tree = this.parts.tree;
+    if (!tree) return undefined;
+    let byKey = sampleCache.get(tree);
+    if (!byKey) sampleCache.set(tree, (byKey = new Map()));
+    const k = key + p;
+    let v = byKey.get(k);
+    if (v === undefined) {
+      v = sampleValuesPerKey(tree, p, key);
+      if (v !== undefined) byKey.set(k, v);
+    }
+    return v;
   }
 
   async *history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent> {

@@ -142,7 +142,17 @@ export function tpCard(P: Planner, tp: TriplePattern, c: PlanCtx): number {
 function fanout(P: Planner, it: Item, bound: ReadonlySet<string>): number {
   if (it.tp) {
     const b = (t: TriplePattern['s']) => t.termType === 'Variable' && bound.has(t.value);
-    return tpFanout(it.card, b(it.tp.s), b(it.tp.p), b(it.tp.o), P.rt.view.stats);
+    const sB = b(it.tp.s), pB = b(it.tp.p), oB = b(it.tp.o);
+    // A star or chain join through a constant predicate: assume the bound key has the predicate
+    // (the usual containment assumption) and expect the sampled facts per key, instead of
+    // spreading the predicate over every subject in the store.
+    const { p, s, o } = it.tp;
+    if (p.termType === 'NamedNode' && sB !== oB && !pB && (sB ? o : s).termType === 'Variable') {
+      const pid = P.rt.ids.stored(p);
+      const per = pid === undefined ? undefined : P.rt.view.valuesPerKey?.(pid, sB ? 's' : 'o');
+      if (per !== undefined) return Math.min(per, Math.max(it.card, 1e-6));
+    }
+    return tpFanout(it.card, sB, pB, oB, P.rt.view.stats);
   }
   const shares = [...it.certain].some((v) => bound.has(v));
   if (it.op.type === 'path') return shares ? 5 : it.card;
