@@ -57,6 +57,10 @@ export interface CompiledSelect {
   wildcard: boolean;
   /** Group keys (the identity of a group in the collect query). */
   groupKeys: string[];
+  /** Some column is a graph crawl. */
+  crawl: boolean;
+  /** The column names when every column is a plain variable (rows are then values or arrays of values). */
+  varNames?: string[];
   /** Per-solution values of grouped arrays and statistics, when any is selected. */
   collect?: { op: Op; variables: string[] };
 }
@@ -191,7 +195,8 @@ export function compileSelect(q: QueryObject, wc: WhereCompiler, top: boolean): 
   const limit = single ? Math.min(1, q.limit ?? 1) : q.limit;
   if (q.offset > 0 || limit !== undefined) op = limit !== undefined ? { type: 'slice', input: op, offset: q.offset, limit } : { type: 'slice', input: op, offset: q.offset };
 
-  const out: CompiledSelect = { op, projected, columns, flat, wildcard, groupKeys: groupBy };
+  const out: CompiledSelect = { op, projected, columns, flat, wildcard, groupKeys: groupBy, crawl: columns.some((c) => c.kind === 'crawl') };
+  if (columns.every((c) => c.kind === 'var')) out.varNames = columns.map((c) => (c as { name: string }).name);
   if (collected.length > 0 || stats.length > 0) {
     let c = base;
     const vars = [...groupBy, ...collected];

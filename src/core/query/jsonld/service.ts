@@ -75,7 +75,7 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
     const c = run.compiled!;
     let collected: Collected | undefined;
     if (c.collect) collected = collectValues(await collect(rowsOf(await run.execute({ form: 'select', op: c.collect.op, variables: c.collect.variables }))), c);
-    const crawler = c.columns.some((col) => col.kind === 'crawl')
+    const crawler = c.crawl
       ? new Crawler({
         view: run.crawlView, graphs: run.ds.defaultGraphs, fmt, depth: q.query.depth,
         normalizeArrays: q.opts.normalizeArrays ?? req.normalizeArrays ?? false,
@@ -111,7 +111,7 @@ export async function streamJsonLdSelect(conn: Connection, body: unknown, req: J
   if (q.form === 'construct' || q.form === 'ask' || q.form === 'selectOne') throw badRequest(`${q.form} queries cannot be streamed; only select and selectDistinct`);
   const run = await prepare(conn, q, req);
   const c = run.compiled!;
-  if (c.columns.some((col) => col.kind === 'crawl')) throw badRequest('graph crawl (hydration) queries cannot be streamed; select variables instead');
+  if (c.crawl) throw badRequest('graph crawl (hydration) queries cannot be streamed; select variables instead');
   if (c.collect) throw badRequest('grouped value arrays and median/variance/stddev cannot be streamed; aggregate every non-grouped variable');
   const rows = rowsOf(await run.execute({ form: 'select', op: c.op, variables: c.projected }));
   return { vars: c.projected, rows, ledgers: run.ds.ledgers, fuel: () => run.fuel };

@@ -42,10 +42,7 @@ export function shapeRows(c: CompiledSelect, rows: AsyncIterable<Binding>, fmt: 
   if (c.wildcard) return wildcardRows(rows, fmt, c.projected);
   // typed-json rows are objects keyed by variable name (§13); a lone crawl column stays a node.
   const keyed = fmt.format === 'typed-json' && !(c.flat && c.columns[0]!.kind === 'crawl');
-  if (!keyed && c.columns.every((col) => col.kind === 'var')) {
-    const names = c.columns.map((col) => (col as { name: string }).name);
-    return c.flat ? flatRows(rows, fmt, names[0]!) : tableRows(rows, fmt, names);
-  }
+  if (!keyed && c.varNames) return c.flat ? flatRows(rows, fmt, c.varNames[0]!) : tableRows(rows, fmt, c.varNames);
   return shapedRows(c, rows, fmt, crawler, collected, keyed);
 }
 
