@@ -95,7 +95,7 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
     let bestFan = Infinity;
     remaining.forEach((it, i) => {
       const connected = [...it.maybe].some((v) => boundMaybe.has(v));
-      const fan = fanout(P, it, boundCertain);
+      const fan = fanout(P, it, boundCertain, rows);
       // A step that lets a pending filter run shrinks everything after it: count each such filter
       // at the same 1/2 the row estimate applies once the filter is placed.
       const score = fan * filterGain(it);
@@ -138,19 +138,27 @@ export function tpCard(P: Planner, tp: TriplePattern, c: PlanCtx): number {
   return P.rt.estimate(pt, c.graphs);
 }
 
-/** Expected output rows per input row if `it` came next. */
-function fanout(P: Planner, it: Item, bound: ReadonlySet<string>): number {
+/** Expected output rows per input row if `it` came next, fed `rows` rows. */
+function fanout(P: Planner, it: Item, bound: ReadonlySet<string>, rows: number): number {
   if (it.tp) {
     const b = (t: TriplePattern['s']) => t.termType === 'Variable' && bound.has(t.value);
     const sB = b(it.tp.s), pB = b(it.tp.p), oB = b(it.tp.o);
-    // A star or chain join through a constant predicate: assume the bound key has the predicate
-    // (the usual containment assumption) and expect the sampled facts per key, instead of
-    // spreading the predicate over every subject in the store.
+    // A star or chain join through a constant predicate, one end bound by earlier steps: the
+    // containment assumption (the smaller key set is contained in the larger) gives
+    // |in ⋈ pattern| = rows * card / max(rows, keys), with `keys` the pattern's distinct values at
+    // the bound end: card / (sampled facts per key), or card itself when the other end is a constant.
     const { p, s, o } = it.tp;
-    if (p.termType === 'NamedNode' && sB !== oB && !pB && (sB ? o : s).termType === 'Variable') {
-      const pid = P.rt.ids.stored(p);
-      const per = pid === undefined ? undefined : P.rt.view.valuesPerKey?.(pid, sB ? 's' : 'o');
-      if (per !== undefined) return Math.min(per, Math.max(it.card, 1e-6));
+    if (p.termType === 'NamedNode' && sB !== oB && !pB) {
+      const other = sB ? o : s;
+      let per: number | undefined = 1;
+      if (other.termType === 'Variable') {
+        const pid = P.rt.ids.stored(p);
+        per = pid === undefined ? undefined : P.rt.view.valuesPerKey?.(pid, sB ? 's' : 'o');
+      }
+      if (per !== undefined) {
+        const card = Math.max(it.card, 1e-6);
+        return card / Math.max(rows, card / per, 1);
+      }
     }
     return tpFanout(it.card, sB, pB, oB, P.rt.view.stats);
   }
