@@ -107,9 +107,16 @@ function makeFormatter(ctx: ActiveContext, format: OutputFormat): Formatter {
       nodeValue: (t) => valueObject(t),
     };
   }
+  // The common cells answered here without a further call: this runs once a cell, in large
+  // results and, for small ones, often before the JIT has optimised it.
+  const cell = (t: Term | undefined): unknown => {
+    if (t === undefined) return null;
+    if (t.termType !== 'Literal') return cache.get(t) ?? id(t);
+    if (!t.language && t.datatype.value === xsd.string) return t.value;
+    return scalars.get(t) ?? plain(t);
+  };
   return {
-    format, ctx, id, vocab, valueObject,
-    cell: (t) => (t === undefined ? null : t.termType === 'Literal' ? plain(t) : id(t)),
+    format, ctx, id, vocab, valueObject, cell,
     nodeValue: (t) => (t.termType === 'Literal' ? plain(t) : { '@id': id(t) }),
   };
 }
