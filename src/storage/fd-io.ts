@@ -1,5 +1,5 @@
 /**
- * File writes through raw file descriptors. The FileHandle API costs about twice the main-thread
+ * File writes and fsyncs through raw file descriptors. The FileHandle API costs about twice the main-thread
  * time and process CPU per file (a wrapped, GC-tracked object per open); the write path opens
  * two to three files per commit, so the storage layer uses plain descriptors.
  */
@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 
 /** open(2) as a promise. */
-export const openFd: (path: string, flags: string | number) => Promise<number> = promisify(fs.open);
+const openFd: (path: string, flags: string | number) => Promise<number> = promisify(fs.open);
 /** fsync(2) as a promise. */
-export const fsyncFd: (fd: number) => Promise<void> = promisify(fs.fsync);
+const fsyncFd: (fd: number) => Promise<void> = promisify(fs.fsync);
 /** close(2) as a promise. */
-export const closeFd: (fd: number) => Promise<void> = promisify(fs.close);
+const closeFd: (fd: number) => Promise<void> = promisify(fs.close);
 const writeFd = (fd: number, buf: Uint8Array, off: number): Promise<number> =>
   new Promise((ok, fail) => fs.write(fd, buf, off, buf.length - off, null, (e, n) => (e ? fail(e) : ok(n))));
 
@@ -31,6 +31,21 @@ export async function writeNewFile(path: string, data: Uint8Array | string, fsyn
     throw e;
   }
   await closeFd(fd);
+}
+
+/** The errno code of a file-system error. */
+export const errCode = (e: unknown): string | undefined => (e as { code?: string } | null)?.code;
+
+/** Errors that mean "this platform cannot fsync directories", not a failure. */
+const DIR_SYNC_UNSUPPORTED: ReadonlySet<string> = new Set(['EISDIR', 'EPERM', 'EINVAL', 'EBADF']);
+
+/** Fsync a directory so new entries in it survive a crash; a no-op where directories cannot be fsynced. */
+export async function syncDir(dir: string): Promise<void> {
+  try {
+    await syncPath(dir);
+  } catch (e) {
+    if (!DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) throw e;
+  }
 }
 
 /** Fsync an existing file or directory by path. */

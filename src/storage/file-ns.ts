@@ -4,8 +4,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { badRequest, storageError } from '../core/errors.js';
 import { sameRecordVersion, type NameService, type NsChange, type NsRecord } from '../core/store.js';
-import { DirHandles, errCode, fsFail, unique, writeAtomic, type FileStoreOptions } from './file-store.js';
-import { writeNewFile } from './fd-io.js';
+import { fsFail, unique, writeAtomic, type FileStoreOptions } from './file-store.js';
+import { errCode, syncDir, writeNewFile } from './fd-io.js';
 import { ChangeFeed, byLedgerId, changeKind, checkRecord, cloneRecord } from './memory-store.js';
 
 const HOST = hostname();
@@ -57,7 +57,6 @@ export class FileNameService implements NameService {
   private readonly timeoutMs: number;
   private readonly pollMs: number;
   private readonly feed = new ChangeFeed((active) => this.watching(active));
-  private readonly dirHandle = new DirHandles(1);
   private readonly seen = new Map<string, Seen>(); // file -> last state this instance knows
   private readonly busy = new Set<string>(); // files this instance is changing right now
   private readonly gen = new Map<string, number>(); // bumped per local change, so an overlapping scan drops its stale view
@@ -102,7 +101,7 @@ export class FileNameService implements NameService {
       const text = JSON.stringify(stored) + '\n';
       await lock.check();
       await writeAtomic(join(this.dir, file), text, this.fsync);
-      if (this.fsync) await this.dirHandle.sync(this.dir);
+      if (this.fsync) await syncDir(this.dir);
       await this.remember(file, text);
       return { ledger_id: ledgerId, kind: changeKind(prev, stored), record: cloneRecord(stored) };
     });
@@ -120,7 +119,7 @@ export class FileNameService implements NameService {
         if (errCode(e) === 'ENOENT') return null;
         throw e;
       }
-      if (this.fsync) await this.dirHandle.sync(this.dir);
+      if (this.fsync) await syncDir(this.dir);
       this.seen.delete(file);
       return { ledger_id: ledgerId, kind: 'delete', record: null };
     });
@@ -155,7 +154,6 @@ export class FileNameService implements NameService {
   async close(): Promise<void> {
     this.feed.clear();
     await this.scanning;
-    await this.dirHandle.close();
   }
 
   private async read(file: string): Promise<NsRecord | null> {

@@ -12,7 +12,7 @@ import type { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
-import { syncPath, writeNewFile, openFd, fsyncFd, closeFd } from './fd-io.js';
+import { errCode, syncDir, syncPath, writeNewFile } from './fd-io.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
 /**
@@ -42,8 +42,6 @@ export interface FileStoreOptions {
 
 const BARRIER_CODECS: ReadonlySet<number> = new Set([Codec.commit, Codec.indexRoot, Codec.ledgerConfig, Codec.defaultContext]);
 
-/** The errno code of a file-system error. */
-export const errCode = (e: unknown): string | undefined => (e as { code?: string } | null)?.code;
 /** A name component no other writer (process or call) uses at the same time. */
 export const unique = (): string => `${process.pid}.${randomBytes(6).toString('hex')}`;
 /** A file-system failure as a LedgraphError (502), keeping LedgraphErrors as they are. */
@@ -62,71 +60,12 @@ export async function writeAtomic(path: string, data: Uint8Array | string, fsync
   }
 }
 
-/** Errors that mean "this platform cannot fsync directories", not a failure. */
-const DIR_SYNC_UNSUPPORTED: ReadonlySet<string> = new Set(['EISDIR', 'EPERM', 'EINVAL', 'EBADF']);
-
-/**
- * Open directory descriptors kept for fsync, so making a shard's new entries durable is one call
- * instead of open, fsync and close. Bounded (least recently used closed first) to stay far below
- * fd limits.
- */
-export class DirHandles {
-  private readonly open = new Map<string, Promise<number | null>>();
-  private readonly syncing = new Map<number, number>(); // fd -> fsyncs in progress (close waits)
-  constructor(private readonly max = 128) {}
-
-  /** Fsync a directory; a no-op where directories cannot be opened or fsynced. */
-  async sync(dir: string): Promise<void> {
-    let h = this.open.get(dir);
-    if (h) this.open.delete(dir); // re-insert as most recent
-    else h = openFd(dir, 'r').catch((e) => { if (DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) return null; throw e; });
-    this.open.set(dir, h);
-    let fd: number | null;
-    try {
-      fd = await h;
-    } catch (e) {
-      if (this.open.get(dir) === h) this.open.delete(dir);
-      throw e;
-    }
-    if (this.open.size > this.max) {
-      const [oldDir, old] = this.open.entries().next().value as [string, Promise<number | null>];
-      this.open.delete(oldDir);
-      void old.then((x) => this.closeWhenIdle(x), () => {});
-    }
-    if (fd === null) return;
-    this.syncing.set(fd, (this.syncing.get(fd) ?? 0) + 1);
-    try {
-      await fsyncFd(fd);
-    } catch (e) {
-      if (!DIR_SYNC_UNSUPPORTED.has(errCode(e) ?? '')) throw e;
-    } finally {
-      const n = this.syncing.get(fd)! - 1;
-      if (n > 0) this.syncing.set(fd, n); else this.syncing.delete(fd);
-    }
-  }
-
-  /** Close a descriptor once no fsync on it is in progress (a closed fd number can be reused). */
-  private async closeWhenIdle(fd: number | null): Promise<void> {
-    if (fd === null) return;
-    while (this.syncing.has(fd)) await new Promise((r) => setTimeout(r, 1));
-    await closeFd(fd).catch(() => {});
-  }
-
-  /** Close every descriptor. */
-  async close(): Promise<void> {
-    const all = [...this.open.values()];
-    this.open.clear();
-    await Promise.all(all.map((h) => h.then((x) => this.closeWhenIdle(x), () => {})));
-  }
-}
-
 /** Content-addressed objects as files; every read is verified against its CID. */
 export class FileContentStore implements ContentStore {
   readonly objectsDir: string;
   private readonly durable: Durability;
   private readonly dirty = new Set<string>(); // directories with new entries not yet fsynced
   private readonly knownDirs = new Set<string>();
-  private readonly dirHandles = new DirHandles();
 
   private constructor(readonly root: string, opts: FileStoreOptions) {
     this.objectsDir = join(root, 'objects');
@@ -207,7 +146,7 @@ export class FileContentStore implements ContentStore {
     const dirs = [...this.dirty];
     this.dirty.clear();
     try {
-      await Promise.all(dirs.map((d) => this.dirHandles.sync(d)));
+      await Promise.all(dirs.map(syncDir));
     } catch (e) {
       for (const d of dirs) this.dirty.add(d);
       throw e;
@@ -249,12 +188,9 @@ export class FileContentStore implements ContentStore {
 
   /** Make outstanding directory entries durable (so 'commits' mode loses nothing written before a clean close). */
   async close(): Promise<void> {
-    try {
-      if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object store', e); });
-    } finally {
-      await this.dirHandles.close();
-    }
+    if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object store', e); });
   }
+
 }
 
 // The nameservice imports the helpers above; nothing here runs at load time, so the cycle is benign.
