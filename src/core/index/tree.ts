@@ -39,7 +39,7 @@ export class LeafCache {
     return this.map.get(cid.toString());
   }
   get(cid: CID): DecodedLeaf | undefined {
-    return this.map.get(cid.toString())?.leaf;
+    return this.entry(cid)?.leaf;
   }
   set(cid: CID, leaf: DecodedLeaf, bytes: number): void {
     const k = cid.toString();

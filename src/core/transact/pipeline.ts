@@ -198,7 +198,7 @@ async function stageGroup(conn: Connection, ledger: Ledger, batch: PendingWrite[
     // trimmed novelty since prev staged) plus prev's own commits.
     let view = await ledger.db();
     for (const x of prev.prepared) view = view.withEvents(x.events, view.graphTableWith(x.newGraphs), x.t);
-    base = { ...prev.after, view, pendingBytes: prev.prepared.reduce((n, x) => n + x.bytes.length, 0) };
+    base = { ...prev.after, view };
   } else {
     await conn.catchUp(ledger);
     base = {
@@ -290,7 +290,8 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
   const prepared: Prepared[] = [];
   const unchanged: Unchanged[] = [];
   const failed: [PendingWrite, unknown][] = [];
-  let { view, ns, t, cid, time, pendingBytes } = base;
+  let { view, ns, t, cid, time } = base;
+  let ownBytes = 0;
   const datatypes = new Set(base.datatypes);
   const max = conn.opts.reindexMaxBytes;
   for (const w of writes) {
@@ -319,7 +320,7 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
       };
       const encoded = encodeCommit(data, ns);
       const delta = encoded.bytes.length;
-      const noveltyBytes = ledger.novelty.bytes + pendingBytes;
+      const noveltyBytes = ledger.novelty.bytes + base.pendingBytes + ownBytes;
       if (delta >= max) throw noveltyDeltaTooLarge(`the transaction's novelty delta (${delta} bytes) is at or above reindex_max_bytes (${max}); split it into smaller transactions`);
       if (noveltyBytes >= max || noveltyBytes + delta > max) {
         conn.maybeIndex(ledger);
@@ -334,7 +335,7 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
         asserts, retracts, events, newGraphs: new Map(stager.newGraphs),
       });
       for (const dt of fresh) datatypes.add(dt);
-      pendingBytes += delta;
+      ownBytes += delta;
       ns = encoded.nsTable;
       t++; cid = commitCid; time = commitTime;
       // The next request in the group sees this one.
@@ -344,7 +345,9 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
       failed.push([w, e]);
     }
   }
-  return { prepared, unchanged, failed, after: { view, ns, t, cid, time, pendingBytes, datatypes } };
+  // After this group, only its own bytes are pending: the group below it has published by the time
+  // the next one stages on it.
+  return { prepared, unchanged, failed, after: { view, ns, t, cid, time, pendingBytes: ownBytes, datatypes } };
 }
 
 /** The commit time: `eventTime` when given (not before the previous commit, not in the future), else now. */
