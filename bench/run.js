@@ -264,9 +264,11 @@ async function runQuery(data) {
 function queryAcceptance(ratios, names) {
   const lines = ['', 'Acceptance (same-run ratios):'];
   const out = { lines };
+  /** The query with the largest ratio in `r`, or null. */
+  const largest = (r) => names.reduce((w, n) => (r[n] != null && (w === null || r[n] > r[w]) ? n : w), null);
   const ox = ratios.oxigraph;
   if (ox) {
-    const worst = names.reduce((w, n) => (ox[n] != null && (w === null || ox[n] > ox[w]) ? n : w), null);
+    const worst = largest(ox);
     out.mixVsOxigraph = ox.mix ?? null;
     out.worstVsOxigraph = worst && { query: worst, ratio: ox[worst] };
     lines.push(`  explore mix / oxigraph = ${fmt(ox.mix, 2)} (target <= 5): ${ox.mix != null && ox.mix <= 5 ? 'met' : 'NOT met'}`);
@@ -274,7 +276,7 @@ function queryAcceptance(ratios, names) {
   }
   const n3 = ratios.n3;
   if (n3) {
-    const slowest = names.reduce((w, n) => (n3[n] != null && (w === null || n3[n] > n3[w]) ? n : w), null);
+    const slowest = largest(n3);
     out.slowestVsComunica = slowest && { query: slowest, ratio: n3[slowest], speedup: 1 / n3[slowest] };
     if (slowest) lines.push(`  least speed-up over n3 + Comunica = ${slowest} ${fmt(1 / n3[slowest], 1)}x (target >= 10x): ${n3[slowest] <= 0.1 ? 'met' : 'NOT met'}`);
   }
