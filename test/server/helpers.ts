@@ -36,3 +36,12 @@ export async function json<T = Record<string, unknown>>(r: Response, status = 20
 export const iri = (local: string) => `<${EX}${local}>`;
 /** A typed N-Triples literal. */
 export const lit = (v: string, dt?: string) => (dt ? `"${v}"^^<http://www.w3.org/2001/XMLSchema#${dt}>` : `"${v}"`);
+
+/** Wait until `cond()` holds, polling every 5 ms; throws after `ms`. */
+export async function until(cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((ok) => setTimeout(ok, 5));
+  }
+}

@@ -5,15 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger, postJson, postText, startTestServer, type TestServer } from '../support/server.js';
-import { CTX, EX, expectError, json } from './helpers.js';
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((ok) => setTimeout(ok, 5));
-  }
-}
+import { CTX, EX, expectError, json, until } from './helpers.js';
 
 describe('body limit', () => {
   let srv: TestServer;
@@ -78,7 +70,7 @@ describe('admission control and conflicts', () => {
     // Hold the ledger's write lock so the first write stays admitted and in flight.
     const held = ledger.lock.run(() => new Promise<void>((ok) => { release = ok; }));
     const first = postJson(`${srv.api}/insert/adm`, { '@context': CTX, '@id': 'ex:first', 'ex:p': 1 });
-    await until(() => srv.server.state.admission.inFlight === 1);
+    await until(() => srv.server.state.admission.inFlight === 1, 5000);
     const second = await postJson(`${srv.api}/insert/adm`, { '@context': CTX, '@id': 'ex:second', 'ex:p': 1 });
     expect(second.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
     await expectError(second, 503, 'err:system/InternalError', 'too many write operations in flight (limit 1)');

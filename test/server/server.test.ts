@@ -14,15 +14,7 @@ import { silentLogger } from '../../src/server/log.js';
 import { startLedgraphServer } from '../../src/server/main.js';
 import { bundleForNode } from '../support/bundle.js';
 import { createLedger, postJson, startTestServer, type TestServer } from '../support/server.js';
-import { CTX, EX, expectError, json, triples } from './helpers.js';
-
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((ok) => setTimeout(ok, 5));
-  }
-}
+import { CTX, EX, expectError, json, triples, until } from './helpers.js';
 
 describe('request ids, trace context and logs', () => {
   let srv: TestServer;

@@ -8,10 +8,24 @@
  * (the same colouring on both sides), and finally a backtracking search assigns rows to rows,
  * only trying rows of equal colour signature and keeping the bijection consistent.
  */
-import type { Quad, Term } from '../../src/core/rdf/terms.js';
+import { blankNode, literal, type Quad, type Term } from '../../src/core/rdf/terms.js';
 import type { Binding } from '../../src/core/query/results/types.js';
 import type { ResultTable } from '../../src/core/query/results/sparql-json.js';
-import { termToTsv } from '../../src/core/query/results/sparql-csv-tsv.js';
+import { termToTsv, type CsvTable } from '../../src/core/query/results/sparql-csv-tsv.js';
+
+/** CSV cells as terms for comparison: empty = unbound, `_:x` = blank node, anything else a string. */
+export function csvToTable(csv: CsvTable): ResultTable {
+  const cell = (s: string): Term | undefined => (s === '' ? undefined : s.startsWith('_:') ? blankNode(s.slice(2)) : literal(s));
+  return {
+    type: 'bindings',
+    variables: csv.header,
+    rows: csv.rows.map((r) => {
+      const row: Record<string, Term> = {};
+      r.forEach((c, i) => { const t = cell(c); if (t) row[csv.header[i]!] = t; });
+      return row;
+    }),
+  };
+}
 
 /** A row of terms over fixed columns; undefined = unbound / default graph. */
 export type Row = (Term | undefined)[];

@@ -9,13 +9,13 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { writeNQuads } from '../../src/core/query/results/rdf-writers.js';
-import { parseCsv, parseTsv, type CsvTable } from '../../src/core/query/results/sparql-csv-tsv.js';
-import { parseSparqlJson, type ResultTable } from '../../src/core/query/results/sparql-json.js';
+import { parseCsv, parseTsv } from '../../src/core/query/results/sparql-csv-tsv.js';
+import { parseSparqlJson } from '../../src/core/query/results/sparql-json.js';
 import { parseSparqlXml } from '../../src/core/query/results/sparql-xml.js';
-import { blankNode, literal, type Quad, type Term } from '../../src/core/rdf/terms.js';
+import type { Quad } from '../../src/core/rdf/terms.js';
 import { sparqlPrologue } from '../../src/server/routes/query.js';
 import { createLedger, postText, startTestServer, type TestServer } from '../support/server.js';
-import { compareDatasets, compareTables, type OrderSpec } from './compare.js';
+import { compareDatasets, compareTables, csvToTable, type OrderSpec } from './compare.js';
 import { datasetOf, loadDataset } from './engine-adapter.js';
 import { queryShape, readExpected } from './expected.js';
 import { defineSuite, type Outcome } from './harness.js';
@@ -41,20 +41,6 @@ async function ledgerWith(quads: Quad[]): Promise<string> {
 /** The text with the file's IRI as BASE, unless it declares one (what the in-process runner passes as baseIri). */
 function withBase(text: string, iri: string): string {
   return sparqlPrologue(text).base ? text : `BASE <${iri}>\n${text}`;
-}
-
-/** CSV cells as terms for comparison: empty = unbound, `_:x` = blank node, anything else a string. */
-function csvToTable(csv: CsvTable): ResultTable {
-  const cell = (s: string): Term | undefined => (s === '' ? undefined : s.startsWith('_:') ? blankNode(s.slice(2)) : literal(s));
-  return {
-    type: 'bindings',
-    variables: csv.header,
-    rows: csv.rows.map((r) => {
-      const row: Record<string, Term> = {};
-      r.forEach((c, i) => { const t = cell(c); if (t) row[csv.header[i]!] = t; });
-      return row;
-    }),
-  };
 }
 
 const ACCEPT: Record<string, string> = {

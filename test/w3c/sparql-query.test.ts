@@ -5,12 +5,11 @@
  * tested against the official expected files too.
  */
 import { describe, it } from 'vitest';
-import { blankNode, literal, type Term } from '../../src/core/rdf/terms.js';
 import type { QueryResult } from '../../src/core/query/results/types.js';
 import { resultToTable, toSparqlJson, parseSparqlJson, type ResultTable } from '../../src/core/query/results/sparql-json.js';
 import { parseSparqlXml, toSparqlXml } from '../../src/core/query/results/sparql-xml.js';
-import { parseCsv, parseTsv, toCsv, toTsv, type CsvTable } from '../../src/core/query/results/sparql-csv-tsv.js';
-import { compareDatasets, compareTables, type OrderSpec } from './compare.js';
+import { parseCsv, parseTsv, toCsv, toTsv } from '../../src/core/query/results/sparql-csv-tsv.js';
+import { compareDatasets, compareTables, csvToTable, type OrderSpec } from './compare.js';
 import { queryUnavailable, runQuery } from './engine-adapter.js';
 import { queryShape, readExpected } from './expected.js';
 import { defineSuite, type Outcome } from './harness.js';
@@ -24,20 +23,6 @@ async function viaFormat(result: QueryResult, expectedFile: string): Promise<Res
   if (ext === 'tsv') return parseTsv(await toTsv(result));
   if (ext === 'srx') return parseSparqlXml(await toSparqlXml(result));
   return resultToTable(result);
-}
-
-/** CSV cells as terms for comparison: empty = unbound, `_:x` = blank node, anything else a string. */
-function csvToTable(csv: CsvTable): ResultTable {
-  const cell = (s: string): Term | undefined => (s === '' ? undefined : s.startsWith('_:') ? blankNode(s.slice(2)) : literal(s));
-  return {
-    type: 'bindings',
-    variables: csv.header,
-    rows: csv.rows.map((r) => {
-      const row: Record<string, Term> = {};
-      r.forEach((c, i) => { const t = cell(c); if (t) row[csv.header[i]!] = t; });
-      return row;
-    }),
-  };
 }
 
 async function run(t: W3cTest): Promise<Outcome> {
