@@ -13,11 +13,8 @@ import { mapError } from './errors.js';
 import { silentLogger, type LogFields, type Logger } from './log.js';
 import { openApiDocument, route, RouteTable } from './swagger.js';
 
-/**
- * Hono environment of every Ledgraph route: `c.get('requestId')`, and `c.get('log')`, a logger whose
- * lines already carry `request_id` (and `trace_id`/`span_id` when a W3C traceparent came in).
- */
-export type AppEnv = { Variables: { requestId: string; log: Logger } };
+import type { AppEnv } from './app-env.js';
+export type { AppEnv } from './app-env.js';
 
 /** What a route group gets when it is mounted. */
 export interface RouteContext {

@@ -4,7 +4,7 @@
  * call, so the published document cannot drift from what the server actually answers.
  */
 import type { Handler, Hono } from 'hono';
-import type { AppEnv } from './app.js';
+import type { AppEnv } from './app-env.js';
 
 /** Methods a route may document. */
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';

@@ -3,7 +3,7 @@
  *   objects/<last 2 chars of the CID>/<CID>   (every CID starts "bag…", so the tail shards evenly)
  *   ns/<encoded ledger id>.json               (one record per name:branch; .lock beside it while written)
  * Both are safe for several processes sharing one root (a transaction server and a peer).
- * The nameservice half lives in file-ns.ts and is re-exported here.
+ * The nameservice half lives in file-ns.ts (it imports this file's helpers, so it is not re-exported here).
  */
 import { promises as fsp } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -192,6 +192,3 @@ export class FileContentStore implements ContentStore {
   }
 
 }
-
-// The nameservice imports the helpers above; nothing here runs at load time, so the cycle is benign.
-export { FileNameService, encodeLedgerId, decodeLedgerId } from './file-ns.js';

@@ -3,11 +3,13 @@
  * file stores (node:fs); browser code imports ./memory-store.js or ./indexeddb-store.js directly.
  */
 import type { ContentStore, NameService } from '../core/store.js';
-import { FileContentStore, FileNameService, type FileStoreOptions } from './file-store.js';
+import { FileContentStore, type FileStoreOptions } from './file-store.js';
+import { FileNameService } from './file-ns.js';
 import { MemoryContentStore, MemoryNameService } from './memory-store.js';
 
 export { MemoryContentStore, MemoryNameService, ChangeFeed, changeKind } from './memory-store.js';
-export { FileContentStore, FileNameService, encodeLedgerId, decodeLedgerId, type Durability, type FileStoreOptions } from './file-store.js';
+export { FileContentStore, type Durability, type FileStoreOptions } from './file-store.js';
+export { FileNameService, encodeLedgerId, decodeLedgerId } from './file-ns.js';
 export { IdbContentStore, IdbNameService } from './indexeddb-store.js';
 
 /** A content store and nameservice that belong together. */

@@ -6,7 +6,8 @@ import { build } from 'rolldown';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Codec } from '../../src/core/commit/cid.js';
 import type { NsChange } from '../../src/core/store.js';
-import { decodeLedgerId, encodeLedgerId, FileContentStore, FileNameService } from '../../src/storage/file-store.js';
+import { FileContentStore } from '../../src/storage/file-store.js';
+import { decodeLedgerId, encodeLedgerId, FileNameService } from '../../src/storage/file-ns.js';
 import { openFileStorage } from '../../src/storage/index.js';
 import { rec, rejection, storageContract } from './contract.js';
 
@@ -241,14 +242,14 @@ describe('file storage specifics', () => {
       // Child processes run the real module, bundled from source (Node 20 cannot load .ts itself).
       work = await tempDir();
       await build({
-        input: join(import.meta.dirname, '../../src/storage/file-store.ts'),
+        input: join(import.meta.dirname, '../../src/storage/file-ns.ts'),
         platform: 'node',
         logLevel: 'silent',
         resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
-        output: { file: join(work, 'file-store.mjs'), format: 'esm' },
+        output: { file: join(work, 'file-ns.mjs'), format: 'esm' },
       });
       await writeFile(join(work, 'worker.mjs'), `
-        import { FileNameService } from './file-store.mjs';
+        import { FileNameService } from './file-ns.mjs';
         const [dir, mode, n] = process.argv.slice(2);
         const ns = await FileNameService.open(dir);
         if (mode === 'cas') {

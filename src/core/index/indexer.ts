@@ -6,7 +6,7 @@
 import { CID } from 'multiformats/cid';
 import { Codec } from '../commit/cid.js';
 import { ORDERS, type IndexOrder } from '../flake/flake.js';
-import type { Connection } from '../ledger/connection.js';
+import type { LedgerStores } from '../ledger/stores.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { sameRecordVersion, type NsRecord } from '../store.js';
 import { updateOrder, writeBranches } from './build.js';
@@ -17,7 +17,7 @@ import { IndexTree, type LeafRef } from './tree.js';
 export const DICT_CHUNK_KEYS = 65_536;
 
 /** Run one index job for a ledger. */
-export async function runIndexJob(conn: Connection, ledger: Ledger): Promise<void> {
+export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise<void> {
   // Capture a consistent state at one t under the write lock.
   const snap = await ledger.lock.run(async () => ({
     toT: ledger.head.t,
@@ -30,7 +30,7 @@ export async function runIndexJob(conn: Connection, ledger: Ledger): Promise<voi
     novelty: ledger.novelty,
     tree: ledger.tree,
   }));
-  const store = conn.content;
+  const store = stores.content;
   const leaves = {} as Record<IndexOrder, LeafRef[]>;
   const tops = {} as Record<IndexOrder, string | null>;
   for (const order of ORDERS) {
@@ -49,19 +49,19 @@ export async function runIndexJob(conn: Connection, ledger: Ledger): Promise<voi
     prev_root: snap.tree ? snap.tree.rootCid.toString() : null,
   };
   const rootCid = await store.put(Codec.indexRoot, canonicalJsonBytes(root));
-  const tree = new IndexTree(store, rootCid, root, leaves, conn.leafCache);
-  await publishIndex(conn, ledger, tree);
+  const tree = new IndexTree(store, rootCid, root, leaves, stores.leafCache);
+  await publishIndex(stores, ledger, tree);
 }
 
 /** Compare-and-set the index head (retrying while commits move the record), then install it. */
-export async function publishIndex(conn: Connection, ledger: Ledger, tree: IndexTree): Promise<void> {
+export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: IndexTree): Promise<void> {
   await ledger.lock.run(async () => {
     for (let attempt = 0; attempt < 16; attempt++) {
-      const cur = await conn.ns.get(ledger.id);
+      const cur = await stores.ns.get(ledger.id);
       if (!cur || cur.retracted) return;
       if (cur.index_t > tree.t) return; // someone published a newer index
       const next: NsRecord = { ...cur, index_head_id: tree.rootCid.toString(), index_t: tree.t };
-      if (await conn.ns.compareAndSet(ledger.id, cur, next)) {
+      if (await stores.ns.compareAndSet(ledger.id, cur, next)) {
         if (sameRecordVersion(ledger.record, cur) || ledger.record.commit_head_id === cur.commit_head_id) ledger.record = next;
         ledger.installIndex(tree);
         return;

@@ -2,9 +2,7 @@
  * Connection: ledgers over one ContentStore + NameService — create, drop, exists, list, load (with
  * a cache of loaded ledgers), snapshots by ledger reference, writes and background indexing.
  */
-import { CID } from 'multiformats/cid';
-import { decodeCommit, decodeEnvelope } from '../commit/commit-codec.js';
-import { ledgerExists, notFound, internalError } from '../errors.js';
+import { ledgerExists, notFound } from '../errors.js';
 import { LeafCache } from '../index/tree.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
@@ -14,7 +12,8 @@ import { bulkLoad, type BulkLoadOptions, type BulkLoadResult } from '../transact
 import { stageRequest } from '../transact/stage-request.js';
 import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
-import { dropLedger } from './drop.js';
+import { dropLedger, type DropResponse } from './drop.js';
+import type { LedgerStores, WriteEnv, WriteSettings } from './stores.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
@@ -32,15 +31,17 @@ export interface ConnectionOptions {
   leafCacheBytes?: number;
 }
 
+export type { DropResponse } from './drop.js';
+
 export interface Storage { content: ContentStore; ns: NameService }
 
 export interface CreateResponse { ledger: string; t: 0; 'tx-id': string; commit: { commit_id: string } }
-export interface DropResponse { ledger_id: string; status: 'dropped' | 'already_retracted' | 'not_found'; files_deleted: number; branches_dropped: string[] }
 
-export class Connection {
+/** Ledgers over one ContentStore + NameService: the facade above the write paths and the indexer. */
+export class Connection implements WriteEnv, LedgerStores {
   readonly content: ContentStore;
   readonly ns: NameService;
-  readonly opts: Required<ConnectionOptions>;
+  readonly opts: WriteSettings;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
@@ -127,21 +128,7 @@ export class Connection {
 
   /** Apply commits another process published after our head (a peer sharing the storage). */
   async catchUp(l: Ledger): Promise<void> {
-    const rec = await this.ns.get(l.id);
-    if (!rec || !rec.commit_head_id || rec.commit_head_id === l.head.cid) return;
-    const pending: { cid: CID; bytes: Uint8Array }[] = [];
-    let cur: CID | null = CID.parse(rec.commit_head_id);
-    while (cur && cur.toString() !== l.head.cid) {
-      const bytes = await this.content.get(cur);
-      pending.push({ cid: cur, bytes });
-      cur = decodeEnvelope(bytes).parents[0] ?? null;
-    }
-    if (!cur) throw internalError(`ledger ${l.id}: new head does not descend from the loaded head`);
-    for (let i = pending.length - 1; i >= 0; i--) {
-      const { cid, bytes } = pending[i]!;
-      l.applyCommit(decodeCommit(bytes, l.ns), cid.toString(), bytes);
-    }
-    l.record = rec;
+    await l.catchUp(this.ns);
   }
 
   /** A snapshot from a ledger reference with an optional time specifier (`name:branch@t:3`). */

@@ -9,10 +9,13 @@ import { internalError } from '../errors.js';
 import { parseJsonNode, type BranchNode, type IndexRoot } from '../index/root-codec.js';
 import { decodeLeaf } from '../index/leaf-codec.js';
 import type { NsRecord } from '../store.js';
-import type { Connection, DropResponse } from './connection.js';
+import type { LedgerStores } from './stores.js';
+
+/** Drop response (http-api.md §2.8). */
+export interface DropResponse { ledger_id: string; status: 'dropped' | 'already_retracted' | 'not_found'; files_deleted: number; branches_dropped: string[] }
 
 /** Drop all branches of a ledger name. */
-export async function dropLedger(conn: Connection, name: string, records: NsRecord[], hard: boolean): Promise<DropResponse> {
+export async function dropLedger(conn: LedgerStores, name: string, records: NsRecord[], hard: boolean): Promise<DropResponse> {
   const ids = records.map((r) => r.ledger_id).sort();
   if (!hard) {
     const live = records.filter((r) => !r.retracted);
@@ -37,7 +40,7 @@ export async function dropLedger(conn: Connection, name: string, records: NsReco
   return { ledger_id: name, status: 'dropped', files_deleted: deleted, branches_dropped: ids };
 }
 
-async function collectReachable(conn: Connection, r: NsRecord, out: Set<string>): Promise<void> {
+async function collectReachable(conn: LedgerStores, r: NsRecord, out: Set<string>): Promise<void> {
   const store = conn.content;
   let cur: CID | null = r.commit_head_id ? CID.parse(r.commit_head_id) : null;
   while (cur && !out.has(cur.toString())) {
@@ -60,7 +63,7 @@ async function collectReachable(conn: Connection, r: NsRecord, out: Set<string>)
   }
 }
 
-async function collectBranch(conn: Connection, cid: string, out: Set<string>): Promise<void> {
+async function collectBranch(conn: LedgerStores, cid: string, out: Set<string>): Promise<void> {
   if (out.has(cid)) return;
   out.add(cid);
   const bytes = await conn.content.get(CID.parse(cid)).catch(() => null);

@@ -6,15 +6,15 @@ import { CID } from 'multiformats/cid';
 import { Codec, digestHex } from '../commit/cid.js';
 import { decodeCommit, decodeEnvelope, type CommitData } from '../commit/commit-codec.js';
 import { NamespaceTable } from '../commit/namespaces.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, internalError, notFound } from '../errors.js';
 import { GRAPH_TXN_META, type Flake } from '../flake/flake.js';
 import { TermDict } from '../index/dict.js';
 import { Novelty } from '../index/novelty.js';
 import { parseJsonNode, type DictChunk } from '../index/root-codec.js';
 import { IndexTree, type LeafCache } from '../index/tree.js';
-import { termKey, type Term } from '../rdf/terms.js';
+import { termKey, type NamedNode, type Term } from '../rdf/terms.js';
 import { rdf } from '../rdf/vocab.js';
-import type { ContentStore, NsRecord } from '../store.js';
+import type { ContentStore, NameService, NsRecord } from '../store.js';
 import { Mutex } from '../util/mutex.js';
 import { commitMetaFacts, commitSubject } from './commit-meta.js';
 import { Db } from './db.js';
@@ -22,7 +22,7 @@ import { GraphTable } from './graph-table.js';
 import type { TimeSpec } from './ledger-id.js';
 import { LedgerStats } from './stats.js';
 import { RESERVED_DATATYPES } from './datatypes-limit.js';
-import type { PendingWrite } from '../transact/pipeline.js';
+import type { PendingWrite } from '../transact/write-queue.js';
 
 /**
  * True when a commit reference is a full CID rather than a digest prefix: Ledgraph CIDs start with
@@ -88,20 +88,7 @@ export class Ledger {
       l.head = { t: root.index_t, cid: root.commit_id, time: '' };
     }
     if (record.commit_head_id) {
-      // Walk back from the head to the indexed commit, then replay forward.
-      const pending: { cid: CID; bytes: Uint8Array }[] = [];
-      let cur: CID | null = CID.parse(record.commit_head_id);
-      while (cur && cur.toString() !== stopAt) {
-        const bytes = await store.get(cur);
-        pending.push({ cid: cur, bytes });
-        const env = decodeEnvelope(bytes);
-        cur = env.parents[0] ?? null;
-      }
-      for (let i = pending.length - 1; i >= 0; i--) {
-        const { cid, bytes } = pending[i]!;
-        const data = decodeCommit(bytes, l.ns);
-        l.applyCommit(data, cid.toString(), bytes);
-      }
+      await l.replayChain(record.commit_head_id, stopAt);
       if (l.head.time === '' && stopAt) {
         const env = decodeEnvelope(await store.get(CID.parse(stopAt)));
         l.head = { ...l.head, time: env.time };
@@ -116,12 +103,39 @@ export class Ledger {
   }
 
   /**
-   * Apply a decoded commit to the in-memory state: intern terms, add its flakes and commit-metadata
-   * facts to novelty, update stats.
+   * Replay stored commits: walk first parents back from `headCid` to `stopAt` (exclusive; null =
+   * genesis), then apply them oldest first. Loading, catching up with another process and peers
+   * replay through here; it ends in applyCommit like a staged commit.
+   */
+  async replayChain(headCid: string, stopAt: string | null): Promise<void> {
+    const pending: { cid: CID; bytes: Uint8Array }[] = [];
+    let cur: CID | null = CID.parse(headCid);
+    while (cur && cur.toString() !== stopAt) {
+      const bytes = await this.store.get(cur);
+      pending.push({ cid: cur, bytes });
+      cur = decodeEnvelope(bytes).parents[0] ?? null;
+    }
+    if (stopAt !== null && !cur) throw internalError(`ledger ${this.id}: head ${headCid} does not descend from ${stopAt}`);
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const { cid, bytes } = pending[i]!;
+      this.applyCommit(decodeCommit(bytes, this.ns), cid.toString(), bytes);
+    }
+  }
+
+  /** Apply commits another process published after our head (a peer sharing the storage). */
+  async catchUp(ns: NameService): Promise<void> {
+    const rec = await ns.get(this.id);
+    if (!rec || !rec.commit_head_id || rec.commit_head_id === this.head.cid) return;
+    await this.replayChain(rec.commit_head_id, this.head.cid);
+    this.record = rec;
+  }
+
+  /**
+   * The one place a commit enters the in-memory state, whether staged here, replayed from storage
+   * or received (push, import): intern terms, add its flakes and commit-metadata facts to novelty,
+   * update stats. Bulk load shares applyHeader and builds the index directly instead of novelty.
    */
   applyCommit(data: CommitData, cid: string, blob: Uint8Array): void {
-    this.ns.applyDelta(data.nsDelta);
-    for (const [g, iri] of data.graphDelta) this.graphs.set(g, iri);
     const t = data.t;
     const flakes: Flake[] = [];
     let asserts = 0, retracts = 0;
@@ -129,18 +143,29 @@ export class Ledger {
       if (f.op) asserts++; else retracts++;
       flakes.push({ g: f.g, s: this.dict.intern(f.s), p: this.dict.intern(f.p), o: this.internObject(f.o), m: f.i ?? -1, t, op: f.op });
     }
-    const prev = data.parents[0]?.toString() ?? null;
-    const metaFacts = commitMetaFacts({ cid, t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
-    const subj = this.dict.intern(commitSubject(cid));
-    for (const m of metaFacts) {
+    const { subject, meta } = this.applyHeader(data, cid, asserts, retracts);
+    const subj = this.dict.intern(subject);
+    for (const m of meta) {
       flakes.push({ g: GRAPH_TXN_META, s: subj, p: this.dict.intern(m.p), o: this.internObject(m.o), m: -1, t, op: true });
     }
     const bytes = blob.length;
     this.novelty = this.novelty.add(flakes, bytes, (o) => this.dict.kind(o) !== 2);
     this.noveltyBytesByT.set(t, bytes);
     this.stats.apply(flakes, bytes);
-    this.head = { t, cid, time: data.time };
-    if (this.chain) this.chain[t] = this.head;
+  }
+
+  /**
+   * What every applied commit does besides its flakes: its namespace and graph deltas, the head,
+   * and the commit-metadata facts (graph 1, subject `urn:ledgraph:commit:<cid>`) to record.
+   */
+  applyHeader(data: CommitData, cid: string, asserts: number, retracts: number): { subject: NamedNode; meta: { p: NamedNode; o: Term }[] } {
+    this.ns.applyDelta(data.nsDelta);
+    for (const [g, iri] of data.graphDelta) this.graphs.set(g, iri);
+    const prev = data.parents[0]?.toString() ?? null;
+    const meta = commitMetaFacts({ cid, t: data.t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
+    this.head = { t: data.t, cid, time: data.time };
+    if (this.chain) this.chain[data.t] = this.head;
+    return { subject: commitSubject(cid), meta };
   }
 
   private internObject(o: Term): number {

@@ -8,7 +8,7 @@ import type { CommitFlake } from '../commit/commit-codec.js';
 import { badRequest, forbidden } from '../errors.js';
 import type { TermDict } from '../index/dict.js';
 import type { DbView } from '../index/view.js';
-import type { Connection } from '../ledger/connection.js';
+import type { LedgerLookup } from '../ledger/stores.js';
 import { Db } from '../ledger/db.js';
 import { keyToTerm, termKey, type Term } from '../rdf/terms.js';
 import type { MetaEntry, TxnOpts } from '../transact/txn-request.js';
@@ -77,7 +77,7 @@ function sumTallies(ev: PolicyEvaluator): PolicyStats {
  * (zero overhead). A view that is not a Db of the ledger (e.g. a union over several times of it)
  * needs `opts.ledgerId`; its terms are matched to the ledger's by key, and conditions run on the head.
  */
-export async function policyView(conn: Connection, view: DbView, inputs: PolicyInputs | undefined, opts: { ledgerId?: string } = {}): Promise<PolicyViewResult> {
+export async function policyView(conn: LedgerLookup, view: DbView, inputs: PolicyInputs | undefined, opts: { ledgerId?: string } = {}): Promise<PolicyViewResult> {
   if (isRootPolicy(inputs)) return { view, stats: NO_STATS };
   const ledgerId = view instanceof Db ? view.ledgerId : opts.ledgerId;
   if (ledgerId === undefined) throw badRequest('a policy-restricted view needs the ledger its policies come from');
@@ -152,7 +152,7 @@ export interface RestrictableDataset { view: DbView; namedGraphs: number[]; ledg
  * ledgers is refused under a policy: each ledger has its own policies, and the union view does not
  * expose its members to wrap them one by one.
  */
-export async function restrictDataset<T extends RestrictableDataset>(conn: Connection, ds: T, inputs: PolicyInputs | undefined): Promise<{ ds: T; stats: () => PolicyStats }> {
+export async function restrictDataset<T extends RestrictableDataset>(conn: LedgerLookup, ds: T, inputs: PolicyInputs | undefined): Promise<{ ds: T; stats: () => PolicyStats }> {
   if (isRootPolicy(inputs)) return { ds, stats: NO_STATS };
   const ledgers = Object.keys(ds.ledgers);
   if (ledgers.length !== 1) throw badRequest('a query under a policy (identity, policy-class, policy or default-allow) must read exactly one ledger');
@@ -168,7 +168,7 @@ export interface TermFilter { visible(s: Term, p: Term, o: Term): Promise<boolea
  * A term-level `f:view` filter over snapshot `db` (the state a decoded commit produced); null when
  * the inputs are root, so callers skip filtering entirely.
  */
-export async function termFilter(conn: Connection, db: Db, inputs: PolicyInputs | undefined): Promise<TermFilter | null> {
+export async function termFilter(conn: LedgerLookup, db: Db, inputs: PolicyInputs | undefined): Promise<TermFilter | null> {
   if (isRootPolicy(inputs)) return null;
   const head = await (await conn.ledger(db.ledgerId)).db();
   const set = await cachedPolicySet(headKey(head), head, inputs);

@@ -15,8 +15,7 @@ import { Novelty } from '../index/novelty.js';
 import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from '../index/root-codec.js';
 import { allocRun, cmpRows, copyRow, keyCols, sortRun, sortUniqueRun, type Run } from '../index/run.js';
 import { IndexTree, type LeafRef } from '../index/tree.js';
-import { commitMetaFacts, commitSubject } from '../ledger/commit-meta.js';
-import type { Connection } from '../ledger/connection.js';
+import type { LedgerStores } from '../ledger/stores.js';
 import { RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { detach, readNTriplesLine } from '../rdf/ntriples.js';
@@ -55,7 +54,7 @@ class Growing {
 }
 
 /** Load statements into a ledger that has only its genesis commit. Caller holds the ledger lock. */
-export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIterable<string | Uint8Array>, opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
+export async function bulkLoad(stores: LedgerStores, ledger: Ledger, source: AsyncIterable<string | Uint8Array>, opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
   if (ledger.t !== 0) throw badRequest(`bulk load needs a ledger without data; ${ledger.id} is at t ${ledger.t}`);
   const quads = opts.format === 'n-quads';
   const perCommit = opts.commitFlakes ?? 100_000;
@@ -150,20 +149,19 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
     // Write and publish in order, while the next commit is being encoded.
     const commitT = t;
     publishing = publishing.then(async () => {
-      await conn.content.put(Codec.commit, enc.bytes);
+      await stores.content.put(Codec.commit, enc.bytes);
       const next: NsRecord = { ...record, commit_head_id: cid, commit_t: commitT };
-      if (!(await conn.ns.compareAndSet(ledger.id, record, next))) throw commitConflict(`ledger ${ledger.id} changed during the bulk load`);
+      if (!(await stores.ns.compareAndSet(ledger.id, record, next))) throw commitConflict(`ledger ${ledger.id} changed during the bulk load`);
       record = next;
     });
     publishing.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
-    ledger.ns.applyDelta(enc.nsDelta);
-    for (const [g, iri] of graphDelta) ledger.graphs.set(g, iri);
-    const subj = dict.internKey(termKey(commitSubject(cid)));
-    for (const m of commitMetaFacts({ cid, t, time, previous: prev, asserts: to - from, retracts: 0, author: '', meta: [] })) {
+    // The shared part of applying a commit (tables, head, metadata facts); its flakes go to the runs.
+    const header = ledger.applyHeader({ ...data, nsDelta: enc.nsDelta }, cid, to - from, 0);
+    const subj = dict.internKey(termKey(header.subject));
+    for (const m of header.meta) {
       meta.push(GRAPH_TXN_META, subj, dict.internKey(termKey(m.p)), dict.internKey(termKey(m.o)));
       meta.run.t[meta.run.n - 1] = t;
     }
-    ledger.head = { t, cid, time };
     prev = cid;
     opts.onProgress?.({ phase: 'commit', done: to, total });
   }
@@ -178,8 +176,8 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
   for (const order of ORDERS) {
     let run = sortUniqueRun(all, order);
     if (order === 'opst') run = filter(run, (o) => dict.kind(o) !== 2);
-    leaves[order] = await writeLeaves(conn.content, order, run, empty);
-    tops[order] = await writeBranches(conn.content, order, leaves[order]);
+    leaves[order] = await writeLeaves(stores.content, order, run, empty);
+    tops[order] = await writeBranches(stores.content, order, leaves[order]);
     opts.onProgress?.({ phase: 'index', done: ORDERS.indexOf(order) + 1, total: ORDERS.length });
   }
   const typeId = dict.idOfKey(rdf.type);
@@ -204,16 +202,16 @@ export async function bulkLoad(conn: Connection, ledger: Ledger, source: AsyncIt
   const starts: number[] = [];
   for (let i = 0; i < dict.size; i += DICT_CHUNK_KEYS) starts.push(i);
   const chunks = await inParallel(starts, 4, async (i) =>
-    (await conn.content.put(Codec.dict, encodeDictChunk(i, dict.slice(i, Math.min(dict.size, i + DICT_CHUNK_KEYS))))).toString());
+    (await stores.content.put(Codec.dict, encodeDictChunk(i, dict.slice(i, Math.min(dict.size, i + DICT_CHUNK_KEYS))))).toString());
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: t, base_t: 0, commit_id: prev, ns: ledger.ns.allocated(), graphs: ledger.graphs.named(),
     datatypes: [...ledger.datatypes].sort(), dict: { size: dict.size, chunks }, orders: tops, stats: ledger.stats.toJson(), prev_root: null,
   };
-  const rootCid = await conn.content.put(Codec.indexRoot, canonicalJsonBytes(root));
+  const rootCid = await stores.content.put(Codec.indexRoot, canonicalJsonBytes(root));
   const withIndex: NsRecord = { ...record, index_head_id: rootCid.toString(), index_t: t };
-  if (!(await conn.ns.compareAndSet(ledger.id, record, withIndex))) throw commitConflict(`ledger ${ledger.id} changed during the bulk load`);
+  if (!(await stores.ns.compareAndSet(ledger.id, record, withIndex))) throw commitConflict(`ledger ${ledger.id} changed during the bulk load`);
   ledger.record = withIndex;
-  ledger.tree = new IndexTree(conn.content, rootCid, root, leaves, conn.leafCache);
+  ledger.tree = new IndexTree(stores.content, rootCid, root, leaves, stores.leafCache);
   ledger.novelty = Novelty.empty();
   ledger.resetChain();
   return { ledger_id: ledger.id, t, triples: total, commits: t, commit_id: prev, index_id: rootCid.toString() };

@@ -17,41 +17,17 @@ import { encodeTxnBlob } from '../commit/txn-blob.js';
 import {
   badRequest, commitConflict, constraintViolation, datatypeLimitExceeded, noveltyAtMax, noveltyDeltaTooLarge,
 } from '../errors.js';
-import type { Connection } from '../ledger/connection.js';
 import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { MAX_DATATYPES, RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
 import type { NsRecord } from '../store.js';
+import type { WriteEnv } from '../ledger/stores.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
 import { stageRequest } from './stage-request.js';
 import type { TxnRequest } from './txn-request.js';
+import type { PendingWrite, Receipt, TxnContext } from './write-queue.js';
 
-/** Commit receipt (http-api.md §2.1, jsonld-transactions.md §10). */
-export interface Receipt {
-  ledger_id: string;
-  t: number;
-  timestamp: string;
-  commit_id: string;
-  previous_commit_id: string | null;
-  flakes_added: number;
-  flakes_retracted: number;
-  'tx-id': string;
-  commit: { hash: string };
-  time?: string;
-  fuel?: number;
-}
-
-/** What the front end knows about the request besides its parsed form. */
-export interface TxnContext {
-  /** Content type and body as received, for the transaction blob. */
-  contentType?: string;
-  body?: unknown;
-  identity?: string | null;
-  jws?: string | null;
-  /** Bytes of the raw request body (tx-id is their SHA-256). */
-  rawBody?: Uint8Array;
-  signal?: AbortSignal;
-}
+export type { Receipt, TxnContext, PendingWrite } from './write-queue.js';
 
 const MAX_ATTEMPTS = 16;
 const enc = new TextEncoder();
@@ -68,24 +44,12 @@ export function nowIso(): string {
 }
 
 /** Write the genesis commit of a new ledger (t = 0) and return its CID and the record to publish. */
-export async function writeGenesis(conn: Connection, ledger: Ledger): Promise<{ cid: string; record: NsRecord }> {
+export async function writeGenesis(env: WriteEnv, ledger: Ledger): Promise<{ cid: string; record: NsRecord }> {
   const data: CommitData = { t: 0, parents: [], time: nowIso(), txn: null, author: '', nsDelta: [], graphDelta: [], meta: [], flakes: [] };
   const { bytes } = encodeCommit(data, ledger.ns);
-  const cid = await conn.content.put(Codec.commit, bytes);
+  const cid = await env.content.put(Codec.commit, bytes);
   ledger.applyCommit(data, cid.toString(), bytes);
   return { cid: cid.toString(), record: { ...ledger.record, commit_head_id: cid.toString(), commit_t: 0 } };
-}
-
-/** A write waiting in a ledger's queue. */
-export interface PendingWrite {
-  req: TxnRequest;
-  ctx: TxnContext;
-  txId: string;
-  started: number;
-  /** Publishes lost to a head another process moved (16 allowed). */
-  attempts?: number;
-  resolve(r: Receipt): void;
-  reject(e: unknown): void;
 }
 
 /** Most requests committed together in one publish. */
@@ -96,11 +60,11 @@ const MAX_BATCH = 64;
  * still its own commit with its own t, but the group's blobs are written together and one
  * compare-and-set publishes them, so concurrent writers share the cost of durable storage.
  */
-export async function transact(conn: Connection, ledger: Ledger, req: TxnRequest, ctx: TxnContext): Promise<Receipt> {
+export async function transact(env: WriteEnv, ledger: Ledger, req: TxnRequest, ctx: TxnContext): Promise<Receipt> {
   const txId = 'ledgraph:tx:sha256:' + hex((await sha256.digest(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req)))).digest);
   return new Promise<Receipt>((resolve, reject) => {
     ledger.writeQueue.push({ req, ctx, txId, started: Date.now(), resolve, reject });
-    if (!ledger.writing) void drain(conn, ledger);
+    if (!ledger.writing) void drain(env, ledger);
   });
 }
 
@@ -109,7 +73,7 @@ export async function transact(conn: Connection, ledger: Ledger, req: TxnRequest
  * published, the next group is staged on top of it and starts writing its own blobs. Publishes
  * stay in order; a group whose predecessor did not publish is staged again from the real head.
  */
-async function drain(conn: Connection, ledger: Ledger): Promise<void> {
+async function drain(env: WriteEnv, ledger: Ledger): Promise<void> {
   ledger.writing = true;
   try {
     let inFlight: Group | null = null;
@@ -118,7 +82,7 @@ async function drain(conn: Connection, ledger: Ledger): Promise<void> {
       if (ledger.writeQueue.length > 0) {
         const batch = ledger.writeQueue.splice(0, MAX_BATCH);
         const prev: Group | null = inFlight;
-        next = await ledger.lock.run((): Promise<Group> => stageGroup(conn, ledger, batch, prev)).catch((e: unknown): null => {
+        next = await ledger.lock.run((): Promise<Group> => stageGroup(env, ledger, batch, prev)).catch((e: unknown): null => {
           for (const w of batch) w.reject(e);
           return null;
         });
@@ -191,7 +155,7 @@ interface Group {
  * Stage a batch (under the ledger's lock) on the published head or on the group in flight, start
  * writing its blobs, and chain its publish after that group's.
  */
-async function stageGroup(conn: Connection, ledger: Ledger, batch: PendingWrite[], prev: Group | null): Promise<Group> {
+async function stageGroup(env: WriteEnv, ledger: Ledger, batch: PendingWrite[], prev: Group | null): Promise<Group> {
   let base: StageBase;
   if (prev) {
     // Rebase on the current snapshot (the groups before prev are published, and indexing may have
@@ -200,28 +164,28 @@ async function stageGroup(conn: Connection, ledger: Ledger, batch: PendingWrite[
     for (const x of prev.prepared) view = view.withEvents(x.events, view.graphTableWith(x.newGraphs), x.t);
     base = { ...prev.after, view };
   } else {
-    await conn.catchUp(ledger);
+    await ledger.catchUp(env.ns);
     base = {
       view: await ledger.db(), ns: ledger.ns, t: ledger.t, cid: ledger.head.cid, time: ledger.head.time,
       pendingBytes: 0, datatypes: new Set(ledger.datatypes),
     };
   }
   const dictSize = ledger.dict.size;
-  const { prepared, unchanged, failed, after } = await prepareAll(conn, ledger, batch, base);
+  const { prepared, unchanged, failed, after } = await prepareAll(env, ledger, batch, base);
   for (const [w, e] of failed) w.reject(e);
   const group: Group = { prepared, unchanged, baseCid: base.cid, dictSize, after, published: Promise.resolve(true), retry: [] };
   // Blobs first (their fsyncs overlap each other and the previous group's publish).
   const blobs = Promise.all(prepared.flatMap((x) => [
-    ...(x.txnBytes ? [conn.content.put(Codec.txn, x.txnBytes)] : []),
-    conn.content.put(Codec.commit, x.bytes),
+    ...(x.txnBytes ? [env.content.put(Codec.txn, x.txnBytes)] : []),
+    env.content.put(Codec.commit, x.bytes),
   ]));
   blobs.catch(() => {}); // observed in publish; never an unhandled rejection meanwhile
-  group.published = publish(conn, ledger, group, prev, blobs);
+  group.published = publish(env, ledger, group, prev, blobs);
   return group;
 }
 
 /** Publish a group once its blobs are durable and its predecessor published; settle its writes. */
-async function publish(conn: Connection, ledger: Ledger, g: Group, prev: Group | null, blobs: Promise<unknown>): Promise<boolean> {
+async function publish(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | null, blobs: Promise<unknown>): Promise<boolean> {
   const all = [...g.prepared.map((x) => x.w), ...g.unchanged.map((u) => u.w)];
   let blobError: unknown = null;
   try { await blobs; } catch (e) { blobError = e; }
@@ -245,7 +209,7 @@ async function publish(conn: Connection, ledger: Ledger, g: Group, prev: Group |
       const last = g.prepared[g.prepared.length - 1]!;
       const expected = ledger.record;
       const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };
-      if (!(await conn.ns.compareAndSet(ledger.id, expected, next))) {
+      if (!(await env.ns.compareAndSet(ledger.id, expected, next))) {
         ledger.dict.truncate(g.dictSize); // nothing staged here will be published
         g.retry = [];
         for (const w of all) {
@@ -284,7 +248,7 @@ function finish(w: PendingWrite, r: Receipt): Receipt {
  * staged before it. Nothing touches the ledger's state but its dictionary; a request that fails
  * validation is reported alone and the rest go on.
  */
-async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite[], base: StageBase): Promise<{
+async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[], base: StageBase): Promise<{
   prepared: Prepared[]; unchanged: Unchanged[]; failed: [PendingWrite, unknown][]; after: StageBase;
 }> {
   const prepared: Prepared[] = [];
@@ -293,7 +257,7 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
   let { view, ns, t, cid, time } = base;
   let ownBytes = 0;
   const datatypes = new Set(base.datatypes);
-  const max = conn.opts.reindexMaxBytes;
+  const max = env.opts.reindexMaxBytes;
   for (const w of writes) {
     const { req, ctx } = w;
     // Terms a failed request interned are released; later requests have not staged yet.
@@ -311,7 +275,7 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
       // before any blob is written, so nothing commits.
       await checkWritePolicy(view, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
       const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
-      const txnBytes = conn.opts.storeTxn
+      const txnBytes = env.opts.storeTxn
         ? encodeTxnBlob({ type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null })
         : null;
       const data: CommitData = {
@@ -323,7 +287,7 @@ async function prepareAll(conn: Connection, ledger: Ledger, writes: PendingWrite
       const noveltyBytes = ledger.novelty.bytes + base.pendingBytes + ownBytes;
       if (delta >= max) throw noveltyDeltaTooLarge(`the transaction's novelty delta (${delta} bytes) is at or above reindex_max_bytes (${max}); split it into smaller transactions`);
       if (noveltyBytes >= max || noveltyBytes + delta > max) {
-        conn.maybeIndex(ledger);
+        env.maybeIndex(ledger);
         throw noveltyAtMax(`novelty is at capacity (${noveltyBytes} of ${max} bytes); retry after indexing catches up`);
       }
       const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();

@@ -12,8 +12,18 @@ import type { Aggregate, Expr, Op, OrderKey } from '../algebra/algebra.js';
 import { varInfo } from '../algebra/vars.js';
 import { type CrawlSpec, parseCrawlSpec } from './crawl-spec.js';
 import { type ExprEnv, STAT_FN, compileExpr, iriOrBlank, isVariableString, varName } from './expr.js';
-import type { WhereCompiler } from './where.js';
 import { UNIT, call, isObject, listOf, nonNegative, pick, term, varExpr } from './util.js';
+
+/**
+ * What select compilation needs of the where compiler (where.ts implements it); an interface so the
+ * two files do not import each other.
+ */
+export interface WhereHost {
+  where(where: unknown, ctx: ActiveContext): Op;
+  group(items: unknown[], ctx: ActiveContext): Op;
+  values(v: unknown, ctx: ActiveContext): Op;
+  freshVar(): string;
+}
 
 /** The select-shaped keys of a query object, normalised. */
 export interface QueryObject {
@@ -91,7 +101,7 @@ export function readQueryObject(q: Record<string, unknown>, ctx: ActiveContext, 
 }
 
 /** Compile a subquery (`["query", Q]`); without `@context` it inherits `outer`. */
-export function compileSubquery(q: unknown, outer: ActiveContext, wc: WhereCompiler): Op {
+export function compileSubquery(q: unknown, outer: ActiveContext, wc: WhereHost): Op {
   if (!isObject(q)) throw badRequest('a subquery must be a query object');
   const own = pick(q, '@context', 'context');
   const ctx = '@context' in q || 'context' in q ? ActiveContext.create(own ?? null) : outer;
@@ -104,7 +114,7 @@ interface Item { kind: 'var' | 'expr' | 'crawl'; name: string; expr?: Expr; root
  * Compile a select-shaped query object. `top` allows what only the top level can shape: crawl
  * objects, grouped value arrays and statistical aggregates.
  */
-export function compileSelect(q: QueryObject, wc: WhereCompiler, top: boolean): CompiledSelect {
+export function compileSelect(q: QueryObject, wc: WhereHost, top: boolean): CompiledSelect {
   const ctx = q.ctx;
   const what = top ? 'query' : 'subquery';
   const env: ExprEnv = { ctx, aggregates: true, patterns: (p) => wc.group(p, ctx) };
@@ -214,7 +224,7 @@ export function compileSelect(q: QueryObject, wc: WhereCompiler, top: boolean): 
  * The where clause seeded by the top-level `values` (§5.5): the values join first, inside the same
  * group, so the where clause's filters see their variables.
  */
-function whereOp(q: QueryObject, wc: WhereCompiler): Op {
+function whereOp(q: QueryObject, wc: WhereHost): Op {
   if (q.where === undefined) return q.values !== undefined ? wc.values(q.values, q.ctx) : UNIT;
   if (q.values === undefined) return wc.where(q.where, q.ctx);
   const items = Array.isArray(q.where) ? (typeof q.where[0] === 'string' ? [q.where] : q.where) : [q.where];
@@ -315,7 +325,7 @@ const NEVER_BOUND = varExpr('__unbound');
  * follow the JSON-LD dialect (§6): unbound over no values; `avg` a double; `sum` an integer when
  * every input is, else a double.
  */
-export function liftAggregates(e: Expr, out: { variable: string; agg: Aggregate }[], wc: WhereCompiler): Expr {
+export function liftAggregates(e: Expr, out: { variable: string; agg: Aggregate }[], wc: WhereHost): Expr {
   const register = (agg: Aggregate): string => {
     const key = JSON.stringify(agg);
     const found = out.find((a) => JSON.stringify(a.agg) === key);

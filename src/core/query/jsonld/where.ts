@@ -13,7 +13,7 @@ import {
   coercedTerm, compileExpr, iriOrBlank, isVariableString, jsonScalarLiteral, valueObjectTerm, varName,
 } from './expr.js';
 import { parsePath } from './path.js';
-import { compileSubquery } from './query.js';
+import { compileSubquery, type WhereHost } from './query.js';
 import { UNIT, isObject, join } from './util.js';
 
 export { parsePath } from './path.js';
@@ -59,7 +59,7 @@ interface NodeParts {
 interface GroupParts { op: Op; filters: Expr[] }
 
 /** Stateful compiler: one per request, so hidden variables are unique across nested clauses. */
-export class WhereCompiler {
+export class WhereCompiler implements WhereHost {
   private hidden = 0;
   private readonly objectVars: boolean;
   private readonly aliases: ReadonlyMap<string, string>;

@@ -13,7 +13,7 @@ import { SeqJoinNode } from '../exec/join.js';
 import { NO_MATCH, TriplePatternNode } from '../exec/scan.js';
 import type { PNode } from '../exec/types.js';
 import { opCard, tpFanout } from './estimate.js';
-import type { PlanCtx, Planner } from './planner.js';
+import type { JoinPlanner as Planner, PlanCtx } from './plan-ctx.js';
 import { conjuncts } from './rewrite.js';
 
 interface Item {

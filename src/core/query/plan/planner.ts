@@ -22,44 +22,16 @@ import { NO_MATCH, type Pos } from '../exec/scan.js';
 import type { PNode } from '../exec/types.js';
 import { opCard } from './estimate.js';
 import { planJoin, tpCard } from './join-order.js';
+import { Scope, type JoinPlanner, type PlanCtx } from './plan-ctx.js';
 import { rewrite } from './rewrite.js';
 import { quadSafe, seedable } from './seed.js';
 
 /** Operators that close a scope or depend on their whole input: never fed rows. */
 const OPAQUE = new Set<Op['type']>(['group', 'project', 'orderby', 'distinct', 'reduced', 'slice']);
 
-/** Variable name -> slot, for one scope (the query, or a subquery's inside). */
-export class Scope {
-  readonly map = new Map<string, number>();
-  constructor(private readonly alloc: () => number) {}
-  /** The slot of a variable, allocated on first use. */
-  slot(name: string): number {
-    let s = this.map.get(name);
-    if (s === undefined) {
-      s = this.alloc();
-      this.map.set(name, s);
-    }
-    return s;
-  }
-}
+export { Scope, type PlanCtx } from './plan-ctx.js';
 
-/** Where an operator is being planned. */
-export interface PlanCtx {
-  scope: Scope;
-  /** Variables input rows may bind / always bind. */
-  seedMaybe: ReadonlySet<string>;
-  seedCertain: ReadonlySet<string>;
-  /** Estimated input rows (for hash-vs-probe decisions). */
-  inputRows: number;
-  /** EXISTS: outer bindings are visible everywhere inside. */
-  force: boolean;
-  /** Graphs scans will read (null: every named graph), for estimates. */
-  graphs: readonly number[] | null;
-  /** Quad mode: the graph variable's slot (hash joins must also match it), else -1. */
-  gslot: number;
-}
-
-export class Planner {
+export class Planner implements JoinPlanner {
   private next = 0;
   readonly fctx: EvalContext;
   readonly top: Scope;

@@ -1,0 +1,45 @@
+/**
+ * The types a write carries through the pipeline's queue: what the front end knows about the request,
+ * the queued write itself and its receipt. Kept apart from the pipeline so the ledger's state (which
+ * holds the queue) does not import the pipeline.
+ */
+import type { TxnRequest } from './txn-request.js';
+
+/** Commit receipt (http-api.md §2.1, jsonld-transactions.md §10). */
+export interface Receipt {
+  ledger_id: string;
+  t: number;
+  timestamp: string;
+  commit_id: string;
+  previous_commit_id: string | null;
+  flakes_added: number;
+  flakes_retracted: number;
+  'tx-id': string;
+  commit: { hash: string };
+  time?: string;
+  fuel?: number;
+}
+
+/** What the front end knows about the request besides its parsed form. */
+export interface TxnContext {
+  /** Content type and body as received, for the transaction blob. */
+  contentType?: string;
+  body?: unknown;
+  identity?: string | null;
+  jws?: string | null;
+  /** Bytes of the raw request body (tx-id is their SHA-256). */
+  rawBody?: Uint8Array;
+  signal?: AbortSignal;
+}
+
+/** A write waiting in a ledger's queue. */
+export interface PendingWrite {
+  req: TxnRequest;
+  ctx: TxnContext;
+  txId: string;
+  started: number;
+  /** Publishes lost to a head another process moved (16 allowed). */
+  attempts?: number;
+  resolve(r: Receipt): void;
+  reject(e: unknown): void;
+}
