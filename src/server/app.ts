@@ -38,16 +38,22 @@ export interface AppDeps {
   log?: Logger;
   /** Endpoint groups mounted under api_base_url, in order (ledger, query, admin, events, ...). */
   routes?: readonly RouteGroup[];
+  /** Feature blocks the discovery document advertises (e.g. `push.merged_commits`). */
+  discovery?: DiscoveryFeatures;
   /** Route table to document into (a fresh one when absent). */
   table?: RouteTable;
 }
 
+/** Optional feature blocks of the discovery document, advertised by the route groups mounted. */
+export interface DiscoveryFeatures { push?: { merged_commits: boolean } }
+
 /** The discovery document of `GET /.well-known/ledgraph.json` (§2.8). */
-export function discoveryDocument(config: ServerConfig): { version: 1; api_base_url: string; auth?: { type: 'token' } } {
-  const doc: { version: 1; api_base_url: string; auth?: { type: 'token' } } = { version: 1, api_base_url: config.apiBaseUrl };
+export function discoveryDocument(config: ServerConfig, features: DiscoveryFeatures = {}): { version: 1; api_base_url: string; auth?: { type: 'token' } } & DiscoveryFeatures {
+  const doc: { version: 1; api_base_url: string; auth?: { type: 'token' } } & DiscoveryFeatures = { version: 1, api_base_url: config.apiBaseUrl };
   if (config.dataAuthMode !== 'none' || config.eventsAuthMode !== 'none' || config.adminAuthMode !== 'none') {
     doc.auth = { type: 'token' };
   }
+  if (features.push) doc.push = features.push;
   return doc;
 }
 
@@ -173,7 +179,7 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
   route(app, table, {
     method: 'GET', path: '/.well-known/ledgraph.json', root: true, tag: 'diagnostics', summary: 'Discovery document',
     responses: { 200: 'Discovery document {version, api_base_url, auth?}' },
-  }, (c) => c.json(discoveryDocument(config)));
+  }, (c) => c.json(discoveryDocument(config, deps.discovery)));
   route(app, table, {
     method: 'GET', path: '/swagger.json', root: true, tag: 'diagnostics', summary: 'This OpenAPI 3.0 description',
     responses: { 200: 'OpenAPI document' },

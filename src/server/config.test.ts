@@ -43,7 +43,7 @@ describe('parseServerArgs', () => {
       '--data-auth-mode', 'required', '--data-auth-trusted-issuer', 'did:key:z6MkA', '--data-auth-trusted-issuer', 'did:key:z6MkB',
       '--admin-auth-mode', 'optional', '--admin-auth-trusted-issuer', 'did:key:z6MkC',
       '--events-auth-mode', 'required', '--events-auth-trusted-issuer', 'did:key:z6MkD', '--events-auth-audience', 'peers',
-      '--storage-proxy-trusted-issuer', 'did:key:z6MkE',
+      '--storage-proxy-enabled', '--storage-proxy-trusted-issuer', 'did:key:z6MkE',
       '--jwks-issuer', 'https://idp.example=https://idp.example/jwks.json', '--jwks-issuer', 'other=http://localhost:1/k',
       '--role', 'peer', '--tx-server-url', 'http://tx.example:8090/', '--default-policy-class', 'https://ex.org/Policy',
     ]);
@@ -54,7 +54,7 @@ describe('parseServerArgs', () => {
       dataAuthMode: 'required', dataAuthTrustedIssuers: ['did:key:z6MkA', 'did:key:z6MkB'],
       adminAuthMode: 'optional', adminAuthTrustedIssuers: ['did:key:z6MkC'],
       eventsAuthMode: 'required', eventsAuthTrustedIssuers: ['did:key:z6MkD'], eventsAuthAudience: 'peers',
-      storageProxyTrustedIssuers: ['did:key:z6MkE'],
+      storageProxyEnabled: true, storageProxyTrustedIssuers: ['did:key:z6MkE'],
       jwksIssuers: [
         { issuer: 'https://idp.example', url: 'https://idp.example/jwks.json' },
         { issuer: 'other', url: 'http://localhost:1/k' },

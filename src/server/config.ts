@@ -49,6 +49,8 @@ export interface ServerConfig {
   eventsAuthMode: AuthMode;
   eventsAuthTrustedIssuers: string[];
   eventsAuthAudience: string | null;
+  /** Storage proxy, /commits and /pack answer (else 404). */
+  storageProxyEnabled: boolean;
   storageProxyTrustedIssuers: string[];
   jwksIssuers: JwksIssuer[];
   role: ServerRole;
@@ -82,6 +84,7 @@ export function defaultServerConfig(): ServerConfig {
     eventsAuthMode: 'none',
     eventsAuthTrustedIssuers: [],
     eventsAuthAudience: null,
+    storageProxyEnabled: false,
     storageProxyTrustedIssuers: [],
     jwksIssuers: [],
     role: 'transaction',
@@ -287,6 +290,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Issuer trusted for /events tokens'),
   valueFlag('events-auth-audience', 'LEDGRAPH_EVENTS_AUTH_AUDIENCE', '<aud>', 'eventsAuthAudience', nullable(parseNonEmpty), '(none)',
     'Audience required in /events tokens'),
+  boolFlag('storage-proxy-enabled', 'LEDGRAPH_STORAGE_PROXY_ENABLED', 'storageProxyEnabled', false,
+    'Serve the storage proxy, GET /commits and POST /pack (storage-claim tokens required)'),
   listFlag('storage-proxy-trusted-issuer', 'LEDGRAPH_STORAGE_PROXY_TRUSTED_ISSUERS', '<did:key>', 'storageProxyTrustedIssuers', parseNonEmpty,
     'Issuer trusted for storage proxy tokens'),
   listFlag('jwks-issuer', 'LEDGRAPH_JWKS_ISSUERS', '<issuer=url>', 'jwksIssuers', parseJwksIssuer,

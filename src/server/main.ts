@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { LedgraphError } from '../core/errors.js';
-import { createApp, type RouteGroup } from './app.js';
+import { createApp, type DiscoveryFeatures, type RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { ledgerRouteGroups } from './routes/index.js';
@@ -24,6 +24,8 @@ export interface ServerDeps {
   routes?: readonly RouteGroup[];
   /** Called once after the listener has closed (close the Connection, flush storage, ...). */
   onClose?: () => Promise<void>;
+  /** Feature blocks added to the discovery document (see app.ts AppDeps). */
+  discovery?: DiscoveryFeatures;
 }
 
 /** A listening server. */
@@ -73,7 +75,7 @@ function hostForUrl(host: string): string {
 /** Check storage, build the app and listen on the configured address. */
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
-  const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes });
+  const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
 
   await new Promise<void>((ok, fail) => {
@@ -140,7 +142,8 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
     if (deps.onClose) await deps.onClose();
   };
   try {
-    const running = await startServer(config, { ...deps, routes, onClose });
+    // The ledger routes include /push-merges (http-api.md §9.4).
+    const running = await startServer(config, { ...deps, routes, onClose, discovery: { push: { merged_commits: true }, ...deps.discovery } });
     return { ...running, state };
   } catch (e) {
     await state.conn.close();

@@ -1,4 +1,5 @@
 /** The datatype limit of http-api.md §2.9: 16,369 non-reserved datatypes; 15 reserved never count. */
+import { datatypeLimitExceeded } from '../errors.js';
 import { rdf, XSD } from '../rdf/vocab.js';
 
 export const MAX_DATATYPES = 16_369;
@@ -9,3 +10,17 @@ export const RESERVED_DATATYPES: ReadonlySet<string> = new Set([
   XSD + 'long', XSD + 'int', XSD + 'dateTime', XSD + 'date', XSD + 'time', XSD + 'anyURI',
   rdf.langString, rdf.JSON, '@id',
 ]);
+
+/** The new non-reserved datatypes of a write; refuses the write when they would pass the limit. */
+export function checkDatatypeLimit(known: ReadonlySet<string>, objects: { termType: string; datatype?: { value: string } }[]): Set<string> {
+  const fresh = new Set<string>();
+  for (const o of objects) {
+    if (o.termType !== 'Literal') continue;
+    const dt = o.datatype!.value;
+    if (!RESERVED_DATATYPES.has(dt) && !known.has(dt)) fresh.add(dt);
+  }
+  if (fresh.size > 0 && known.size + fresh.size > MAX_DATATYPES) {
+    throw datatypeLimitExceeded(`this write would use ${known.size + fresh.size} distinct non-reserved datatypes; a ledger allows at most ${MAX_DATATYPES}`);
+  }
+  return fresh;
+}

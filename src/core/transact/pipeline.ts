@@ -14,12 +14,11 @@ import { encodeCommit, type CommitData } from '../commit/commit-codec.js';
 import type { NamespaceTable } from '../commit/namespaces.js';
 import type { Flake } from '../flake/flake.js';
 import { encodeTxnBlob } from '../commit/txn-blob.js';
-import {
-  badRequest, commitConflict, constraintViolation, datatypeLimitExceeded, noveltyAtMax, noveltyDeltaTooLarge,
-} from '../errors.js';
+import { badRequest, commitConflict, constraintViolation } from '../errors.js';
 import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { MAX_DATATYPES, RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
+import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
+import { admitNovelty } from './novelty-limits.js';
 import type { NsRecord } from '../store.js';
 import type { WriteEnv } from '../ledger/stores.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
@@ -257,7 +256,6 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
   let { view, ns, t, cid, time } = base;
   let ownBytes = 0;
   const datatypes = new Set(base.datatypes);
-  const max = env.opts.reindexMaxBytes;
   for (const w of writes) {
     const { req, ctx } = w;
     // Terms a failed request interned are released; later requests have not staged yet.
@@ -284,12 +282,7 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       };
       const encoded = encodeCommit(data, ns);
       const delta = encoded.bytes.length;
-      const noveltyBytes = ledger.novelty.bytes + base.pendingBytes + ownBytes;
-      if (delta >= max) throw noveltyDeltaTooLarge(`the transaction's novelty delta (${delta} bytes) is at or above reindex_max_bytes (${max}); split it into smaller transactions`);
-      if (noveltyBytes >= max || noveltyBytes + delta > max) {
-        env.maybeIndex(ledger);
-        throw noveltyAtMax(`novelty is at capacity (${noveltyBytes} of ${max} bytes); retry after indexing catches up`);
-      }
+      admitNovelty(env, ledger, base.pendingBytes + ownBytes, delta);
       const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
@@ -329,18 +322,4 @@ function checkEventTime(eventTime: string | undefined, previous: string): string
   if (ms > now + 1000) throw constraintViolation(`opts.eventTime ${eventTime} is in the future`);
   if (previous && ms < Date.parse(previous)) throw constraintViolation(`opts.eventTime ${eventTime} is before the previous commit's time ${previous}`);
   return new Date(ms).toISOString();
-}
-
-/** The new non-reserved datatypes of a write; refuses the write when they would pass the limit. */
-function checkDatatypeLimit(known: ReadonlySet<string>, objects: { termType: string; datatype?: { value: string } }[]): Set<string> {
-  const fresh = new Set<string>();
-  for (const o of objects) {
-    if (o.termType !== 'Literal') continue;
-    const dt = o.datatype!.value;
-    if (!RESERVED_DATATYPES.has(dt) && !known.has(dt)) fresh.add(dt);
-  }
-  if (fresh.size > 0 && known.size + fresh.size > MAX_DATATYPES) {
-    throw datatypeLimitExceeded(`this write would use ${known.size + fresh.size} distinct non-reserved datatypes; a ledger allows at most ${MAX_DATATYPES}`);
-  }
-  return fresh;
 }

@@ -10,6 +10,8 @@ import { adminRoutes } from './admin.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { historyRoutes } from './history.js';
+import { pushRoutes } from '../replication/push.js';
+import { commitsRoutes } from '../replication/commits.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
 import { streamRoutes } from './stream.js';
@@ -24,6 +26,8 @@ export const REGISTRARS: readonly Registrar[] = [
   writeRoutes,
   dataRoutes,
   historyRoutes,
+  pushRoutes,
+  commitsRoutes,
   queryRoutes,
   streamRoutes,
   multiQueryRoutes,
