@@ -130,14 +130,16 @@ function requestIdMiddleware(log: Logger): MiddlewareHandler<AppEnv> {
 /**
  * Refuse bodies over `maxBytes` with 413 err:db/PayloadTooLarge: at once from Content-Length, or
  * while streaming (the body stream errors) when the length is not declared. Nothing is buffered.
+ * `exempt` paths (archive import) bound their bodies themselves.
  */
-function bodyLimitMiddleware(maxBytes: number): MiddlewareHandler<AppEnv> {
+function bodyLimitMiddleware(maxBytes: number, exempt: (path: string) => boolean): MiddlewareHandler<AppEnv> {
   const tooLarge = () => new LedgraphError(413, 'err:db/PayloadTooLarge', `request body exceeds the body limit of ${maxBytes} bytes`);
   return async (c, next) => {
     // Decided from the method and headers alone: touching `raw.body` makes @hono/node-server build a
     // full web Request (and a web stream over the socket) for every request.
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') return next(); // never has a body
+    if (exempt(c.req.path)) return next();
     const headers = c.req.raw.headers;
     const declared = headers.get('content-length');
     if (declared !== null && !headers.has('transfer-encoding')) {
@@ -170,7 +172,9 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
   if (config.corsEnabled) {
     app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After', 'Ledgraph-T', 'Ledgraph-Commit-Id'] }));
   }
-  app.use('*', bodyLimitMiddleware(config.bodyLimit));
+  // Archive restores stream frame by frame with their own per-frame limit (http-api.md §8).
+  const importPrefix = `${config.apiBaseUrl}/import/`;
+  app.use('*', bodyLimitMiddleware(config.bodyLimit, (path) => path.startsWith(importPrefix)));
 
   route(app, table, {
     method: 'GET', path: '/health', root: true, tag: 'diagnostics', summary: 'Liveness: status and version',

@@ -47,6 +47,15 @@ export function encodeLeaf(kind: 0 | 1, order: IndexOrder, run: Run, history: CI
   return out;
 }
 
+/** The history CID a current leaf names, read from its header only (null for none or a history blob). */
+export function leafHistory(bytes: Uint8Array): CID | null {
+  if (bytes.length < 16 || MAGIC.some((b, i) => bytes[i] !== b)) throw bad('bad magic');
+  const cidLen = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(12, true);
+  if (cidLen === 0) return null;
+  if (16 + cidLen > bytes.length) throw bad('length mismatch');
+  return CID.decode(bytes.subarray(16, 16 + cidLen));
+}
+
 /** Decode a leaf or history blob. */
 export function decodeLeaf(bytes: Uint8Array): DecodedLeaf {
   if (bytes.length < 16 || MAGIC.some((b, i) => bytes[i] !== b)) throw bad('bad magic');

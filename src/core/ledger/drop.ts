@@ -6,8 +6,7 @@
 import { CID } from 'multiformats/cid';
 import { decodeEnvelope } from '../commit/commit-codec.js';
 import { internalError } from '../errors.js';
-import { parseJsonNode, type BranchNode, type IndexRoot } from '../index/root-codec.js';
-import { decodeLeaf } from '../index/leaf-codec.js';
+import { indexArtifacts } from '../index/artifacts.js';
 import type { NsRecord } from '../store.js';
 import type { LedgerStores } from './stores.js';
 
@@ -53,29 +52,10 @@ async function collectReachable(conn: LedgerStores, r: NsRecord, out: Set<string
   }
   let root: string | null = r.index_head_id;
   while (root && !out.has(root)) {
+    const idx = await indexArtifacts(store, root, { tolerant: true, skip: out });
     out.add(root);
-    const bytes = await store.get(CID.parse(root)).catch(() => null);
-    if (!bytes) break;
-    const idx = parseJsonNode<IndexRoot>(bytes, 'index root');
-    for (const c of idx.dict.chunks) out.add(c);
-    for (const top of Object.values(idx.orders)) if (top) await collectBranch(conn, top, out);
-    root = idx.prev_root;
-  }
-}
-
-async function collectBranch(conn: LedgerStores, cid: string, out: Set<string>): Promise<void> {
-  if (out.has(cid)) return;
-  out.add(cid);
-  const bytes = await conn.content.get(CID.parse(cid)).catch(() => null);
-  if (!bytes) return;
-  const node = parseJsonNode<BranchNode>(bytes, 'index branch');
-  for (const c of node.children) {
-    if (node.level > 1) { await collectBranch(conn, c.cid, out); continue; }
-    if (out.has(c.cid)) continue;
-    out.add(c.cid);
-    const leaf = await conn.content.get(CID.parse(c.cid)).catch(() => null);
-    if (!leaf) continue;
-    const h = decodeLeaf(leaf).history;
-    if (h) out.add(h.toString());
+    if (!idx) break;
+    for (const c of idx.objects) out.add(c);
+    root = idx.root.prev_root;
   }
 }

@@ -12,6 +12,8 @@ import { diagnosticsRoutes } from './diagnostics.js';
 import { historyRoutes } from './history.js';
 import { pushRoutes } from '../replication/push.js';
 import { commitsRoutes } from '../replication/commits.js';
+import { importRoutes } from '../replication/import.js';
+import { packRoutes } from '../replication/pack.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
 import { streamRoutes } from './stream.js';
@@ -28,6 +30,8 @@ export const REGISTRARS: readonly Registrar[] = [
   historyRoutes,
   pushRoutes,
   commitsRoutes,
+  packRoutes,
+  importRoutes,
   queryRoutes,
   streamRoutes,
   multiQueryRoutes,
