@@ -8,15 +8,14 @@ import { parseServerArgs, serverHelp } from './config.js';
 import { createLogger } from './log.js';
 import { runServer } from './main.js';
 
-/** Where the CLI writes; injectable for tests. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+import type { CliIo } from './cli/io.js';
+
+export type { CliIo } from './cli/io.js';
 
 const processIo: CliIo = {
   out: (t) => { process.stdout.write(t); },
   err: (t) => { process.stderr.write(t); },
+  errIsTty: process.stderr.isTTY === true,
 };
 
 /** The package version, read from package.json next to dist/ (or src/). */
@@ -34,6 +33,10 @@ const USAGE = `Usage: ledgraph <command> [flags]
 Commands:
   server    Start the Ledgraph HTTP server (ledgraph server --help lists its flags)
   token     Make Ed25519 keys and bearer tokens (ledgraph token --help)
+  remote    Named remotes: add, list, remove (ledgraph remote --help)
+  clone, fetch, pull, push, export, import
+            Replicate ledgers between servers, storage directories and .flpack files
+            (ledgraph clone --help)
 
 Flags:
   -h, --help       Show this help
@@ -66,6 +69,18 @@ export async function main(
         io.out(packageVersion() + '\n');
         return 0;
       case 'token': return await (await import('./token-cli.js')).tokenMain(rest, io);
+      case 'remote': {
+        const { remoteMain, remotesPath } = await import('./cli/remotes.js');
+        const ci = rest.indexOf('--config');
+        const path = remotesPath(ci >= 0 ? rest[ci + 1] : undefined, env);
+        return remoteMain(ci >= 0 ? [...rest.slice(0, ci), ...rest.slice(ci + 2)] : rest, path, io);
+      }
+      case 'clone': case 'fetch': case 'pull': case 'push': case 'export': case 'import': {
+        const { replicateMain, REPLICATE_USAGE } = await import('./cli/replicate.js');
+        if (rest.includes('--help') || rest.includes('-h')) { io.out(REPLICATE_USAGE); return 0; }
+        const { remotesPath } = await import('./cli/remotes.js');
+        return await replicateMain(command, rest, (flag) => remotesPath(flag, env), io);
+      }
       case 'server': {
         const parsed = parseServerArgs(rest, env);
         if (parsed.kind === 'help') {
@@ -85,7 +100,9 @@ export async function main(
       io.err(`ledgraph: ${e.message}\n`);
       return 2;
     }
-    io.err(`ledgraph: ${e instanceof Error ? e.message : String(e)}\n`);
+    // Network failures (fetch) keep their reason in `cause`.
+    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+    io.err(`ledgraph: ${e instanceof Error ? e.message : String(e)}${cause}\n`);
     return 1;
   }
 }

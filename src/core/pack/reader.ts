@@ -87,6 +87,11 @@ class ByteSource {
 
 const dec = new TextDecoder('utf-8', { fatal: true });
 
+/** A little-endian u32 from 4 bytes (any view: Node Buffers share pooled memory, so no `.buffer`). */
+function u32(b: Uint8Array): number {
+  return (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0;
+}
+
 function truncated(at: number): LedgraphError {
   return badRequest(`pack stream truncated at byte ${at}: no End frame`);
 }
@@ -132,8 +137,8 @@ export async function* readPack(source: AsyncIterable<Uint8Array>, opts: ReadOpt
         if (cidLen === 0 || cidLen > MAX_CID_BYTES) throw badRequest(`pack Data frame at byte ${at}: CID length ${cidLen} is not 1..${MAX_CID_BYTES}`);
         if (!(await s.ensure(cidLen + 4))) throw truncated(at);
         let cid: CID;
-        try { cid = CID.decode(s.take(cidLen).slice()); } catch { throw badRequest(`pack Data frame at byte ${at}: invalid CID`); }
-        const n = new DataView(s.take(4).slice().buffer).getUint32(0, true);
+        try { cid = CID.decode(new Uint8Array(s.take(cidLen))); } catch { throw badRequest(`pack Data frame at byte ${at}: invalid CID`); }
+        const n = u32(s.take(4));
         if (n > opts.maxFrameBytes) throw tooLarge(n, opts.maxFrameBytes);
         if (!(await s.ensure(n))) throw truncated(at);
         const bytes = s.take(n);
@@ -144,7 +149,7 @@ export async function* readPack(source: AsyncIterable<Uint8Array>, opts: ReadOpt
       }
       if (type !== FRAME_HEADER && type !== FRAME_ERROR && type !== FRAME_MANIFEST) throw badRequest(`pack stream: unknown frame type 0x${type.toString(16).padStart(2, '0')} at byte ${at}`);
       if (!(await s.ensure(4))) throw truncated(at);
-      const n = new DataView(s.take(4).slice().buffer).getUint32(0, true);
+      const n = u32(s.take(4));
       if (n > opts.maxFrameBytes) throw tooLarge(n, opts.maxFrameBytes);
       if (!(await s.ensure(n))) throw truncated(at);
       const payload = s.take(n);

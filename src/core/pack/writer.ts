@@ -7,13 +7,14 @@
 import { CID } from 'multiformats/cid';
 import { Codec } from '../commit/cid.js';
 import { decodeEnvelope } from '../commit/commit-codec.js';
-import { badRequest, isLedgraphError, notFound } from '../errors.js';
+import { badRequest, isLedgraphError, notFound, storageError } from '../errors.js';
 import { indexArtifacts } from '../index/artifacts.js';
 import type { ContentStore, NsRecord } from '../store.js';
 import {
   dataFramePrefix, endFrame, errorFrame, ESTIMATED_BYTES_PER_COMMIT, headerFrame, manifestFrame, PACK_PROTOCOL, preamble,
-  type NameserviceManifest, type PackHeader,
+  type IndexesManifest, type NameserviceManifest, type PackHeader,
 } from './frames.js';
+import type { PackFrame } from './reader.js';
 
 /** A pack request (http-api.md §2.10), validated. */
 export interface PackRequest {
@@ -197,4 +198,31 @@ export async function planArchive(store: ContentStore, record: NsRecord, include
       index_head_id: withIndex ? record.index_head_id : null, index_t: withIndex ? record.index_t : 0,
     },
   };
+}
+
+/**
+ * Re-encode decoded (verified) frames as a stream again, with `trailer` (else the stream's own) as
+ * the nameservice Manifest before End: turns a pack received from one server into an archive for
+ * another. An Error frame fails; a stream without End is refused by the reader before it gets here.
+ */
+export async function* reframe(frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null): AsyncGenerator<Uint8Array> {
+  yield preamble();
+  // An archive's own nameservice manifest passes through unless a trailer replaces it.
+  let nameservice: NameserviceManifest | null = null;
+  for await (const f of frames) {
+    switch (f.type) {
+      case 'header': yield headerFrame(f.header); break;
+      case 'data': yield dataFramePrefix(f.cid, f.bytes.length); yield f.bytes; break;
+      case 'manifest':
+        if (f.manifest.phase === 'nameservice') nameservice = f.manifest as unknown as NameserviceManifest;
+        else yield manifestFrame(f.manifest as unknown as IndexesManifest);
+        break;
+      case 'error': throw storageError(`the pack stream failed: ${f.message}`);
+      case 'end': break;
+    }
+    if (f.type === 'end') break;
+  }
+  const last = trailer ?? nameservice;
+  if (last) yield manifestFrame(last);
+  yield endFrame();
 }

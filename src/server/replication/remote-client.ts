@@ -46,42 +46,64 @@ export function ledgerPath(ledger: string): string {
   return ledger.split('/').map(encodeURIComponent).join('/').replace(/%3A/gi, ':');
 }
 
+/** One export page with its objects as bytes (what GET /commits returns, decoded). */
+export interface RawPage {
+  head_commit_id: string;
+  head_t: number;
+  commits: Uint8Array[];
+  merged_commits?: Uint8Array[];
+  blobs: Map<string, Uint8Array>;
+  missing_blobs: string[];
+  next_cursor_id: string | null;
+}
+
 /**
- * Every commit of a remote ledger above `baseId` (null = from genesis), in lineage mode, oldest
- * first: the first-parent chain in `commits`, what merges brought in in `merged`.
+ * Every commit above `baseId` (null = from genesis) from lineage-mode pages, oldest first: the
+ * first-parent chain in `commits`, what merges brought in in `merged`. `page` reads one page.
  */
-export async function fetchCommitsSince(r: RemoteTarget, ledger: string, baseId: string | null): Promise<CommitBatch> {
-  const pages: { commits: string[]; merged: string[] }[] = [];
+export async function collectCommitsSince(page: (cursor: string | null) => Promise<RawPage>): Promise<CommitBatch> {
+  const pages: RawPage[] = [];
+  let cursor: string | null = null;
+  do {
+    const p = await page(cursor);
+    pages.push(p);
+    cursor = p.next_cursor_id;
+  } while (cursor);
+  // Pages run newest to oldest (each page too); merged commits within a page are parents-first.
+  const commits: Uint8Array[] = [];
+  const merged: Uint8Array[] = [];
   const blobs = new Map<string, Uint8Array>();
   const missing = new Set<string>();
-  let cursor: string | null = null;
-  let headId = '', headT = -1;
-  do {
+  for (let i = pages.length - 1; i >= 0; i--) {
+    const p = pages[i]!;
+    for (let k = p.commits.length - 1; k >= 0; k--) commits.push(p.commits[k]!);
+    merged.push(...(p.merged_commits ?? []));
+    for (const [k, v] of p.blobs) blobs.set(k, v);
+    for (const m of p.missing_blobs) missing.add(m);
+  }
+  return { commits, merged, blobs, missingBlobs: [...missing], headId: pages[0]!.head_commit_id, headT: pages[0]!.head_t };
+}
+
+/** Every commit of a remote ledger above `baseId`, through GET /commits in lineage mode. */
+export async function fetchCommitsSince(r: RemoteTarget, ledger: string, baseId: string | null): Promise<CommitBatch> {
+  return collectCommitsSince(async (cursor) => {
     const q = new URLSearchParams({ lineage: 'true', limit: '500' });
     if (baseId) q.set('base_id', baseId);
     if (cursor) q.set('cursor_id', cursor);
     const res = await fetch(`${r.api}/commits/${ledgerPath(ledger)}?${q}`, { headers: headers(r) });
     if (!res.ok) throw await remoteError(r, ledger, res, 'reading commits of');
-    const page = (await res.json()) as {
+    const p = (await res.json()) as {
       head_commit_id: string; head_t: number; commits: string[]; merged_commits?: string[];
       blobs: Record<string, string>; missing_blobs?: string[]; next_cursor_id: string | null;
     };
-    if (!cursor) { headId = page.head_commit_id; headT = page.head_t; }
-    pages.push({ commits: page.commits, merged: page.merged_commits ?? [] });
-    for (const [k, v] of Object.entries(page.blobs)) blobs.set(k, fromBase64(v, `blob ${k}`));
-    for (const m of page.missing_blobs ?? []) missing.add(m);
-    cursor = page.next_cursor_id;
-  } while (cursor);
-  // Pages run newest to oldest (each page too); merged commits within a page are parents-first.
-  const commits: Uint8Array[] = [];
-  const merged: Uint8Array[] = [];
-  for (let i = pages.length - 1; i >= 0; i--) {
-    const p = pages[i]!;
-    for (let k = p.commits.length - 1; k >= 0; k--) commits.push(fromBase64(p.commits[k], 'commit'));
-    for (const m of p.merged) merged.push(fromBase64(m, 'merged commit'));
-  }
-  // The base itself is not part of the export, but a page from genesis includes genesis.
-  return { commits, merged, blobs, missingBlobs: [...missing], headId, headT };
+    return {
+      head_commit_id: p.head_commit_id, head_t: p.head_t,
+      commits: p.commits.map((c) => fromBase64(c, 'commit')),
+      merged_commits: (p.merged_commits ?? []).map((c) => fromBase64(c, 'merged commit')),
+      blobs: new Map(Object.entries(p.blobs).map(([k, v]) => [k, fromBase64(v, `blob ${k}`)])),
+      missing_blobs: p.missing_blobs ?? [], next_cursor_id: p.next_cursor_id,
+    };
+  });
 }
 
 /** The push response of http-api.md §2.6. */
@@ -103,4 +125,54 @@ export async function pushCommits(r: RemoteTarget, ledger: string, batch: Pick<C
   });
   if (!res.ok) throw await remoteError(r, ledger, res, 'pushing to');
   return (await res.json()) as PushResult;
+}
+
+/** A ledger's heads on a remote (`GET /info`), or null when it does not exist there. */
+export interface RemoteHeads { t: number; commitId: string; indexId: string | null; indexT: number }
+
+/** The heads of a remote ledger, or null when the remote has no such ledger (404). */
+export async function remoteHeads(r: RemoteTarget, ledger: string): Promise<RemoteHeads | null> {
+  const res = await fetch(`${r.api}/info/${ledgerPath(ledger)}`, { headers: headers(r) });
+  if (res.status === 404) return null;
+  if (!res.ok) throw await remoteError(r, ledger, res, 'reading the head of');
+  const i = (await res.json()) as { t: number; commitId: string; indexId?: string | null; index?: { t: number } };
+  return { t: i.t, commitId: i.commitId, indexId: i.indexId ?? null, indexT: i.index?.t ?? 0 };
+}
+
+/** The body of `POST /pack` as a byte stream (after checking the status). */
+export async function fetchPack(r: RemoteTarget, ledger: string, req: Record<string, unknown>): Promise<AsyncIterable<Uint8Array>> {
+  const res = await fetch(`${r.api}/pack/${ledgerPath(ledger)}`, {
+    method: 'POST', headers: headers(r, { 'Content-Type': 'application/json', Accept: 'application/x-ledgraph-pack' }),
+    body: JSON.stringify({ protocol: 'ledgraph-pack-v1', ...req }),
+  });
+  if (!res.ok || !res.body) throw await remoteError(r, ledger, res, 'packing');
+  return res.body as unknown as AsyncIterable<Uint8Array>;
+}
+
+/** Stream an archive to `POST /import/<ledger>`. */
+export async function postArchive(r: RemoteTarget, ledger: string, bytes: AsyncIterable<Uint8Array>): Promise<Record<string, unknown>> {
+  const it = bytes[Symbol.asyncIterator]();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(ctl) { const n = await it.next(); if (n.done) ctl.close(); else ctl.enqueue(n.value); },
+    async cancel() { await it.return?.(); },
+  });
+  const res = await fetch(`${r.api}/import/${ledgerPath(ledger)}`, {
+    method: 'POST', headers: headers(r, { 'Content-Type': 'application/x-ledgraph-pack' }), body, duplex: 'half',
+  } as RequestInit);
+  if (!res.ok) throw await remoteError(r, ledger, res, 'importing');
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** The API base of a server from its discovery document (`/.well-known/ledgraph.json`). */
+export async function discoverApi(baseUrl: string): Promise<string> {
+  const origin = baseUrl.replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await fetch(`${origin}/.well-known/ledgraph.json`);
+  } catch (e) {
+    throw new LedgraphError(502, 'err:db/BadGateway', `cannot reach ${origin}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!res.ok) throw new LedgraphError(502, 'err:db/BadGateway', `${origin} has no Ledgraph discovery document (HTTP ${res.status})`);
+  const doc = (await res.json()) as { api_base_url?: string };
+  return origin + (doc.api_base_url ?? '/v1/ledgraph');
 }
