@@ -23,9 +23,9 @@ export class Progress {
   /** Set the expected number of objects (for the bar and ETA). */
   expect(objects: number): void { this.total = objects; }
 
-  /** Account for one object of `n` bytes. */
-  tick(n: number): void {
-    this.objects++;
+  /** Account for `n` bytes: one object, or (`object` false) bytes of a stream without object boundaries. */
+  tick(n: number, object = true): void {
+    if (object) this.objects++;
     this.bytes += n;
     const now = Date.now();
     const gap = this.io.errIsTty ? 100 : this.intervalMs;
@@ -35,7 +35,8 @@ export class Progress {
   private line(): string {
     const secs = Math.max(0.001, (Date.now() - this.started) / 1000);
     const rate = this.bytes / secs;
-    let s = `${this.label}: ${this.objects}${this.total !== null ? `/${this.total}` : ''} objects, ${size(this.bytes)}, ${size(rate)}/s`;
+    const objects = this.objects > 0 || this.total !== null ? `${this.objects}${this.total !== null ? `/${this.total}` : ''} objects, ` : '';
+    let s = `${this.label}: ${objects}${size(this.bytes)}, ${size(rate)}/s`;
     if (this.total && this.objects > 0 && this.objects < this.total) s += `, ETA ${Math.ceil(((this.total - this.objects) * secs) / this.objects)} s`;
     return s;
   }

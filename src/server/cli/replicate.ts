@@ -128,7 +128,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
         try {
           for await (const chunk of bytes) {
             total += chunk.length;
-            progress.tick(chunk.length);
+            progress.tick(chunk.length, false);
             if (!out.write(chunk)) await once(out, 'drain');
           }
           out.end();
