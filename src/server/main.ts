@@ -141,7 +141,9 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
   };
   try {
     const running = await startServer(config, { ...deps, routes, onClose });
-    return { ...running, state };
+    // Event streams never finish by themselves: end them when shutdown starts, not after the grace period.
+    const close = (graceMs?: number) => { state.events.close(); return running.close(graceMs); };
+    return { ...running, close, state };
   } catch (e) {
     await state.conn.close();
     throw e;

@@ -9,6 +9,7 @@ import { authRoutes } from '../auth/index.js';
 import { adminRoutes } from './admin.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
+import { eventsRoutes } from './events.js';
 import { historyRoutes } from './history.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
@@ -27,6 +28,7 @@ export const REGISTRARS: readonly Registrar[] = [
   queryRoutes,
   streamRoutes,
   multiQueryRoutes,
+  eventsRoutes,
 ];
 
 /** The registrars bound to the server state, as the app's route groups. */
