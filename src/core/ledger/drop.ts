@@ -4,12 +4,10 @@
  * leaf-first (child branches before their sources).
  */
 import { CID } from 'multiformats/cid';
-import { decodeEnvelope } from '../commit/commit-codec.js';
 import { internalError } from '../errors.js';
-import { parseJsonNode, type BranchNode, type IndexRoot } from '../index/root-codec.js';
-import { decodeLeaf } from '../index/leaf-codec.js';
 import type { NsRecord } from '../store.js';
 import type { Connection, DropResponse } from './connection.js';
+import { collectReachable } from './reachable.js';
 
 /** Drop all branches of a ledger name. */
 export async function dropLedger(conn: Connection, name: string, records: NsRecord[], hard: boolean): Promise<DropResponse> {
@@ -24,7 +22,7 @@ export async function dropLedger(conn: Connection, name: string, records: NsReco
     return { ledger_id: name, status: 'dropped', files_deleted: 0, branches_dropped: live.map((r) => r.ledger_id).sort() };
   }
   const objects = new Set<string>();
-  for (const r of records) await collectReachable(conn, r, objects);
+  for (const r of records) await collectReachable(conn.content, r, objects);
   let deleted = 0;
   for (const c of objects) if (await conn.content.delete(CID.parse(c))) deleted++;
   // Leaf-first: branches created from another branch go before their source.
@@ -35,44 +33,4 @@ export async function dropLedger(conn: Connection, name: string, records: NsReco
     }
   }
   return { ledger_id: name, status: 'dropped', files_deleted: deleted, branches_dropped: ids };
-}
-
-async function collectReachable(conn: Connection, r: NsRecord, out: Set<string>): Promise<void> {
-  const store = conn.content;
-  let cur: CID | null = r.commit_head_id ? CID.parse(r.commit_head_id) : null;
-  while (cur && !out.has(cur.toString())) {
-    out.add(cur.toString());
-    const bytes = await store.get(cur).catch(() => null);
-    if (!bytes) break;
-    const env = decodeEnvelope(bytes);
-    if (env.txn) out.add(env.txn.toString());
-    cur = env.parents[0] ?? null;
-  }
-  let root: string | null = r.index_head_id;
-  while (root && !out.has(root)) {
-    out.add(root);
-    const bytes = await store.get(CID.parse(root)).catch(() => null);
-    if (!bytes) break;
-    const idx = parseJsonNode<IndexRoot>(bytes, 'index root');
-    for (const c of idx.dict.chunks) out.add(c);
-    for (const top of Object.values(idx.orders)) if (top) await collectBranch(conn, top, out);
-    root = idx.prev_root;
-  }
-}
-
-async function collectBranch(conn: Connection, cid: string, out: Set<string>): Promise<void> {
-  if (out.has(cid)) return;
-  out.add(cid);
-  const bytes = await conn.content.get(CID.parse(cid)).catch(() => null);
-  if (!bytes) return;
-  const node = parseJsonNode<BranchNode>(bytes, 'index branch');
-  for (const c of node.children) {
-    if (node.level > 1) { await collectBranch(conn, c.cid, out); continue; }
-    if (out.has(c.cid)) continue;
-    out.add(c.cid);
-    const leaf = await conn.content.get(CID.parse(c.cid)).catch(() => null);
-    if (!leaf) continue;
-    const h = decodeLeaf(leaf).history;
-    if (h) out.add(h.toString());
-  }
 }

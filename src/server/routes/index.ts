@@ -13,6 +13,7 @@ import { eventsRoutes } from './events.js';
 import { historyRoutes } from './history.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
+import { storageRoutes } from './storage.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
 
@@ -29,6 +30,7 @@ export const REGISTRARS: readonly Registrar[] = [
   streamRoutes,
   multiQueryRoutes,
   eventsRoutes,
+  storageRoutes,
 ];
 
 /** The registrars bound to the server state, as the app's route groups. */
