@@ -7,7 +7,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CID } from 'multiformats/cid';
 import { cidOf, Codec, parseCid } from '../../src/core/commit/cid.js';
+import { encodeCommit } from '../../src/core/commit/commit-codec.js';
+import type { Connection } from '../../src/core/ledger/connection.js';
+import { literal, namedNode } from '../../src/core/rdf/terms.js';
 import { decodeFlakes, type WireFlake, type WireSid } from '../../src/core/proxy/flakes-codec.js';
 import { DID_A, signerA, signerB, token } from '../auth/helpers.js';
 import { postJson, startTestServer, type TestServer } from '../support/server.js';
@@ -196,6 +200,47 @@ describe('storage proxy', () => {
       await writeFile(path, good);
     }
     expect(parseCid(r2.commit_head_id).code).toBe(Codec.commit);
+  });
+});
+
+/**
+ * Append a commit asserting `<#ledger> f:<flag> false` in the config graph (g = 2), the way a pushed
+ * commit or a future config write lands: blob stored, head compare-and-set on the nameservice.
+ */
+async function switchOff(conn: Connection, ledgerId: string, flag: 'serveBlocks' | 'serveQuery'): Promise<void> {
+  const ledger = await conn.ledger(ledgerId);
+  const rec = (await conn.ns.get(ledgerId))!;
+  const { bytes } = encodeCommit({
+    t: rec.commit_t + 1, parents: [CID.parse(rec.commit_head_id!)], time: new Date().toISOString(), txn: null, author: '',
+    nsDelta: [], graphDelta: [], meta: [],
+    flakes: [{ g: 2, s: namedNode('urn:ledgraph:ledger'), p: namedNode('https://ns.ledgraph.dev/' + flag), o: literal('false', namedNode(XSD + 'boolean')), op: true }],
+  }, ledger.ns);
+  const cid = await conn.content.put(Codec.commit, bytes);
+  expect(await conn.ns.compareAndSet(ledgerId, rec, { ...rec, commit_head_id: cid.toString(), commit_t: rec.commit_t + 1 })).toBe(true);
+}
+
+describe('f:serveBlocks and f:serveQuery in the config graph', () => {
+  it('serveBlocks false: serving loses "blocks" and every raw-content endpoint answers 404', async () => {
+    const srv = await startTestServer({ config: { storageProxyEnabled: true, storageProxyTrustedIssuers: [DID_A] } });
+    try {
+      const h = { Authorization: `Bearer ${await token(await signerA(), { 'ledgraph.storage.all': true })}` };
+      for (const l of ['closed', 'shy']) {
+        expect((await postJson(`${srv.api}/create`, { ledger: l })).status).toBe(201);
+        await json(await postJson(`${srv.api}/insert/${l}`, { '@context': CTX, '@id': 'ex:a', 'ex:name': 'A' }));
+      }
+      const before = await json<Record5>(await fetch(`${srv.api}/storage/ns/closed`, { headers: h }));
+      expect(before.serving).toEqual(['query', 'blocks']);
+      await switchOff(srv.conn, 'closed:main', 'serveBlocks');
+      await switchOff(srv.conn, 'shy:main', 'serveQuery');
+      const after = await json<Record5>(await fetch(`${srv.api}/storage/ns/closed`, { headers: h }));
+      expect(after.commit_t).toBe(2);
+      expect(after.serving).toEqual(['query']);
+      expect((await json<Record5>(await fetch(`${srv.api}/storage/ns/shy`, { headers: h }))).serving).toEqual(['blocks']);
+      await expectError(await fetch(`${srv.api}/storage/objects/${before.commit_head_id}?ledger=closed`, { headers: h }), 404, 'err:db/LedgerNotFound');
+      await expectError(await postJson(`${srv.api}/storage/block`, { cid: before.commit_head_id, ledger: 'closed' }, h), 404, 'err:db/LedgerNotFound');
+    } finally {
+      await srv.close();
+    }
   });
 });
 
