@@ -3,14 +3,20 @@
  * one storage directory, writes go through one, the subscriber listens on the other, so every event
  * seen came through the NameService change feed (file watching), not an in-process shortcut.
  */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultServerConfig, type ServerConfig } from '../../src/server/config.js';
 import { silentLogger } from '../../src/server/log.js';
 import { startLedgraphServer, type LedgraphServer } from '../../src/server/main.js';
 import { signerA, signerB, token, DID_A } from '../auth/helpers.js';
 import { postJson, startTestServer, type TestServer } from '../support/server.js';
+import { bundleForNode } from '../support/bundle.js';
 import { subscribe, type SseEvent } from '../support/sse.js';
-import { CTX, expectError, json } from './helpers.js';
+import { CTX, expectError, json, until } from './helpers.js';
 
 /** A second server over an existing storage directory (not deleted on close). */
 async function sibling(dir: string, over: Partial<ServerConfig> = {}): Promise<LedgraphServer & { api: string }> {
@@ -146,6 +152,37 @@ describe('GET /events across two servers on one storage directory', () => {
     await sub.ended;
     expect(Date.now() - t0).toBeLessThan(5000);
   });
+});
+
+describe('GET /events with the writer in another OS process', () => {
+  it('reports commits and drops made by a `ledgraph server` child process on the same storage directory', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'ledgraph-events-'));
+    await bundleForNode(join(import.meta.dirname, 'cli-child.ts'), join(work, 'cli.mjs'));
+    const srv = await startTestServer();
+    const child = spawn(process.execPath, [join(work, 'cli.mjs'), 'server', '--listen-addr', '127.0.0.1:0', '--storage-path', srv.dir, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const lines: Record<string, unknown>[] = [];
+      createInterface({ input: child.stdout! }).on('line', (l) => { try { lines.push(JSON.parse(l) as Record<string, unknown>); } catch { /* not JSON */ } });
+      await until(() => lines.some((l) => l.msg === 'ledgraph listening') || child.exitCode !== null, 20_000);
+      const other = `${lines.find((l) => l.msg === 'ledgraph listening')!.url as string}/v1/ledgraph`;
+      const sub = await subscribe(`${srv.api}/events?all=true`);
+      try {
+        expect((await postJson(`${other}/create`, { ledger: 'proc' })).status).toBe(201);
+        await sub.waitFor(isRecord('proc:main', 0));
+        const receipt = await json<{ commit_id: string }>(await postJson(`${other}/insert/proc`, { '@context': CTX, '@id': 'ex:a', 'ex:p': 1 }));
+        const e = await sub.waitFor(isRecord('proc:main', 1));
+        expect((e.data.record as { commit_head_id: string }).commit_head_id).toBe(receipt.commit_id);
+        await json(await postJson(`${other}/drop`, { ledger: 'proc' }));
+        await sub.waitFor((x) => x.event === 'ns-retracted' && x.data.resource_id === 'proc:main');
+      } finally {
+        sub.close();
+      }
+    } finally {
+      child.kill('SIGKILL');
+      await srv.close();
+      await rm(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('GET /events auth', () => {
