@@ -1,5 +1,5 @@
 /**
- * The storage proxy's flake formats (replication.md §11, docs/formats.md §10):
+ * The storage proxy's flake formats (replication.md §11, docs/formats.md "Storage-proxy flakes"):
  * `application/x-ledgraph-flakes` = `FLKB`, version 1, three zero bytes, then a CBOR (RFC 8949)
  * array of flake maps; `application/x-ledgraph-flakes+json` = the same array as JSON. CBOR through
  * `cborg` (pure JavaScript, so the same code runs in browsers and needs no native build).
