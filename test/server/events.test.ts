@@ -143,6 +143,14 @@ describe('GET /events across two servers on one storage directory', () => {
     await expectError(await fetch(`${b.api}/events?all=yes`), 400, 'err:db/BadRequest');
   });
 
+  it('forgets subscribers whose clients went away', async () => {
+    const subs = await Promise.all([1, 2, 3].map(() => subscribe(`${b.api}/events?all=true`)));
+    await Promise.all(subs.map((s) => s.waitFor(isRecord('alpha:main'))));
+    expect(b.state.events.size).toBeGreaterThanOrEqual(3);
+    for (const s of subs) s.close();
+    await until(() => b.state.events.size === 0);
+  });
+
   it('ends open streams when the server shuts down', async () => {
     const c = await sibling(a.dir);
     const sub = await subscribe(`${c.api}/events?all=true`);

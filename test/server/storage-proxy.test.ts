@@ -256,6 +256,10 @@ describe('storage proxy defaults', () => {
     }
   });
 
+  it('refuses to start enabled with no issuer it could trust', async () => {
+    await expect(startTestServer({ config: { storageProxyEnabled: true } })).rejects.toThrow('--storage-proxy-trusted-issuer');
+  });
+
   it('filters leaves with --storage-proxy-default-identity when the token names none', async () => {
     const srv = await startTestServer({ config: { storageProxyEnabled: true, storageProxyTrustedIssuers: [DID_A], storageProxyDefaultIdentity: PEER_ID } });
     try {
