@@ -103,6 +103,14 @@ describe('storage proxy', () => {
     expect(past.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
   });
 
+  it('GET /storage/objects: commits made after the first request are served too', async () => {
+    const before = await record('p2', both);
+    expect((await object(before.commit_head_id, 'p2', both)).status).toBe(200);
+    const r = await json<{ commit_id: string }>(await postJson(`${srv.api}/insert/p2`, { '@context': CTX, '@id': 'ex:dan', 'ex:name': 'Dan' }));
+    expect((await object(r.commit_id, 'p2', both)).status).toBe(200);
+    expect((await object(before.commit_head_id, 'p2', both)).status).toBe(200);
+  });
+
   it('GET /storage/objects: only objects of the named ledger; bad CIDs are 400', async () => {
     const r2 = await record('p2', both);
     expect((await object(r2.commit_head_id, 'p2', both)).status).toBe(200);
@@ -168,6 +176,10 @@ describe('storage proxy', () => {
     const hraw = new Uint8Array(await (await object(history, 'p1', p1)).arrayBuffer());
     const rows = dv.getUint32(8, true) + new DataView(hraw.buffer, hraw.byteOffset).getUint32(8, true);
     expect(flakes).toHaveLength(rows);
+    // The history blob asked for by its own CID: its events alone, each with its op.
+    const events = decodeFlakes(new Uint8Array(await (await block(history, 'p1', p1)).arrayBuffer()));
+    expect(events).toEqual(flakes.slice(dv.getUint32(8, true)));
+    expect(events.some((f) => !f.op)).toBe(true);
     // octet-stream for a leaf still answers flakes (http-api.md §4.10).
     expect((await block(leaf, 'p1', p1, 'application/octet-stream')).headers.get('content-type')).toBe(FLAKES);
   });
