@@ -48,6 +48,20 @@ describe('EventsHub', () => {
     expect(hub.size).toBe(0);
   });
 
+  it('sends a large snapshot in chunks as the reader asks, sorted and complete', async () => {
+    const ns = new MemoryNameService();
+    const names = Array.from({ length: 1500 }, (_, i) => `l${String(1499 - i).padStart(4, '0')}:main`);
+    for (const id of names) await ns.compareAndSet(id, null, rec(id, 0));
+    const hub = new EventsHub(ns, { keepAliveMs: 60_000 });
+    const reader = (await hub.subscribe({ all: true, ledgers: new Set(), graphSources: new Set() })).getReader();
+    const first = await readSome(reader);
+    expect(first.length).toBeLessThan(70 * 1024); // one chunk of about 64 KiB, not the whole snapshot
+    let text = first;
+    while (ids(text).length < names.length) text += await readSome(reader);
+    expect(ids(text)).toEqual([...names].sort().map((id) => `ledger:${id}:0:0`));
+    hub.close();
+  });
+
   it('filters by ledger id', async () => {
     const ns = new MemoryNameService();
     const hub = new EventsHub(ns, { keepAliveMs: 60_000 });

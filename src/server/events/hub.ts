@@ -38,7 +38,9 @@ interface Item { bytes: Uint8Array; id?: string; commitT?: number; indexT?: numb
 class Subscriber {
   private queue: Item[] = [];
   private queued = 0;
-  private snapshot: Item[] | null = null; // set once listed; sent before any live item
+  /** Records of the snapshot still to send (encoded as the socket asks); null until listed. */
+  private snapshot: NsRecord[] | null = null;
+  private snapshotAt = 0;
   private wake: (() => void) | null = null;
   private ended = false;
   private overflowed = false;
@@ -62,12 +64,13 @@ class Subscriber {
   /** The snapshot: matching live records sorted by id; drops queued record events it already covers. */
   setSnapshot(records: NsRecord[]): void {
     const seen = new Map<string, NsRecord>();
-    const items: Item[] = [];
+    const mine: NsRecord[] = [];
     for (const r of records) {
       if (r.retracted || !this.wantsLedger(r.ledger_id)) continue;
       seen.set(r.ledger_id, r);
-      items.push(recordItem(r));
+      mine.push(r);
     }
+    mine.sort((a, b) => (a.ledger_id < b.ledger_id ? -1 : a.ledger_id > b.ledger_id ? 1 : 0));
     this.queue = this.queue.filter((it) => {
       const s = it.id === undefined ? undefined : seen.get(it.id);
       if (!s) return true;
@@ -75,7 +78,7 @@ class Subscriber {
       if (older) this.queued -= it.bytes.length;
       return !older;
     });
-    this.snapshot = items;
+    this.snapshot = mine;
     this.signal();
   }
 
@@ -119,8 +122,20 @@ class Subscriber {
         return;
       }
       if (this.snapshot !== null) {
-        const items = this.snapshot.length ? this.snapshot.concat(this.queue) : this.queue;
-        this.snapshot = [];
+        // The snapshot goes out in chunks of about SNAPSHOT_CHUNK bytes, encoded only as the socket
+        // asks, so a large nameservice is never held encoded; live changes follow it.
+        if (this.snapshotAt < this.snapshot.length) {
+          const items: Item[] = [];
+          let size = 0;
+          while (this.snapshotAt < this.snapshot.length && size < SNAPSHOT_CHUNK) {
+            const it = recordItem(this.snapshot[this.snapshotAt++]!);
+            items.push(it);
+            size += it.bytes.length;
+          }
+          ctl.enqueue(concat(items));
+          return;
+        }
+        const items = this.queue;
         this.queue = [];
         this.queued = 0;
         // On shutdown what is already queued still goes out, then the stream ends.
@@ -142,6 +157,8 @@ function closeQuietly(ctl: ReadableStreamDefaultController<Uint8Array>): void {
 }
 
 const KEEP_ALIVE_BYTES = enc.encode(KEEP_ALIVE);
+/** Bytes of snapshot events handed to the socket per pull. */
+const SNAPSHOT_CHUNK = 64 * 1024;
 const OVERFLOW_BYTES = enc.encode(OVERFLOW_COMMENT);
 
 function recordItem(r: NsRecord): Item {
