@@ -14,7 +14,7 @@ import type { Connection } from '../../src/core/ledger/connection.js';
 import { literal, namedNode } from '../../src/core/rdf/terms.js';
 import { decodeFlakes, type WireFlake, type WireSid } from '../../src/core/proxy/flakes-codec.js';
 import { DID_A, signerA, signerB, token } from '../auth/helpers.js';
-import { postJson, startTestServer, type TestServer } from '../support/server.js';
+import { postJson, postText, startTestServer, type TestServer } from '../support/server.js';
 import { CTX, EX, expectError, json } from './helpers.js';
 
 const PEER_ID = 'https://example.com/id/peer';
@@ -232,7 +232,7 @@ async function switchOff(conn: Connection, ledgerId: string, flag: 'serveBlocks'
 }
 
 describe('f:serveBlocks and f:serveQuery in the config graph', () => {
-  it('serveBlocks false: serving loses "blocks" and every raw-content endpoint answers 404', async () => {
+  it('serveBlocks false: raw-content endpoints answer 404; serveQuery false: query endpoints answer 403', async () => {
     const srv = await startTestServer({ config: { storageProxyEnabled: true, storageProxyTrustedIssuers: [DID_A] } });
     try {
       const h = { Authorization: `Bearer ${await token(await signerA(), { 'ledgraph.storage.all': true })}` };
@@ -250,6 +250,15 @@ describe('f:serveBlocks and f:serveQuery in the config graph', () => {
       expect((await json<Record5>(await fetch(`${srv.api}/storage/ns/shy`, { headers: h }))).serving).toEqual(['blocks']);
       await expectError(await fetch(`${srv.api}/storage/objects/${before.commit_head_id}?ledger=closed`, { headers: h }), 404, 'err:db/LedgerNotFound');
       await expectError(await postJson(`${srv.api}/storage/block`, { cid: before.commit_head_id, ledger: 'closed' }, h), 404, 'err:db/LedgerNotFound');
+      // f:serveQuery false: every query endpoint of this origin refuses the ledger; others still answer.
+      const sparql = (ledger: string) => postText(`${srv.api}/query/${ledger}`, 'application/sparql-query', 'SELECT ?n WHERE { ?s <http://example.org/name> ?n }');
+      await expectError(await sparql('shy'), 403, 'err:db/Forbidden', 'f:serveQuery false');
+      await expectError(await postText(`${srv.api}/query`, 'application/sparql-query', 'SELECT ?n FROM <shy:main> WHERE { ?s ?p ?n }'), 403, 'err:db/Forbidden');
+      await expectError(await postJson(`${srv.api}/query`, { '@context': CTX, from: 'shy', select: ['?n'], where: { '@id': '?s', 'ex:name': '?n' } }), 403, 'err:db/Forbidden');
+      await expectError(await postJson(`${srv.api}/query`, { '@context': CTX, from: 'shy', select: ['?n'], where: { '@id': '?s', 'ex:name': '?n' } }, { Accept: 'application/sparql-results+json' }), 403, 'err:db/Forbidden');
+      await expectError(await postText(`${srv.api}/stream/query/shy`, 'application/sparql-query', 'SELECT ?n WHERE { ?s ?p ?n }'), 403, 'err:db/Forbidden');
+      await expectError(await postJson(`${srv.api}/multi-query`, { queries: { a: { language: 'sparql', query: 'SELECT ?n FROM <shy:main> WHERE { ?s ?p ?n }' } } }), 403, 'err:db/Forbidden');
+      expect(await json(await sparql('closed'))).toEqual({ head: { vars: ['n'] }, results: { bindings: [{ n: { type: 'literal', value: 'A' } }] } });
     } finally {
       await srv.close();
     }
