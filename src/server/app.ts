@@ -165,7 +165,8 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
 
   app.use('*', requestIdMiddleware(log));
   if (config.corsEnabled) {
-    app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After', 'Ledgraph-T', 'Ledgraph-Commit-Id'] }));
+    // Browser peers read storage-proxy ranges, ETags and debug headers too.
+    app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After', 'Ledgraph-T', 'Ledgraph-Commit-Id', 'Content-Range', 'ETag', 'Ledgraph-Block-Type', 'Ledgraph-Policy-Applied'] }));
   }
   app.use('*', bodyLimitMiddleware(config.bodyLimit));
 
