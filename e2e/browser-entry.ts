@@ -5,6 +5,8 @@
 import { set as idbSet, createStore } from 'idb-keyval';
 import { Codec, cidOf, digestHex, parseCid, verifyCid } from '../src/core/commit/cid.js';
 import { LedgraphError, badRequest, isLedgraphError, noveltyAtMax, notFound } from '../src/core/errors.js';
+import { decodeFlakes, encodeFlakes } from '../src/core/proxy/flakes-codec.js';
+import { FLAKES_VECTOR, FLAKES_VECTOR_HEX } from '../src/core/proxy/flakes-vector.js';
 import { blankNode, keyKind, keyToTerm, literal, namedNode, termEquals, termKey, type Term } from '../src/core/rdf/terms.js';
 import { xsd } from '../src/core/rdf/vocab.js';
 import type { NsChange, NsRecord } from '../src/core/store.js';
@@ -138,6 +140,13 @@ const checks: Array<[string, () => Promise<void> | void]> = [
     assert(await ns.delete('people:main'), 'delete');
     assertEq(await ns.get('people:main'), null, 'gone after delete');
     await ns.close();
+  }],
+  ['flakes: the storage-proxy flake format (CBOR via cborg) encodes and decodes the Node vector byte for byte', () => {
+    const bytes = encodeFlakes(FLAKES_VECTOR);
+    assertEq(Array.from(bytes, (x) => x.toString(16).padStart(2, '0')).join(''), FLAKES_VECTOR_HEX, 'encoded bytes');
+    const back = decodeFlakes(bytes);
+    // Map key order differs after decoding (CBOR keys are length-first); compare field by field.
+    assertEq(back.map((f) => [f.s, f.p, f.o, f.dt, f.t, f.op, f.lang ?? null]), FLAKES_VECTOR.map((f) => [f.s, f.p, f.o, f.dt, f.t, f.op, f.lang ?? null]), 'decoded flakes');
   }],
 ];
 

@@ -170,7 +170,8 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
 
   app.use('*', requestIdMiddleware(log));
   if (config.corsEnabled) {
-    app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After', 'Ledgraph-T', 'Ledgraph-Commit-Id'] }));
+    // Browser peers read storage-proxy ranges, ETags and debug headers too.
+    app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After', 'Ledgraph-T', 'Ledgraph-Commit-Id', 'Content-Range', 'ETag', 'Ledgraph-Block-Type', 'Ledgraph-Policy-Applied'] }));
   }
   // Archive restores stream frame by frame with their own per-frame limit (http-api.md §8).
   const importPrefix = `${config.apiBaseUrl}/import/`;

@@ -43,7 +43,9 @@ describe('parseServerArgs', () => {
       '--data-auth-mode', 'required', '--data-auth-trusted-issuer', 'did:key:z6MkA', '--data-auth-trusted-issuer', 'did:key:z6MkB',
       '--admin-auth-mode', 'optional', '--admin-auth-trusted-issuer', 'did:key:z6MkC',
       '--events-auth-mode', 'required', '--events-auth-trusted-issuer', 'did:key:z6MkD', '--events-auth-audience', 'peers',
-      '--storage-proxy-enabled', '--storage-proxy-trusted-issuer', 'did:key:z6MkE',
+      '--storage-proxy-trusted-issuer', 'did:key:z6MkE', '--events-keep-alive-ms', '500',
+      '--storage-proxy-enabled', '--storage-proxy-default-identity', 'https://ex.org/peer',
+      '--storage-proxy-default-policy-class', 'https://ex.org/PeerPolicy', '--storage-proxy-debug-headers',
       '--jwks-issuer', 'https://idp.example=https://idp.example/jwks.json', '--jwks-issuer', 'other=http://localhost:1/k',
       '--role', 'peer', '--tx-server-url', 'http://tx.example:8090/', '--default-policy-class', 'https://ex.org/Policy',
     ]);
@@ -54,7 +56,9 @@ describe('parseServerArgs', () => {
       dataAuthMode: 'required', dataAuthTrustedIssuers: ['did:key:z6MkA', 'did:key:z6MkB'],
       adminAuthMode: 'optional', adminAuthTrustedIssuers: ['did:key:z6MkC'],
       eventsAuthMode: 'required', eventsAuthTrustedIssuers: ['did:key:z6MkD'], eventsAuthAudience: 'peers',
-      storageProxyEnabled: true, storageProxyTrustedIssuers: ['did:key:z6MkE'],
+      storageProxyTrustedIssuers: ['did:key:z6MkE'], eventsKeepAliveMs: 500,
+      storageProxyEnabled: true, storageProxyDefaultIdentity: 'https://ex.org/peer',
+      storageProxyDefaultPolicyClass: 'https://ex.org/PeerPolicy', storageProxyDebugHeaders: true,
       jwksIssuers: [
         { issuer: 'https://idp.example', url: 'https://idp.example/jwks.json' },
         { issuer: 'other', url: 'http://localhost:1/k' },

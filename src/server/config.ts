@@ -49,9 +49,17 @@ export interface ServerConfig {
   eventsAuthMode: AuthMode;
   eventsAuthTrustedIssuers: string[];
   eventsAuthAudience: string | null;
-  /** Storage proxy, /commits and /pack answer (else 404). */
+  /** Storage proxy (/storage/*), /commits and /pack answer (else 404). */
   storageProxyEnabled: boolean;
   storageProxyTrustedIssuers: string[];
+  /** Interval of `: keep-alive` comments on `/events` streams (ms). */
+  eventsKeepAliveMs: number;
+  /** Identity for leaf filtering when the storage token carries no `ledgraph.identity`. */
+  storageProxyDefaultIdentity: string | null;
+  /** Policy class for leaf filtering on `/storage/block`. */
+  storageProxyDefaultPolicyClass: string | null;
+  /** Add `Ledgraph-Block-Type` / `Ledgraph-Policy-Applied` to `/storage/block` answers. */
+  storageProxyDebugHeaders: boolean;
   jwksIssuers: JwksIssuer[];
   role: ServerRole;
   /** The transaction server a peer follows (required for role `peer`). */
@@ -86,6 +94,10 @@ export function defaultServerConfig(): ServerConfig {
     eventsAuthAudience: null,
     storageProxyEnabled: false,
     storageProxyTrustedIssuers: [],
+    eventsKeepAliveMs: 30_000,
+    storageProxyDefaultIdentity: null,
+    storageProxyDefaultPolicyClass: null,
+    storageProxyDebugHeaders: false,
     jwksIssuers: [],
     role: 'transaction',
     txServerUrl: null,
@@ -291,9 +303,17 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
   valueFlag('events-auth-audience', 'LEDGRAPH_EVENTS_AUTH_AUDIENCE', '<aud>', 'eventsAuthAudience', nullable(parseNonEmpty), '(none)',
     'Audience required in /events tokens'),
   boolFlag('storage-proxy-enabled', 'LEDGRAPH_STORAGE_PROXY_ENABLED', 'storageProxyEnabled', false,
-    'Serve the storage proxy, GET /commits and POST /pack (storage-claim tokens required)'),
+    'Serve the storage proxy (/storage/*), GET /commits and POST /pack (storage-claim tokens required)'),
   listFlag('storage-proxy-trusted-issuer', 'LEDGRAPH_STORAGE_PROXY_TRUSTED_ISSUERS', '<did:key>', 'storageProxyTrustedIssuers', parseNonEmpty,
     'Issuer trusted for storage proxy tokens'),
+  valueFlag('events-keep-alive-ms', 'LEDGRAPH_EVENTS_KEEP_ALIVE_MS', '<ms>', 'eventsKeepAliveMs', (r, w) => parseIntValue(r, w, 1), '30000',
+    'Interval of keep-alive comments on /events streams'),
+  valueFlag('storage-proxy-default-identity', 'LEDGRAPH_STORAGE_PROXY_DEFAULT_IDENTITY', '<iri>', 'storageProxyDefaultIdentity', nullable(parseNonEmpty), '(none)',
+    'Identity for /storage/block leaf filtering when the token carries none'),
+  valueFlag('storage-proxy-default-policy-class', 'LEDGRAPH_STORAGE_PROXY_DEFAULT_POLICY_CLASS', '<iri>', 'storageProxyDefaultPolicyClass', nullable(parseNonEmpty), '(none)',
+    'Policy class for /storage/block leaf filtering'),
+  boolFlag('storage-proxy-debug-headers', 'LEDGRAPH_STORAGE_PROXY_DEBUG_HEADERS', 'storageProxyDebugHeaders', false,
+    'Debug only: add Ledgraph-Block-Type and Ledgraph-Policy-Applied to /storage/block answers'),
   listFlag('jwks-issuer', 'LEDGRAPH_JWKS_ISSUERS', '<issuer=url>', 'jwksIssuers', parseJwksIssuer,
     'OIDC issuer and its JWKS URL, for RS256 tokens'),
   valueFlag('role', 'LEDGRAPH_ROLE', '<role>', 'role', parseEnum(['transaction', 'peer'] as const), 'transaction',

@@ -144,7 +144,9 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
   try {
     // The ledger routes include /push-merges (http-api.md §9.4).
     const running = await startServer(config, { ...deps, routes, onClose, discovery: { push: { merged_commits: true }, ...deps.discovery } });
-    return { ...running, state };
+    // Event streams never finish by themselves: end them when shutdown starts, not after the grace period.
+    const close = (graceMs?: number) => { state.events.close(); return running.close(graceMs); };
+    return { ...running, close, state };
   } catch (e) {
     await state.conn.close();
     throw e;

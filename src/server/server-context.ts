@@ -9,6 +9,7 @@ import { Connection } from '../core/ledger/connection.js';
 import { openFileStorage, openMemoryStorage } from '../storage/index.js';
 import type { AppEnv, RouteContext } from './app.js';
 import type { ServerConfig } from './config.js';
+import { EventsHub } from './events/hub.js';
 
 /**
  * Caps concurrently running write operations. Past the cap, or once shutdown began, a write is
@@ -58,6 +59,8 @@ export interface ServerState {
   /** Process start of this server (ms since the epoch), for `uptime_secs`. */
   startedAt: number;
   admission: Admission;
+  /** The `/events` fan-out of the nameservice change feed. */
+  events: EventsHub;
 }
 
 /** What a registrar receives: the app's route context plus the server state. */
@@ -74,11 +77,13 @@ export async function createServerState(config: ServerConfig): Promise<ServerSta
     reindexMaxBytes: config.reindexMaxBytes,
     indexingEnabled: config.indexingEnabled,
   });
-  return { conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(), admission: new Admission(config.maxInFlight) };
+  const events = new EventsHub(storage.ns, { keepAliveMs: config.eventsKeepAliveMs });
+  return { conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(), admission: new Admission(config.maxInFlight), events };
 }
 
 /** Finish admitted writes, then close the Connection (waits for index jobs, closes storage). */
 export async function closeServerState(state: ServerState): Promise<void> {
+  state.events.close();
   await state.admission.close();
   await state.conn.close();
 }

@@ -55,6 +55,7 @@ describe('CORS', () => {
       const r = await fetch(`${on.api}/ledgers`, { headers: { Origin: 'https://app.example' } });
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
       expect(r.headers.get('access-control-expose-headers')).toContain('X-Request-ID');
+      expect(r.headers.get('access-control-expose-headers')).toContain('Content-Range');
       const n = await fetch(`${off.api}/ledgers`, { headers: { Origin: 'https://app.example' } });
       expect(n.headers.get('access-control-allow-origin')).toBeNull();
     } finally {

@@ -4,10 +4,9 @@
  * leaf-first (child branches before their sources).
  */
 import { CID } from 'multiformats/cid';
-import { decodeEnvelope } from '../commit/commit-codec.js';
 import { internalError } from '../errors.js';
-import { indexArtifacts } from '../index/artifacts.js';
 import type { NsRecord } from '../store.js';
+import { collectReachable } from './reachable.js';
 import type { LedgerStores } from './stores.js';
 
 /** Drop response (http-api.md §2.8). */
@@ -26,7 +25,7 @@ export async function dropLedger(conn: LedgerStores, name: string, records: NsRe
     return { ledger_id: name, status: 'dropped', files_deleted: 0, branches_dropped: live.map((r) => r.ledger_id).sort() };
   }
   const objects = new Set<string>();
-  for (const r of records) await collectReachable(conn, r, objects);
+  for (const r of records) await collectReachable(conn.content, r, objects);
   let deleted = 0;
   for (const c of objects) if (await conn.content.delete(CID.parse(c))) deleted++;
   // Leaf-first: branches created from another branch go before their source.
@@ -37,25 +36,4 @@ export async function dropLedger(conn: LedgerStores, name: string, records: NsRe
     }
   }
   return { ledger_id: name, status: 'dropped', files_deleted: deleted, branches_dropped: ids };
-}
-
-async function collectReachable(conn: LedgerStores, r: NsRecord, out: Set<string>): Promise<void> {
-  const store = conn.content;
-  let cur: CID | null = r.commit_head_id ? CID.parse(r.commit_head_id) : null;
-  while (cur && !out.has(cur.toString())) {
-    out.add(cur.toString());
-    const bytes = await store.get(cur).catch(() => null);
-    if (!bytes) break;
-    const env = decodeEnvelope(bytes);
-    if (env.txn) out.add(env.txn.toString());
-    cur = env.parents[0] ?? null;
-  }
-  let root: string | null = r.index_head_id;
-  while (root && !out.has(root)) {
-    const idx = await indexArtifacts(store, root, { tolerant: true, skip: out });
-    out.add(root);
-    if (!idx) break;
-    for (const c of idx.objects) out.add(c);
-    root = idx.root.prev_root;
-  }
 }

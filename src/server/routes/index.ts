@@ -9,6 +9,7 @@ import { authRoutes } from '../auth/index.js';
 import { adminRoutes } from './admin.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
+import { eventsRoutes } from './events.js';
 import { historyRoutes } from './history.js';
 import { pushRoutes } from '../replication/push.js';
 import { commitsRoutes } from '../replication/commits.js';
@@ -16,6 +17,7 @@ import { importRoutes } from '../replication/import.js';
 import { packRoutes } from '../replication/pack.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
+import { storageRoutes } from './storage.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
 
@@ -35,6 +37,8 @@ export const REGISTRARS: readonly Registrar[] = [
   queryRoutes,
   streamRoutes,
   multiQueryRoutes,
+  eventsRoutes,
+  storageRoutes,
 ];
 
 /** The registrars bound to the server state, as the app's route groups. */

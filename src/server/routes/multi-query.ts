@@ -18,6 +18,7 @@ import type { AppEnv } from '../app.js';
 import { parseJsonText, decodeUtf8, readBytes, requireMediaType } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions } from '../negotiate.js';
 import { parseMinT, policyFromHeaders, waitForMinT } from '../query-headers.js';
+import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import { executeSparql, jsonLdRequest, sparqlHistoryRange, sparqlPrologue } from './query.js';
@@ -463,6 +464,7 @@ async function handleMultiQuery(c: Ctx, ctx: ServerContext): Promise<Response> {
     }
   }));
 
+  await requireQueryServed(ctx.conn, env.ledgers);
   const snapshot = await resolveSnapshot(ctx.conn, env);
 
   const ac = new AbortController();

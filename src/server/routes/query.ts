@@ -30,6 +30,7 @@ import { responseWithId, type AppEnv } from '../app.js';
 import { decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
 import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT } from '../query-headers.js';
+import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import { authenticate, POLICY_CONFLICT, resolvePolicyInputs } from '../auth/index.js';
@@ -490,6 +491,7 @@ async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
       text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
       maxFuel, deadline: until, signal: abort.signal, policy, onFinish: abort.dispose,
     });
+    await requireQueryServed(ctx.conn, Object.keys(res.ledgers));
     const supported = SPARQL_FORMATS[res.result.type];
     // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
     const fmt = supported.includes(format) ? format : negotiateFormat(accept, formatParam, supported);
@@ -529,6 +531,7 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
     let sel;
     try {
       sel = await streamJsonLdSelect(ctx.conn, q, req);
+      await requireQueryServed(ctx.conn, Object.keys(sel.ledgers));
     } catch (e) {
       if (isLedgraphError(e) && e.status === 400 && /cannot be streamed/.test(e.message)) {
         throw new LedgraphError(406, 'err:db/NotAcceptable', `this JSON-LD query's result is JSON only (${e.message}); ask for application/json`);
@@ -539,6 +542,7 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
     return respondChunks(c, writeResult(result, format), MEDIA_TYPE[format]);
   }
   const res = await runJsonLdQuery(ctx.conn, q, req);
+  await requireQueryServed(ctx.conn, Object.keys(res.ledgers));
   if (format === 'json' || format === 'jsonld' || format === 'agent') {
     return responseWithId(c, JSON.stringify(jsonLdBody(res)), 200, { 'content-type': MEDIA_TYPE[format] });
   }

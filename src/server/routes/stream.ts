@@ -18,6 +18,7 @@ import { hasPolicyInputs } from '../../core/policy/index.js';
 import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs } from '../query-headers.js';
 import { outputOptions } from '../negotiate.js';
 import { streamJsonLdSelect } from '../../core/query/jsonld/service.js';
+import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import {
@@ -278,6 +279,12 @@ async function handleStream(c: Ctx, ctx: ServerContext): Promise<Response> {
   const pathLedger = c.req.param('ledger') || undefined;
   const input = await readQueryInput(c, { form: false });
   const src = input.lang === 'sparql' ? await startSparql(c, ctx, input, pathLedger) : await startJsonLd(c, ctx, input.body, pathLedger);
+  try {
+    await requireQueryServed(ctx.conn, Object.keys(src.ledgers));
+  } catch (e) {
+    src.abort(e);
+    throw e;
+  }
   // The client going away also aborts the request signal; the stream's cancel does the rest.
   return ndjsonResponse(src, { heartbeatMs: ctx.config.streamHeartbeatMs, log: c.get('log'), started });
 }

@@ -1,0 +1,43 @@
+/**
+ * Serving tiers of a ledger (replication.md §5 `serving`, http-api.md §4.10): `f:serveQuery false`
+ * or `f:serveBlocks false` in the ledger's config graph switch a tier off; absent means on. Query
+ * endpoints of this (origin) server refuse a ledger with `f:serveQuery false` (403, auth.md §6).
+ */
+import { forbidden } from '../../core/errors.js';
+import { GRAPH_CONFIG } from '../../core/flake/flake.js';
+import type { DbView } from '../../core/index/view.js';
+import type { Connection } from '../../core/ledger/connection.js';
+import { F, xsd } from '../../core/rdf/vocab.js';
+
+/** False when the config graph holds `<anything> <flag> false` at the view's t. */
+async function flagOn(view: DbView, flag: string): Promise<boolean> {
+  const p = view.dict.idOfKey(flag);
+  if (p === undefined) return true;
+  for await (const b of view.scan({ g: GRAPH_CONFIG, p })) {
+    for (let i = 0; i < b.n; i++) {
+      const o = view.dict.term(b.o[i]!);
+      if (o.termType === 'Literal' && o.datatype.value === xsd.boolean && (o.value === 'false' || o.value === '0')) return false;
+    }
+  }
+  return true;
+}
+
+/** Which tiers the ledger offers: `query` unless switched off; `blocks` when the proxy is on and not switched off. */
+export async function servingTiers(view: DbView, proxyEnabled: boolean): Promise<{ query: boolean; blocks: boolean }> {
+  return { query: await flagOn(view, F + 'serveQuery'), blocks: proxyEnabled && (await flagOn(view, F + 'serveBlocks')) };
+}
+
+/**
+ * 403 when a queried ledger sets `f:serveQuery false`. Costs one dictionary lookup per ledger when
+ * the flag was never written (the usual case), so every query can afford it.
+ */
+export async function requireQueryServed(conn: Connection, ledgerIds: Iterable<string>): Promise<void> {
+  for (const id of ledgerIds) {
+    // A ledger that cannot be loaded is the query's own error to report, not this check's.
+    const ledger = await conn.ledger(id).catch(() => null);
+    if (!ledger || ledger.dict.idOfKey(SERVE_QUERY) === undefined) continue;
+    if (!(await flagOn(await ledger.db(), SERVE_QUERY))) throw forbidden(`ledger ${id} does not serve queries here (f:serveQuery false)`);
+  }
+}
+
+const SERVE_QUERY = F + 'serveQuery';
