@@ -12,6 +12,7 @@ import { diagnosticsRoutes } from './diagnostics.js';
 import { historyRoutes } from './history.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
+import { sparqlEndpointRoutes } from './sparql-endpoint.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
 
@@ -25,6 +26,7 @@ export const REGISTRARS: readonly Registrar[] = [
   dataRoutes,
   historyRoutes,
   queryRoutes,
+  sparqlEndpointRoutes,
   streamRoutes,
   multiQueryRoutes,
 ];
