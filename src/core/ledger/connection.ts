@@ -2,6 +2,7 @@
  * Connection: ledgers over one ContentStore + NameService — create, drop, exists, list, load (with
  * a cache of loaded ledgers), snapshots by ledger reference, writes and background indexing.
  */
+import type { FederationOptions } from '../query/federation/service.js';
 import { CID } from 'multiformats/cid';
 import { decodeCommit, decodeEnvelope } from '../commit/commit-codec.js';
 import { ledgerExists, notFound, internalError } from '../errors.js';
@@ -30,6 +31,8 @@ export interface ConnectionOptions {
   storeTxn?: boolean;
   /** Bytes of decoded index leaves kept in memory (default 1 GiB). */
   leafCacheBytes?: number;
+  /** Where SPARQL SERVICE and LOAD <url> may reach (default: nowhere). */
+  federation?: FederationOptions;
 }
 
 export interface Storage { content: ContentStore; ns: NameService }
@@ -40,7 +43,9 @@ export interface DropResponse { ledger_id: string; status: 'dropped' | 'already_
 export class Connection {
   readonly content: ContentStore;
   readonly ns: NameService;
-  readonly opts: Required<ConnectionOptions>;
+  readonly opts: Required<Omit<ConnectionOptions, 'federation'>>;
+  /** Where SPARQL SERVICE and LOAD <url> may reach; undefined when federation is off. */
+  readonly federation: FederationOptions | undefined;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
@@ -58,6 +63,7 @@ export class Connection {
       leafCacheBytes: opts.leafCacheBytes ?? 1024 * 1024 * 1024,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
+    this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
 
   /** Create a ledger with its genesis commit (t = 0); 409 when it exists. */
