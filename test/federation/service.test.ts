@@ -1,7 +1,8 @@
 /**
  * SPARQL 1.1 Federated Query between two real servers on loopback ports: SERVICE and SERVICE
  * SILENT, off by default and allowed per URL prefix (--federation-allow), with the query's fuel and
- * timeout applying to the remote part, and results streamed from the remote answer.
+ * timeout applying to the remote part, and results streamed from the remote answer; and LOAD <url>
+ * behind the same allow-list.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok));
   slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
-  local = await startTestServer({ config: { federationAllow: [`${remote.url}/v1/ledgraph/sparql`, slowUrl], queryTimeoutMs: 1000 } });
+  local = await startTestServer({ config: { federationAllow: [`${remote.url}/v1/ledgraph/sparql`, `${remote.url}/v1/ledgraph/data`, slowUrl], queryTimeoutMs: 1000 } });
   await createLedger(local, 'teams');
   expect((await postText(`${local.api}/insert/teams`, 'text/turtle',
     `<${EX}ana> <${EX}team> "blue" . <${EX}ben> <${EX}team> "red" . <${EX}dan> <${EX}team> "green" .`)).status).toBe(200);
@@ -93,5 +94,33 @@ describe('SERVICE', () => {
     const r = await sparql(local, 'teams', `SELECT ?x { SERVICE <${slowUrl}/first> { ?x ?p ?o } } LIMIT 1`);
     expect(await rows(r, ['x'])).toEqual(['1']);
     expect(Date.now() - t0).toBeLessThan(900);
+  });
+});
+
+describe('LOAD <url>', () => {
+  const update = (srv: TestServer, ledger: string, u: string) => postText(`${srv.api}/update/${ledger}`, 'application/sparql-update', u);
+  const names = async (srv: TestServer, ledger: string, q: string) => rows(await sparql(srv, ledger, q), ['s', 'n']);
+
+  it('loads a document from another server into a graph, or as the document places it', async () => {
+    await createLedger(local, 'loaded');
+    const r = await update(local, 'loaded', `LOAD <${remote.api}/data/people?default> INTO GRAPH <${EX}people>`);
+    expect(r.status, await r.clone().text()).toBe(200);
+    expect(await names(local, 'loaded', `SELECT ?s ?n { GRAPH <${EX}people> { ?s <${EX}name> ?n } } ORDER BY ?n`))
+      .toEqual([`${EX}ana Ana`, `${EX}caro Caro`, `${EX}ben Ben`]);
+    // The whole dataset as TriG (the remote's default graph lands in the default graph), twice in one request.
+    await postText(`${remote.api}/insert/people`, 'application/trig', `GRAPH <${EX}extra> { <${EX}eve> <${EX}name> "Eve" }`);
+    const both = await update(local, 'loaded', `LOAD <${remote.api}/data/people> ; LOAD SILENT <${remote.api}/data/nope>`);
+    expect(both.status, await both.clone().text()).toBe(200);
+    expect(await names(local, 'loaded', `SELECT ?s ?n { GRAPH <${EX}extra> { ?s <${EX}name> ?n } }`)).toEqual([`${EX}eve Eve`]);
+    expect(await names(local, 'loaded', `SELECT ?s ?n { ?s <${EX}name> ?n } ORDER BY ?n`)).toHaveLength(3);
+  });
+
+  it('is refused outside the allow-list and when federation is off; a failed LOAD is 502, SILENT drops it', async () => {
+    await expectError(await update(off, 'x', `LOAD <${remote.api}/data/people?default>`), 400, 'err:db/BadRequest', 'federation is off on this server');
+    await expectError(await update(local, 'teams', `LOAD <${remote.api}/query/people>`), 400, 'err:db/BadRequest', 'matches no --federation-allow prefix');
+    await expectError(await update(local, 'teams', `LOAD <${remote.api}/data/nope?default>`), 502, 'err:db/BadGateway', 'failed: status 404');
+    const silent = await update(local, 'teams', `LOAD SILENT <${remote.api}/query/people> ; INSERT DATA { <${EX}zed> <${EX}team> "grey" }`);
+    expect(silent.status).toBe(200);
+    expect(await rows(await sparql(local, 'teams', `SELECT ?t { <${EX}zed> <${EX}team> ?t }`), ['t'])).toEqual(['grey']);
   });
 });

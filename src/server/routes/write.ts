@@ -19,6 +19,7 @@ import {
   boolQuery, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requireLedger, requireMediaType,
 } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
+import { resolveLoads } from '../load.js';
 import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
 import { writePolicyOpts } from '../auth/index.js';
@@ -202,7 +203,11 @@ export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response
     usingNamed = [...usingNamed, ...form.getAll(USING_NAMED)];
   }
   const ledger = requireLedger(c);
-  const req = parseSparqlUpdate(sparql, { usingGraphUris: usingGraphs, usingNamedGraphUris: usingNamed });
+  const parsed = parseSparqlUpdate(sparql, { usingGraphUris: usingGraphs, usingNamedGraphUris: usingNamed });
+  // LOAD <url> is fetched here, before staging, behind --federation-allow (server/load.ts).
+  const req = await resolveLoads(parsed, ctx.conn.federation, {
+    maxBytes: ctx.config.bodyLimit, timeoutMs: ctx.config.queryTimeoutMs || 60_000, signal: c.req.raw.signal,
+  });
   return c.json(await commitWrite(c, ctx, ledger, req, { contentType: SPARQL_UPDATE, body: sparql, rawBody: bytes }));
 }
 
