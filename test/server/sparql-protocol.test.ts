@@ -225,3 +225,26 @@ describe('write messages', () => {
     expect(Object.keys(spec.paths['/v1/ledgraph/update/{ledger}']!.post.requestBody.content)).not.toContain('application/cypher');
   });
 });
+
+describe('/sparql/<ledger> under auth', () => {
+  it('reads with read scope; an update through it needs write scope', async () => {
+    const { token, signerA, DID_A } = await import('../auth/helpers.js');
+    const sec = await startTestServer({ config: { dataAuthMode: 'required', dataAuthTrustedIssuers: [DID_A] } });
+    try {
+      const a = await signerA();
+      const admin = await token(a, { 'ledgraph.ledger.write.all': true, 'ledgraph.ledger.read.all': true });
+      const reader = await token(a, { 'ledgraph.ledger.read.ledgers': ['sec'] });
+      const auth = (t: string) => ({ Authorization: `Bearer ${t}` });
+      expect((await postText(`${sec.api}/create`, 'application/json', JSON.stringify({ ledger: 'sec' }), auth(admin))).status).toBe(201);
+      const upd = `INSERT DATA { <${EX}s> <${EX}name> "S" }`;
+      await expectError(await postText(`${sec.api}/sparql/sec`, 'application/sparql-update', upd, auth(reader)), 403, 'err:db/Forbidden');
+      await expectError(await postText(`${sec.api}/sparql/sec`, 'application/x-www-form-urlencoded', `update=${encodeURIComponent(upd)}`, auth(reader)), 403, 'err:db/Forbidden');
+      expect((await postText(`${sec.api}/sparql/sec`, 'application/sparql-update', upd, auth(admin))).status).toBe(200);
+      const r = await fetch(`${sec.api}/sparql/sec?query=${encodeURIComponent(SELECT)}`, { headers: auth(reader) });
+      expect((await json<{ results: { bindings: unknown[] } }>(r)).results.bindings).toHaveLength(1);
+      await expectError(await fetch(`${sec.api}/sparql/sec?query=${encodeURIComponent(SELECT)}`), 401, 'err:db/Unauthorized');
+    } finally {
+      await sec.close();
+    }
+  });
+});
