@@ -37,7 +37,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok));
   slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
-  local = await startTestServer({ config: { federationAllow: [`${remote.url}/v1/ledgraph/sparql`, `${remote.url}/v1/ledgraph/data`, slowUrl], queryTimeoutMs: 1000 } });
+  local = await startTestServer({ config: { federationAllow: [`${remote.url}/v1/ledgraph/sparql`, `${remote.url}/v1/ledgraph/data`, slowUrl], queryTimeoutMs: 2500 } });
   await createLedger(local, 'teams');
   expect((await postText(`${local.api}/insert/teams`, 'text/turtle',
     `<${EX}ana> <${EX}team> "blue" . <${EX}ben> <${EX}team> "red" . <${EX}dan> <${EX}team> "green" .`)).status).toBe(200);
@@ -85,7 +85,8 @@ describe('SERVICE', () => {
     await expectError(r, 400, 'err:db/BadRequest', 'fuel limit exceeded');
     const t0 = Date.now();
     await expectError(await sparql(local, 'teams', `SELECT * { SERVICE SILENT <${slowUrl}/nothing> { ?x ?p ?o } }`), 408, 'err:db/Timeout');
-    expect(Date.now() - t0).toBeLessThan(4000);
+    // The slow endpoint would answer at 5 s; the 2.5 s query timeout cuts it off.
+    expect(Date.now() - t0).toBeLessThan(4800);
   });
 
   it('streams: the first remote solution arrives before the remote answer is complete', async () => {
@@ -93,7 +94,7 @@ describe('SERVICE', () => {
     const t0 = Date.now();
     const r = await sparql(local, 'teams', `SELECT ?x { SERVICE <${slowUrl}/first> { ?x ?p ?o } } LIMIT 1`);
     expect(await rows(r, ['x'])).toEqual(['1']);
-    expect(Date.now() - t0).toBeLessThan(900);
+    expect(Date.now() - t0).toBeLessThan(2500);
   });
 });
 
