@@ -170,6 +170,13 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
 
   app.use('*', requestIdMiddleware(log));
   if (config.corsEnabled) {
+    // The CORS preflight answers OPTIONS itself; it carries Allow as every OPTIONS answer does.
+    app.use('*', async (c, next) => {
+      await next();
+      if (c.req.method !== 'OPTIONS' || c.res.status !== 204) return;
+      const allow = table.methodsAt(c.req.path, config.apiBaseUrl);
+      if (allow.length) c.res.headers.set('Allow', allow.join(', '));
+    });
     // Browser peers read storage-proxy ranges, ETags and debug headers too.
     app.use('*', cors({ origin: '*', exposeHeaders: ['X-Request-ID', 'Retry-After', 'Ledgraph-T', 'Ledgraph-Commit-Id', 'Content-Range', 'ETag', 'Ledgraph-Block-Type', 'Ledgraph-Policy-Applied'] }));
   }
@@ -197,10 +204,17 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
     app.route(config.apiBaseUrl, api);
   }
 
-  app.notFound((c) => c.json(
-    { error: `no route for ${c.req.method} ${c.req.path}`, status: 404, '@type': 'err:db/LedgerNotFound' },
-    404,
-  ));
+  // A known path with another method: OPTIONS lists the methods (204, also without CORS), any
+  // other method is 405 with the same Allow header (RFC 9110 §9.3.7, §15.5.6).
+  app.notFound((c) => {
+    const allow = table.methodsAt(c.req.path, config.apiBaseUrl);
+    if (allow.length) {
+      const header = allow.join(', ');
+      if (c.req.method === 'OPTIONS') return c.body(null, 204, { Allow: header });
+      return c.json({ error: `${c.req.method} is not allowed on ${c.req.path}; allowed: ${header}`, status: 405, '@type': 'err:db/MethodNotAllowed' }, 405, { Allow: header });
+    }
+    return c.json({ error: `no route for ${c.req.method} ${c.req.path}`, status: 404, '@type': 'err:db/LedgerNotFound' }, 404);
+  });
 
   app.onError((err, c) => {
     const m = mapError(err);

@@ -48,6 +48,7 @@ describe('parseServerArgs', () => {
       '--storage-proxy-default-policy-class', 'https://ex.org/PeerPolicy', '--storage-proxy-debug-headers',
       '--jwks-issuer', 'https://idp.example=https://idp.example/jwks.json', '--jwks-issuer', 'other=http://localhost:1/k',
       '--role', 'peer', '--tx-server-url', 'http://tx.example:8090/', '--default-policy-class', 'https://ex.org/Policy',
+      '--federation-allow', 'http://127.0.0.1:3030/', '--federation-allow', 'https://dbpedia.org/sparql',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -64,6 +65,7 @@ describe('parseServerArgs', () => {
         { issuer: 'other', url: 'http://localhost:1/k' },
       ],
       role: 'peer', txServerUrl: 'http://tx.example:8090', defaultPolicyClass: 'https://ex.org/Policy',
+      federationAllow: ['http://127.0.0.1:3030', 'https://dbpedia.org/sparql'],
     } satisfies ServerConfig);
   });
 

@@ -66,6 +66,8 @@ export interface ServerConfig {
   txServerUrl: string | null;
   /** Policy class applied when a request names none. */
   defaultPolicyClass: string | null;
+  /** URL prefixes SPARQL SERVICE and LOAD may reach (empty: federation and LOAD <url> are off). */
+  federationAllow: string[];
 }
 
 /** The defaults of every setting. */
@@ -102,6 +104,7 @@ export function defaultServerConfig(): ServerConfig {
     role: 'transaction',
     txServerUrl: null,
     defaultPolicyClass: null,
+    federationAllow: [],
   };
 }
 
@@ -322,6 +325,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Transaction server a peer follows (required with --role peer)'),
   valueFlag('default-policy-class', 'LEDGRAPH_DEFAULT_POLICY_CLASS', '<iri>', 'defaultPolicyClass', nullable(parseNonEmpty), '(none)',
     'Policy class applied when a request names none'),
+  listFlag('federation-allow', 'LEDGRAPH_FEDERATION_ALLOW', '<url-prefix>', 'federationAllow', parseHttpUrl,
+    'URL prefix SPARQL SERVICE and LOAD <url> may reach; without any, both are off'),
 ];
 
 /** What the command line asked for. */

@@ -41,6 +41,10 @@ const BY_MEDIA: Record<string, ResultFormat> = {
   'text/tab-separated-values': 'tsv',
   'text/turtle': 'turtle',
   'application/x-turtle': 'turtle',
+  // Turtle is N3 without N3's extensions; SPARQLWrapper's N3 asks for these.
+  'text/n3': 'turtle',
+  'text/rdf+n3': 'turtle',
+  'application/n3': 'turtle',
   'application/n-triples': 'ntriples',
   'text/plain': 'ntriples',
   'application/n-quads': 'nquads',
@@ -57,7 +61,7 @@ const BY_NAME: Record<string, ResultFormat> = {
   'sparql-json': 'sparql-json', srj: 'sparql-json', 'sparql-results+json': 'sparql-json',
   'sparql-xml': 'sparql-xml', srx: 'sparql-xml', xml: 'sparql-xml',
   csv: 'csv', tsv: 'tsv',
-  turtle: 'turtle', ttl: 'turtle',
+  turtle: 'turtle', ttl: 'turtle', n3: 'turtle',
   ntriples: 'ntriples', 'n-triples': 'ntriples', nt: 'ntriples',
   nquads: 'nquads', 'n-quads': 'nquads', nq: 'nquads',
   trig: 'trig',
@@ -125,14 +129,16 @@ export function chooseMediaType(accept: string | undefined | null, offered: read
  * written as, server preference first (its head is the default when Accept is absent or a
  * wildcard). Synonyms such as `application/xml` and `text/plain` are offered after the
  * canonical types. 406 when nothing acceptable is supported.
+ *
+ * As clients such as SPARQLWrapper send it (always `format=xml` unless told otherwise): `xml` on a
+ * graph result means RDF/XML, and a `format=` that cannot express this result leaves the choice
+ * to Accept instead of failing.
  */
 export function negotiateFormat(accept: string | undefined | null, formatParam: string | undefined | null, supported: readonly ResultFormat[]): ResultFormat {
   if (formatParam) {
-    const f = formatFromParam(formatParam);
-    if (!supported.includes(f)) {
-      throw new LedgraphError(406, 'err:db/NotAcceptable', `format ${f} cannot express this result; available: ${supported.join(', ')}`);
-    }
-    return f;
+    let f = formatFromParam(formatParam);
+    if (f === 'sparql-xml' && !supported.includes(f) && supported.includes('rdfxml')) f = 'rdfxml';
+    if (supported.includes(f)) return f;
   }
   // Callers pass a few constant lists; a list is keyed by identity, else by its contents.
   let byAccept = chosenByList.get(supported);

@@ -76,6 +76,7 @@ export async function createServerState(config: ServerConfig): Promise<ServerSta
     reindexMinBytes: config.reindexMinBytes,
     reindexMaxBytes: config.reindexMaxBytes,
     indexingEnabled: config.indexingEnabled,
+    federation: { allow: config.federationAllow },
   });
   const events = new EventsHub(storage.ns, { keepAliveMs: config.eventsKeepAliveMs });
   return { conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(), admission: new Admission(config.maxInFlight), events };

@@ -58,6 +58,34 @@ export class RouteTable {
 
   /** The recorded routes. */
   all(): readonly RouteSpec[] { return this.specs; }
+
+  /**
+   * The methods answered at a request path (`apiBaseUrl` is where non-root routes are mounted),
+   * HEAD with every GET and OPTIONS with any; empty when no route has this path.
+   */
+  methodsAt(path: string, apiBaseUrl: string): string[] {
+    const found = new Set<string>();
+    for (const spec of this.specs) {
+      const full = spec.root ? spec.path : apiBaseUrl + spec.path;
+      let re = this.patterns.get(full);
+      if (!re) this.patterns.set(full, re = pathPattern(full));
+      if (!re.test(path)) continue;
+      found.add(spec.method);
+      if (spec.method === 'GET') found.add('HEAD');
+    }
+    if (found.size === 0) return [];
+    found.add('OPTIONS');
+    return ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'].filter((m) => found.has(m));
+  }
+
+  private readonly patterns = new Map<string, RegExp>();
+}
+
+/** A RegExp matching the request paths of a spec path (`{ledger}` greedy, other `{x}` one segment). */
+function pathPattern(path: string): RegExp {
+  const parts = path.split(/(\{[A-Za-z_][A-Za-z0-9_]*\})/);
+  const src = parts.map((p) => (p === '{ledger}' ? '.+' : /^\{\w+\}$/.test(p) ? '[^/]+' : p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${src}$`);
 }
 
 /** The Hono path of a spec path: `{ledger}` becomes a greedy tail, other `{x}` a single segment. */

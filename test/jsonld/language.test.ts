@@ -219,7 +219,7 @@ describe('§4 where patterns', () => {
     expect(await bad({ select: '?s', where: { '@id': '?s', 'ex:knows': ['?a', '?b'] } })).toBe('invalid value for ex:knows in a where pattern: an array (use one pattern per value)');
     expect(await bad({ select: '?s', where: { '@id': '?s', 'ex:knows': null } })).toBe('invalid value for ex:knows in a where pattern: null (use one pattern per value)');
     expect(await bad({ select: '?s', where: { '@context': {}, '@id': '?s' } })).toBe('@context is not allowed inside a where pattern; put it at the top of the query');
-    expect(await bad({ select: '?s', where: { '@id': '?s', '?p': 'Ana' } })).toBe('with a variable property (?p) the object must be a variable or {"@id": ...}');
+    expect(await bad({ select: '?s', where: { '@id': '?s', '?p': 'Ana' } })).toBe('with a variable property (?p) the object must be a variable, {"@id": ...} or a value object');
   });
 
   it('value object errors', async () => {
@@ -418,6 +418,13 @@ describe('§8–§9 datasets and time', () => {
     expect(await h({ from: 'demo:main@t:1', to: 'demo:main@t:3', where: ['graph', 'x', W] })).toBe('graph clauses are not supported in history queries; select the graph in from (ledger#graph)');
   });
 
+  it('history with a variable property and a value object carrying @t / @op', async () => {
+    expect(await q({
+      select: ['?p', '?st', '?op'], where: { '@id': 'ex:ben', '?p': { '@value': '?st', '@t': '?t', '@op': '?op' } },
+      orderBy: ['?p', '?op'], opts: { from: 'demo:main@t:3', to: 'demo:main@t:3' },
+    }, { defaultContext: C })).toEqual([['ex:status', 'away', 'assert'], ['ex:status', 'active', 'retract']]);
+  });
+
   it('history over one transaction, and dataset keys inside opts', async () => {
     expect(await q({ select: ['?st', '?op'], where: { '@id': 'ex:ben', 'ex:status': { '@value': '?st', '@op': '?op' } }, opts: { from: 'demo:main@t:3', to: 'demo:main@t:3' } }, { defaultContext: C }))
       .toEqual([['active', 'retract'], ['away', 'assert']]);
@@ -496,6 +503,18 @@ describe('§13 typed-json and value rendering in rows', () => {
 });
 
 describe('§14 query-level errors', () => {
+  it('a compact IRI with an undefined prefix is a 400 naming the prefix (as in SPARQL)', async () => {
+    const noSchema = { ex: 'http://example.org/' };
+    expect(await bad({ '@context': noSchema, select: '?n', where: { '@id': '?p', 'schema:name': '?n' } }))
+      .toBe('undefined prefix "schema" in "schema:name": declare it in the query\'s @context (or write the full IRI)');
+    expect(await bad({ '@context': noSchema, select: '?p', where: { '@id': '?p', '@type': 'foaf:Person' } })).toContain('undefined prefix "foaf"');
+    expect(await bad({ '@context': noSchema, select: '?p', where: { '@id': 'exx:ana', 'ex:knows': '?p' } })).toContain('undefined prefix "exx"');
+    // Absolute IRIs of URI schemes, built-in prefixes (xsd, rdf, ...) and defined prefixes still work.
+    expect(await q({ '@context': noSchema, select: '?n', where: { '@id': 'http://example.org/ana', 'http://schema.org/name': '?n' } })).toEqual(['Ana']);
+    expect(await q({ '@context': noSchema, select: '?p', where: { '@id': '?p', 'urn:x:nothing': '?o' } })).toEqual([]);
+  });
+
+
   it('body and form errors', async () => {
     expect(await bad([1, 2])).toBe('a JSON-LD query must be a JSON object, got an array');
     expect(await bad({ where: { '@id': '?s' } })).toBe('a query needs one of select, selectOne, selectDistinct, construct or ask');

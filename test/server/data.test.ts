@@ -77,7 +77,6 @@ describe('GET and HEAD', () => {
   });
 
   it('answers 400 for bad graph selectors and 404 for a missing ledger or graph', async () => {
-    await expectError(await fetch(`${srv.api}/data/gs/one`), 400, 'err:db/BadRequest', 'name the graph with ?graph=<iri> or ?default');
     await expectError(await fetch(`${srv.api}/data/gs/one?default&graph=${G}`), 400, 'err:db/BadRequest', 'not both');
     await expectError(await fetch(`${srv.api}/data/gs/one?graph=g`), 400, 'err:db/BadRequest', 'absolute IRI');
     await expectError(await fetch(`${srv.api}/data/gs/one?graph=${encodeURIComponent(`${EX}nope`)}`), 404, 'err:db/LedgerNotFound', `graph <${EX}nope> not found`);
@@ -88,9 +87,9 @@ describe('GET and HEAD', () => {
 describe('PUT, POST and DELETE', () => {
   beforeAll(async () => { await createLedger(srv, 'gs2'); });
 
-  it('PUT replaces a graph and answers 204 with the new t and commit', async () => {
+  it('PUT replaces a graph and answers 204 with the new t and commit (201 when it created the graph)', async () => {
     const r = await put(`/data/gs2?graph=${G}`, 'text/turtle', `<${EX}a> <${EX}p> 1, 2 .`);
-    expect(r.status).toBe(204);
+    expect(r.status).toBe(201);
     expect(await r.text()).toBe('');
     expect(r.headers.get('ledgraph-t')).toBe('1');
     const info = await json<{ commitId: string }>(await fetch(`${srv.api}/info/gs2`));
@@ -144,7 +143,8 @@ describe('PUT, POST and DELETE', () => {
     await expectError(await put(`/data/gs2?default`, 'text/turtle', '<a> <b'), 400, 'err:db/BadRequest');
     await expectError(await put(`/data/gs2?default`, 'application/json', '{'), 400, 'err:db/JsonParse');
     await expectError(await put(`/data/nope?default`, 'text/turtle', ''), 404, 'err:db/LedgerNotFound');
-    await expectError(await put(`/data/gs2`, 'text/turtle', ''), 400, 'err:db/BadRequest', '?default');
-    await expectError(await fetch(`${srv.api}/data/gs2?graph=${G}`, { method: 'PATCH' }), 404, 'err:db/LedgerNotFound', 'no route for PATCH');
+    const patch = await fetch(`${srv.api}/data/gs2?graph=${G}`, { method: 'PATCH' });
+    expect(patch.headers.get('allow')).toBe('GET, HEAD, POST, PUT, DELETE, OPTIONS');
+    await expectError(patch, 405, 'err:db/MethodNotAllowed', 'PATCH is not allowed');
   });
 });

@@ -20,7 +20,7 @@ afterAll(async () => { await srv.close(); });
 describe('root diagnostics', () => {
   it('answers /health and the discovery document', async () => {
     expect(await json(await fetch(`${srv.url}/health`))).toEqual({ status: 'ok', version: 'test' });
-    expect(await json(await fetch(`${srv.url}/.well-known/ledgraph.json`))).toEqual({ version: 1, api_base_url: '/v1/ledgraph' });
+    expect(await json(await fetch(`${srv.url}/.well-known/ledgraph.json`))).toEqual({ version: 1, api_base_url: '/v1/ledgraph', push: { merged_commits: true } });
   });
 
   it('publishes an OpenAPI 3.0 document listing every route', async () => {

@@ -314,8 +314,8 @@ describe('documentation', () => {
   it('lists the query endpoints in /swagger.json', async () => {
     const doc = (await (await fetch(`${srv.url}/swagger.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const base = srv.config.apiBaseUrl;
-    expect(Object.keys(doc.paths[`${base}/query`]!).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(doc.paths[`${base}/query/{ledger}`]!).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths[`${base}/query`]!).sort()).toEqual(['get', 'head', 'post']);
+    expect(Object.keys(doc.paths[`${base}/query/{ledger}`]!).sort()).toEqual(['get', 'head', 'post']);
     expect(Object.keys(doc.paths[`${base}/stream/query`]!)).toEqual(['post']);
     expect(Object.keys(doc.paths[`${base}/stream/query/{ledger}`]!)).toEqual(['post']);
     expect(Object.keys(doc.paths[`${base}/multi-query`]!)).toEqual(['post']);

@@ -2,6 +2,7 @@
  * Connection: ledgers over one ContentStore + NameService — create, drop, exists, list, load (with
  * a cache of loaded ledgers), snapshots by ledger reference, writes and background indexing.
  */
+import type { FederationOptions } from '../query/federation/service.js';
 import { ledgerExists, notFound } from '../errors.js';
 import { LeafCache } from '../index/tree.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
@@ -29,6 +30,8 @@ export interface ConnectionOptions {
   storeTxn?: boolean;
   /** Bytes of decoded index leaves kept in memory (default 1 GiB). */
   leafCacheBytes?: number;
+  /** Where SPARQL SERVICE and LOAD <url> may reach (default: nowhere). */
+  federation?: FederationOptions;
 }
 
 export type { DropResponse } from './drop.js';
@@ -42,6 +45,8 @@ export class Connection implements WriteEnv, LedgerStores {
   readonly content: ContentStore;
   readonly ns: NameService;
   readonly opts: WriteSettings;
+  /** Where SPARQL SERVICE and LOAD <url> may reach; undefined when federation is off. */
+  readonly federation: FederationOptions | undefined;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
@@ -59,6 +64,7 @@ export class Connection implements WriteEnv, LedgerStores {
       leafCacheBytes: opts.leafCacheBytes ?? 1024 * 1024 * 1024,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
+    this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
 
   /** Create a ledger with its genesis commit (t = 0); 409 when it exists. */

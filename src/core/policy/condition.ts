@@ -54,7 +54,7 @@ export function substitute(op: Op, b: ReadonlyMap<string, Term>): Op {
     case 'distinct': return { type: 'distinct', input: substitute(op.input, b) };
     case 'reduced': return { type: 'reduced', input: substitute(op.input, b) };
     case 'slice': return { ...op, input: substitute(op.input, b) };
-    case 'values': case 'unit': return op;
+    case 'values': case 'unit': case 'service': return op;
   }
 }
 

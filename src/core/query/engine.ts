@@ -4,6 +4,7 @@
  * are decoded only here, at the end. Every language front end that produces the algebra calls
  * executeQuery.
  */
+import type { FederationOptions } from './federation/service.js';
 import { timeoutError } from '../errors.js';
 import type { DbView } from '../index/view.js';
 import { blankNode, defaultGraph, type NamedNode, type Quad, type Term } from '../rdf/terms.js';
@@ -42,6 +43,8 @@ export interface QueryContext {
   signal?: AbortSignal;
   /** Receives fuel spent and the plan when the execution ends (tracking for `meta`/`end` records). */
   onFinish?(stats: { fuel: number }): void;
+  /** Where SERVICE may reach (absent or an empty allow-list: SERVICE is refused). */
+  federation?: FederationOptions;
 }
 
 interface Prepared { rt: Runtime; root: PNode; planner: Planner; done: () => void }
@@ -83,6 +86,7 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
     maxFuel: fuels.length === 0 ? undefined : fuels.length === 1 ? fuels[0] : Math.min(...fuels),
     deadline: ctx.timeoutMs !== undefined ? Math.min(Date.now() + ctx.timeoutMs, ctx.deadline ?? Infinity) : ctx.deadline,
     signal,
+    ...(ctx.federation ? { federation: ctx.federation } : {}),
   });
   let finished = false;
   const done = () => {

@@ -77,6 +77,7 @@ export async function runSparql(conn: Connection, text: string, req: SparqlReque
   const result = await executeQuery(query.dataset ? { ...query, dataset: undefined } as Query : query, {
     view: ds.view, defaultGraphs: ds.defaultGraphs, namedGraphs: ds.namedGraphs, resolveGraph: ds.resolveGraph,
     maxFuel: req.maxFuel, timeoutMs: req.timeoutMs, deadline: req.deadline, signal: req.signal, onFinish: req.onFinish, baseIri: req.baseIri,
+    ...(conn.federation ? { federation: conn.federation } : {}),
   });
   return { query, result, ledgers: ds.ledgers, policy: stats };
 }

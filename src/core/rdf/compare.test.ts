@@ -20,19 +20,21 @@ describe('valueEquals (SPARQL =)', () => {
     expect(eq('"INF"^^xsd:double', '"INF"^^xsd:float')).toBe(true);
   });
 
-  it('compares strings by text and language tag', () => {
+  it('compares strings by text; language-tagged strings are equal only as the same term (§17.4.1.7)', () => {
     expect(eq('"a"', '"a"^^xsd:string')).toBe(true);
     expect(eq('"a"@en', '"a"@EN')).toBe(true);
-    expect(eq('"a"@en', '"a"@fr')).toBe(false);
-    expect(eq('"a"@en', '"a"')).toBe(false);
     expect(eq('"a"', '"b"')).toBe(false);
     expect(eq('"a b"^^xsd:token', '"a b"')).toBe(true);
+    // RDFterm-equal: both literals, not the same term -> a type error, for = and so for != too.
+    expect(() => eq('"a"@en', '"a"@fr')).toThrow(ExprError);
+    expect(() => eq('"a"@en', '"a"')).toThrow(ExprError);
+    expect(() => eq('"a"@en', '"b"@en')).toThrow(ExprError);
   });
 
-  it('is false across known value spaces and for distinct IRIs/blank nodes', () => {
-    expect(eq('1', '"1"')).toBe(false);
-    expect(eq('true', '1')).toBe(false);
-    expect(eq('"2010-01-01"^^xsd:date', '"2010-01-01T00:00:00Z"^^xsd:dateTime')).toBe(false);
+  it('is an error across known value spaces (open world), false for distinct IRIs/blank nodes', () => {
+    expect(() => eq('1', '"1"')).toThrow(ExprError);
+    expect(() => eq('true', '1')).toThrow(ExprError);
+    expect(() => eq('"2010-01-01"^^xsd:date', '"2010-01-01T00:00:00Z"^^xsd:dateTime')).toThrow(ExprError);
     expect(eq('<http://a>', '"http://a"')).toBe(false);
     expect(eq('<http://a>', '<http://a>')).toBe(true);
     expect(eq('<http://a>', '<http://b>')).toBe(false);

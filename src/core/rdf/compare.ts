@@ -34,36 +34,60 @@ function describe(t: Term): string {
 }
 
 /**
- * SPARQL `=`: value equality for literals of known datatypes (1 = 1.0, "a"@en = "a"@EN), false
- * for literals of different known value spaces and for IRIs/blank nodes that are not the same
- * term. Throws ExprError when equality cannot be decided: literals of unknown datatypes (or
- * ill-typed) that are not the same term, or date/times whose timezone makes it indeterminate.
+ * SPARQL `=` (§17.3 operator mapping, else RDFterm-equal §17.4.1.7, open world): literals of one
+ * known value space compare by value (1 = 1.0, "a" = "a"^^xsd:string); IRIs and blank nodes are
+ * equal when they are the same term, and never equal a literal. Two literals that are the same
+ * term are equal. Any other pair of literals is an ExprError, since `=` cannot know they differ:
+ * different value spaces (1 = "1"), language-tagged strings that are not the same term ("a"@en =
+ * "b"@en, "a"@en = "a"), unknown datatypes and ill-typed literals, and date/times whose timezone
+ * makes the comparison indeterminate. `!=` is its negation, so it errs on the same pairs.
  */
 export function valueEquals(a: Term, b: Term): boolean {
   if (a.termType !== 'Literal' || b.termType !== 'Literal') return termEquals(a, b);
   const va = parseLiteral(a), vb = parseLiteral(b);
-  if (va && vb) return valuesEqual(va, vb, a, b);
+  if (va && vb) {
+    const eq = valuesEqual(va, vb, a, b);
+    if (eq !== undefined) return eq;
+  }
   if (termEquals(a, b)) return true;
   throw new ExprError(`cannot decide ${describe(a)} = ${describe(b)}`);
 }
 
-function valuesEqual(va: LiteralValue, vb: LiteralValue, a: Term, b: Term): boolean {
+/**
+ * `=` with closed-world answers for known datatypes (the JSON-LD query language's, decided in
+ * jsonld-query.md §5): literals of different known value spaces, or language-tagged strings
+ * that differ, are unequal rather than an error. Unknown datatypes and ill-typed literals still
+ * err as in valueEquals.
+ */
+export function closedValueEquals(a: Term, b: Term): boolean {
+  if (a.termType === 'Literal' && b.termType === 'Literal') {
+    const va = parseLiteral(a), vb = parseLiteral(b);
+    if (va && vb) return valuesEqual(va, vb, a, b) ?? false;
+  }
+  return valueEquals(a, b);
+}
+
+/** Value equality within one value space; undefined when the operator table has no row for the pair. */
+function valuesEqual(va: LiteralValue, vb: LiteralValue, a: Term, b: Term): boolean | undefined {
   switch (va.kind) {
     case 'integer': case 'decimal': case 'float': case 'double':
       return (vb.kind === 'integer' || vb.kind === 'decimal' || vb.kind === 'float' || vb.kind === 'double')
-        && compareNumeric(va, vb) === 0;
+        ? compareNumeric(va, vb) === 0 : undefined;
     case 'string':
-      return vb.kind === 'string' && va.value === vb.value && va.lang.toLowerCase() === vb.lang.toLowerCase();
+      if (vb.kind !== 'string') return undefined;
+      // Language-tagged strings have no row of their own: only the same term is known to be equal.
+      if (va.lang !== '' || vb.lang !== '') return va.value === vb.value && va.lang.toLowerCase() === vb.lang.toLowerCase() ? true : undefined;
+      return va.value === vb.value;
     case 'boolean':
-      return vb.kind === 'boolean' && va.value === vb.value;
+      return vb.kind === 'boolean' ? va.value === vb.value : undefined;
     case 'temporal': {
-      if (vb.kind !== 'temporal' || va.type !== vb.type) return false;
+      if (vb.kind !== 'temporal' || va.type !== vb.type) return undefined;
       const c = compareTemporal(va, vb);
       if (c === undefined) throw new ExprError(`indeterminate comparison ${describe(a)} = ${describe(b)} (one value has no timezone)`);
       return c === 0;
     }
     case 'duration':
-      return vb.kind === 'duration' && durationEquals(va, vb);
+      return vb.kind === 'duration' ? durationEquals(va, vb) : undefined;
   }
 }
 

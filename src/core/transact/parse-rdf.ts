@@ -20,8 +20,8 @@ export type RdfContentType = 'text/turtle' | 'application/trig' | 'application/n
  */
 const LABELED = '!';
 
-interface RdfJsTerm { termType: string; value: string; language?: string; datatype?: { value: string } }
-interface RdfJsQuad { subject: RdfJsTerm; predicate: RdfJsTerm; object: RdfJsTerm; graph: RdfJsTerm }
+export interface RdfJsTerm { termType: string; value: string; language?: string; datatype?: { value: string } }
+export interface RdfJsQuad { subject: RdfJsTerm; predicate: RdfJsTerm; object: RdfJsTerm; graph: RdfJsTerm }
 
 /**
  * Parse an RDF document for insert or upsert. Turtle and N-Triples are read with the TriG grammar
@@ -36,7 +36,15 @@ export function parseRdfTxn(text: string, contentType: RdfContentType, mode: 'in
   } catch (e) {
     throw syntaxError(e, text, contentType);
   }
+  return txnFromRdfJs(parsed, mode, baseIri);
+}
 
+/**
+ * RDF/JS quads (from any parser) -> `TxnRequest`: `<#txn-meta>` graph statements become commit
+ * metadata; blank nodes whose label starts with n3's written-label marker keep it, others are
+ * renamed b0, b1, ... in order of appearance.
+ */
+export function txnFromRdfJs(parsed: readonly RdfJsQuad[], mode: 'insert' | 'upsert', baseIri?: string): TxnRequest {
   const metaGraphs = new Set(['#txn-meta']);
   if (baseIri) metaGraphs.add(resolveIri('#txn-meta', baseIri));
   const anon = new Map<string, BlankNode>();

@@ -72,6 +72,8 @@ export function classifyRoute(method: string, relPath: string): RouteClass {
     case 'stream':
       if (rest[0] !== 'query') return NONE;
       return { group: 'data', kind: 'read', signable: { sparql: 'application/sparql-query' }, body: 'query', tail: decodeTail(rest.slice(1)) };
+    // Classified as a read; the dataset endpoint checks write scope itself when the body is an update.
+    case 'sparql': return { group: 'data', kind: 'read', signable: false, body: 'query', tail: decodeTail(rest) };
     case 'multi-query': return { group: 'data', kind: 'read', signable: { sparql: null }, body: 'multi', tail: null };
     case 'update': return { group: 'data', kind: 'write', signable: write, body: 'ledger-key', tail: decodeTail(rest) };
     case 'insert': case 'upsert': return { group: 'data', kind: 'write', signable: { sparql: null }, body: 'ledger-key', tail: decodeTail(rest) };

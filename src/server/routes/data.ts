@@ -2,17 +2,21 @@
  * The SPARQL 1.1 Graph Store HTTP Protocol on `/data/<ledger...>` (http-api.md §4.2): one graph,
  * named by `?graph=<iri>` or `?default`. GET/HEAD read it (a time pin in the path reads the past),
  * negotiated as Turtle, N-Triples, JSON-LD or RDF/XML; PUT replaces it (committing only the
- * difference), POST adds to it, DELETE empties it. Writes answer 204 with the resulting t and commit
- * in `Ledgraph-T` / `Ledgraph-Commit-Id` headers.
+ * difference), POST adds to it, DELETE empties it. Payloads: Turtle, N-Triples, TriG, N-Quads,
+ * JSON-LD and RDF/XML. Without `?graph`/`?default` the request addresses the whole dataset (default
+ * and named graphs): GET as TriG, N-Quads or JSON-LD, PUT replaces every graph, POST adds quads
+ * where they say, DELETE empties all. Writes answer 204 (201 when a named graph came into being)
+ * with the resulting t and commit in `Ledgraph-T` / `Ledgraph-Commit-Id` headers.
  */
 import type { Context } from 'hono';
-import { badRequest, notFound } from '../../core/errors.js';
+import { badRequest, isLedgraphError, notFound } from '../../core/errors.js';
 import { parseLedgerRef, type LedgerRef } from '../../core/ledger/ledger-id.js';
-import { toJsonLd, toNTriples, toRdfXml, toTurtle } from '../../core/query/results/rdf-writers.js';
+import { toJsonLd, toNQuads, toNTriples, toRdfXml, toTriG, toTurtle } from '../../core/query/results/rdf-writers.js';
 import { defaultGraph, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
 import { rdf, xsd } from '../../core/rdf/vocab.js';
 import type { Receipt } from '../../core/transact/pipeline.js';
-import type { GraphRef, TxnRequest } from '../../core/transact/txn-request.js';
+import type { GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
+import type { Db } from '../../core/ledger/db.js';
 import type { AppEnv } from '../app.js';
 import { decodeUtf8, negotiate, parseJsonText, pathLedger as pathLedgerId, readBytes, requireMediaType } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
@@ -20,23 +24,47 @@ import { route, type ParamSpec, type RouteSpec } from '../swagger.js';
 import { Compactor } from './history.js';
 import { commitWrite, graphPayload, isAbsoluteIri, JSONLD_TYPES, RDF_TYPES, retarget } from './write.js';
 import { requestView } from '../auth/index.js';
+import { parseRdfXmlTxn, RDF_XML } from '../rdfxml.js';
 import { policyFromHeaders } from '../query-headers.js';
 
 type Ctx = Context<AppEnv>;
 
 /** Response formats of GET, the default first. */
 const GET_TYPES = ['text/turtle', 'application/n-triples', 'application/ld+json', 'application/json', 'application/rdf+xml'];
-const PAYLOAD_TYPES = [...JSONLD_TYPES, ...RDF_TYPES];
+/** Response formats of a whole-dataset GET, the default first. */
+const DATASET_TYPES = ['application/trig', 'application/n-quads', 'application/ld+json'];
+const PAYLOAD_TYPES = [...JSONLD_TYPES, ...RDF_TYPES, RDF_XML];
 
-/** The graph a request names: `?graph=<absolute IRI>` or `?default`, exactly one of them. */
-function targetGraph(c: Ctx): GraphRef {
+/** The graph a request names: `?graph=<absolute IRI>` or `?default`; neither is the whole dataset (null). */
+function targetGraph(c: Ctx): GraphRef | null {
   const g = c.req.query('graph');
   const dflt = c.req.query('default') !== undefined;
   if (g !== undefined && dflt) throw badRequest('give either ?graph=<iri> or ?default, not both');
   if (dflt) return defaultGraph;
-  if (g === undefined) throw badRequest('name the graph with ?graph=<iri> or ?default');
+  if (g === undefined) return null;
   if (!isAbsoluteIri(g)) throw badRequest(`graph must be an absolute IRI, not "${g}"`);
   return namedNode(g);
+}
+
+/** The payload as quads; RDF/XML goes through its own parser, an empty document is no quads. */
+async function readPayload(ct: string, text: string, json: unknown): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
+  if (ct !== RDF_XML) return graphPayload(ct, text, json);
+  try {
+    const req = await parseRdfXmlTxn(text, 'insert');
+    return req.kind === 'insert' ? { quads: req.quads, meta: req.meta, opts: req.opts } : { quads: [], meta: [], opts: {} };
+  } catch (e) {
+    if (isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write')) return { quads: [], meta: [], opts: {} };
+    throw e;
+  }
+}
+
+/** True when a named graph holds triples at the head (the default graph always exists). */
+async function graphExists(db: Db, target: GraphRef): Promise<boolean> {
+  if (target.termType === 'DefaultGraph') return true;
+  const g = db.graphId(target.value);
+  if (g === undefined) return false;
+  for await (const b of db.scan({ g })) if (b.n > 0) return true;
+  return false;
 }
 
 /** The path ledger; writes refuse a time pin. */
@@ -51,16 +79,35 @@ function graphLabel(g: GraphRef): string {
   return g.termType === 'DefaultGraph' ? 'the default graph' : `graph <${g.value}>`;
 }
 
-/** The triples of one graph at the ref's time, with the prefixes they use; 404 for a missing or empty named graph. */
-async function readGraph(c: Ctx, ctx: ServerContext, ref: LedgerRef, target: GraphRef): Promise<{ quads: Quad[]; prefixes: Record<string, string> }> {
+/**
+ * The triples of one graph (or, for a null target, the quads of the default and every named graph)
+ * at the ref's time, with the prefixes they use; 404 for a missing or empty named graph.
+ */
+async function readGraph(c: Ctx, ctx: ServerContext, ref: LedgerRef, target: GraphRef | null): Promise<{ quads: Quad[]; prefixes: Record<string, string> }> {
   const ledger = await ctx.conn.ledger(ref.id);
   const db = await ledger.db(ref.time);
   // Policy (policy.md §5): the graph as the caller may see it; a fully hidden named graph is a 404.
   const view = await requestView(c, ctx.conn, db, policyFromHeaders(c.req.raw.headers));
+  const compactor = new Compactor(ledger.ns);
+  if (target === null) {
+    const quads: Quad[] = [];
+    for (const g of [0, ...db.namedGraphs()]) {
+      const iri = db.graphIri(g);
+      const name = iri === undefined ? defaultGraph : namedNode(iri);
+      for (const q of await scanGraph(view, db, g, compactor)) quads.push({ ...q, graph: name });
+    }
+    return { quads, prefixes: compactor.context() };
+  }
   const g = target.termType === 'DefaultGraph' ? 0 : db.graphId(target.value);
   const missing = () => notFound(`${graphLabel(target)} not found in ledger ${ref.id} at t ${db.t}`);
   if (g === undefined) throw missing();
-  const compactor = new Compactor(ledger.ns);
+  const quads = await scanGraph(view, db, g, compactor);
+  if (quads.length === 0 && g !== 0) throw missing();
+  return { quads, prefixes: compactor.context() };
+}
+
+/** The triples of graph `g` in `view`, registering the IRIs the writers print as prefixed names. */
+async function scanGraph(view: Awaited<ReturnType<typeof requestView>>, db: Db, g: number, compactor: Compactor): Promise<Quad[]> {
   const quads: Quad[] = [];
   for await (const b of view.scan({ g })) {
     for (let k = 0; k < b.n; k++) {
@@ -73,8 +120,7 @@ async function readGraph(c: Ctx, ctx: ServerContext, ref: LedgerRef, target: Gra
       quads.push({ subject: s, predicate: p, object: o, graph: defaultGraph });
     }
   }
-  if (quads.length === 0 && g !== 0) throw missing();
-  return { quads, prefixes: compactor.context() };
+  return quads;
 }
 
 async function* iterate(quads: Quad[]): AsyncIterable<Quad> { yield* quads; }
@@ -87,22 +133,25 @@ function serialise(type: string, quads: Quad[], prefixes: Record<string, string>
     case 'application/ld+json':
     case 'application/json': return toJsonLd(result);
     case 'application/rdf+xml': return toRdfXml(result, { prefixes });
+    case 'application/n-quads': return toNQuads(result);
+    case 'application/trig': return toTriG(result, { prefixes });
     default: return toTurtle(result, { prefixes });
   }
 }
 
-/** 204 carrying where the write left the ledger. */
-function written(c: Ctx, receipt: Receipt): Response {
+/** 204 (201 when the write created the graph) carrying where the write left the ledger. */
+function written(c: Ctx, receipt: Receipt, created = false): Response {
   c.header('Ledgraph-T', String(receipt.t));
   c.header('Ledgraph-Commit-Id', receipt.commit_id);
-  return c.body(null, 204);
+  return c.body(null, created ? 201 : 204);
 }
 
 const GRAPH_PARAMS: ParamSpec[] = [
   { name: 'graph', description: 'IRI of the named graph (absolute)' },
-  { name: 'default', description: 'Present (no value) to address the default graph instead' },
+  { name: 'default', description: 'Present (no value) to address the default graph instead; with neither, the whole dataset' },
 ];
 const WRITE_RESPONSES = {
+  201: 'Written, and the named graph did not exist before; Ledgraph-T and Ledgraph-Commit-Id as for 204',
   204: 'Written; Ledgraph-T and Ledgraph-Commit-Id headers give the resulting t and head commit',
   400: 'Missing or both graph selectors, relative graph IRI, time pin, invalid payload, or GRAPH blocks naming another graph',
   404: 'Ledger not found', 409: 'Commit conflict after retries', 413: 'Body over --body-limit',
@@ -116,7 +165,7 @@ export const dataRoutes: Registrar = (api, ctx) => {
   route(api, ctx.table, {
     ...base, method: 'GET', head: true, summary: 'Read one graph (Graph Store Protocol)',
     description: 'The path ledger may carry a time pin (@t:N, @time:ISO, @commit:REF). Without Accept the answer is Turtle.',
-    query: GRAPH_PARAMS, responseTypes: GET_TYPES,
+    query: GRAPH_PARAMS, responseTypes: [...GET_TYPES, ...DATASET_TYPES],
     responses: {
       200: 'The graph\'s triples', 400: 'Missing or both graph selectors, relative graph IRI, invalid time pin',
       404: 'Ledger, time or named graph not found (a named graph without triples at that time does not exist)',
@@ -125,7 +174,7 @@ export const dataRoutes: Registrar = (api, ctx) => {
   }, async (c) => {
     const ref = pathLedger(c, false);
     const target = targetGraph(c);
-    const type = negotiate(c.req.header('Accept'), GET_TYPES);
+    const type = negotiate(c.req.header('Accept'), target === null ? DATASET_TYPES : GET_TYPES);
     const { quads, prefixes } = await readGraph(c, ctx, ref, target);
     const text = await serialise(type, quads, prefixes);
     return c.body(text, 200, {
@@ -143,12 +192,26 @@ export const dataRoutes: Registrar = (api, ctx) => {
     const bytes = await readBytes(c);
     const text = decodeUtf8(bytes);
     const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
-    const payload = graphPayload(ct, text, json);
-    const quads = retarget(payload.quads, target, what);
-    const req: TxnRequest = kind === 'replace'
-      ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts }
-      : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts };
-    return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: ct, body: json ?? text, rawBody: bytes }));
+    const payload = await readPayload(ct, text, json);
+    const head = await ctx.conn.db(ref.id);
+    let req: TxnRequest;
+    let created = false;
+    if (target === null) {
+      // The whole dataset: quads stay in the graphs they name; PUT replaces every graph there is.
+      const graphs = new Map<string, GraphRef>([['', defaultGraph]]);
+      for (const g of head.namedGraphs()) { const iri = head.graphIri(g); if (iri !== undefined) graphs.set(iri, namedNode(iri)); }
+      for (const q of payload.quads) if (q.graph.termType === 'NamedNode') graphs.set(q.graph.value, q.graph);
+      req = kind === 'replace'
+        ? { kind: 'replace', graphs: [...graphs.values()], quads: payload.quads, meta: payload.meta, opts: payload.opts }
+        : { kind: 'insert', quads: payload.quads, meta: payload.meta, opts: payload.opts };
+    } else {
+      const quads = retarget(payload.quads, target, what);
+      created = quads.length > 0 && !(await graphExists(head, target));
+      req = kind === 'replace'
+        ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts }
+        : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts };
+    }
+    return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: ct, body: json ?? text, rawBody: bytes }), created);
   };
   const writeSpec = (method: RouteSpec['method'], summary: string, body: boolean): RouteSpec => ({
     ...base, method, summary, query: GRAPH_PARAMS, responses: WRITE_RESPONSES, ...(body ? { requestTypes: PAYLOAD_TYPES } : {}),
@@ -162,14 +225,11 @@ export const dataRoutes: Registrar = (api, ctx) => {
   }, async (c) => {
     const ref = pathLedger(c, true);
     const target = targetGraph(c);
-    if (target.termType === 'NamedNode') {
-      const db = await ctx.conn.db(ref.id);
-      const g = db.graphId(target.value);
-      let has = false;
-      if (g !== undefined) for await (const b of db.scan({ g })) { if (b.n > 0) { has = true; break; } }
-      if (!has) throw notFound(`${graphLabel(target)} not found in ledger ${ref.id}`);
-    }
-    const req: TxnRequest = { kind: 'replace', graphs: [target], quads: [], meta: [], opts: {} };
+    const db = await ctx.conn.db(ref.id);
+    if (target !== null && !(await graphExists(db, target))) throw notFound(`${graphLabel(target)} not found in ledger ${ref.id}`);
+    const graphs: GraphRef[] = target !== null ? [target]
+      : [defaultGraph, ...db.namedGraphs().map((g) => db.graphIri(g)).filter((i): i is string => i !== undefined).map((i) => namedNode(i))];
+    const req: TxnRequest = { kind: 'replace', graphs, quads: [], meta: [], opts: {} };
     return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: 'application/n-triples', body: '', rawBody: new Uint8Array() }));
   });
 };

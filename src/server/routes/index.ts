@@ -18,6 +18,7 @@ import { packRoutes } from '../replication/pack.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
 import { storageRoutes } from './storage.js';
+import { sparqlEndpointRoutes } from './sparql-endpoint.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
 
@@ -35,6 +36,7 @@ export const REGISTRARS: readonly Registrar[] = [
   packRoutes,
   importRoutes,
   queryRoutes,
+  sparqlEndpointRoutes,
   streamRoutes,
   multiQueryRoutes,
   eventsRoutes,

@@ -33,6 +33,7 @@ import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyI
 import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
+import { serviceDescription } from './service-description.js';
 import { authenticate, POLICY_CONFLICT, resolvePolicyInputs } from '../auth/index.js';
 
 type Ctx = Context<AppEnv>;
@@ -56,7 +57,7 @@ export const QUERY_CONTENT_TYPES = ['application/json', 'application/ld+json', '
 export async function readQueryInput(c: Ctx, opts: { form: boolean } = { form: true }): Promise<QueryInput> {
   const dflt = queryAll(c, 'default-graph-uri');
   const named = queryAll(c, 'named-graph-uri');
-  if (c.req.method === 'GET') {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') {
     const text = c.req.query('query');
     if (text === undefined) throw badRequest('missing query: give SPARQL text as ?query=, or POST the query');
     return { lang: 'sparql', text, defaultGraphUris: dflt, namedGraphUris: named };
@@ -553,9 +554,12 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   return respondChunks(c, writeResult({ type: 'quads', quads: (async function* () { yield* quads; })() }, format), MEDIA_TYPE[format]);
 }
 
-/** Handle POST/GET /query and /query/<ledger...>. */
-async function handleQuery(c: Ctx, ctx: ServerContext): Promise<Response> {
+/** Handle POST/GET /query and /query/<ledger...>; a GET without `query=` is the service description. */
+export async function handleQuery(c: Ctx, ctx: ServerContext): Promise<Response> {
   const pathLedger = c.req.param('ledger') || undefined;
+  if ((c.req.method === 'GET' || c.req.method === 'HEAD') && c.req.query('query') === undefined) {
+    return serviceDescription(c, ctx, pathLedger ?? headerLedger(c.req.raw.headers), { update: false });
+  }
   const input = await readQueryInput(c);
   if (input.lang === 'sparql') return sparqlQuery(c, ctx, input, pathLedger);
   return jsonLdQuery(c, ctx, input.body, pathLedger);
@@ -605,8 +609,8 @@ export const queryRoutes: Registrar = (api, ctx) => {
     }, (c) => handleQuery(c, ctx));
     route(api, ctx.table, {
       method: 'GET', path, tag: 'query',
-      summary: `Run a SPARQL query given as ?query= (SPARQL 1.1 Protocol; ${scope})`,
-      query: [{ name: 'query', required: true, description: 'SPARQL query text' }, ...PROTOCOL_PARAMS], headers: QUERY_HEADERS,
+      summary: `Run a SPARQL query given as ?query= (SPARQL 1.1 Protocol; ${scope}); without query=, the SPARQL Service Description`,
+      query: [{ name: 'query', description: 'SPARQL query text (absent: the service description, Turtle or JSON-LD by Accept)' }, ...PROTOCOL_PARAMS], headers: QUERY_HEADERS, head: true,
       responseTypes: RESPONSE_TYPES, responses,
     }, (c) => handleQuery(c, ctx));
   }

@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import { badRequest, isLedgraphError, unsupportedMediaType } from '../../core/errors.js';
 import type { Connection } from '../../core/ledger/connection.js';
-import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import { normalizeLedgerId, parseLedgerRef } from '../../core/ledger/ledger-id.js';
 import { parseSparqlUpdate } from '../../core/query/sparql/update.js';
 import { defaultGraph, namedNode } from '../../core/rdf/terms.js';
 import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
@@ -16,9 +16,10 @@ import type { Receipt, TxnContext } from '../../core/transact/pipeline.js';
 import type { GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
 import type { AppEnv } from '../app.js';
 import {
-  boolQuery, decodeUtf8, parseJsonText, queryAll, readBytes, requireLedger, requireMediaType,
+  boolQuery, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requireLedger, requireMediaType,
 } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
+import { resolveLoads } from '../load.js';
 import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
 import { writePolicyOpts } from '../auth/index.js';
@@ -33,7 +34,7 @@ const DATA_TYPES = [...JSONLD_TYPES, ...RDF_TYPES];
 const SPARQL_UPDATE = 'application/sparql-update';
 const FORM = 'application/x-www-form-urlencoded';
 const CYPHER = 'application/cypher';
-const UPDATE_TYPES = [...JSONLD_TYPES, SPARQL_UPDATE, FORM, CYPHER];
+const UPDATE_TYPES = [...JSONLD_TYPES, SPARQL_UPDATE, FORM];
 
 const USING_GRAPH = 'using-graph-uri';
 const USING_NAMED = 'using-named-graph-uri';
@@ -128,9 +129,20 @@ function syncGraph(c: Ctx): GraphRef {
   return namedNode(g);
 }
 
+/** The ledger id a write targets; a time pin or fragment is a 400 (writes go to the head). */
+export function writeLedgerId(ledger: string): string {
+  if (/[@#]/.test(ledger)) {
+    const ref = parseLedgerRef(ledger);
+    if (ref.time.kind !== 'head') throw badRequest(`writes cannot target a past state: ${ledger} is pinned in time; write to ${ref.id}`);
+    if (ref.fragment !== null) throw badRequest(`a write names a ledger, not a graph: drop #${ref.fragment} from ${ledger}`);
+    return ref.id;
+  }
+  return normalizeLedgerId(ledger);
+}
+
 /** Run one write through the pipeline as an admitted operation and log it. */
 export async function commitWrite(c: Ctx, ctx: ServerContext, ledger: string, req: TxnRequest, tx: TxnContext): Promise<Receipt> {
-  const id = normalizeLedgerId(ledger);
+  const id = writeLedgerId(ledger);
   // Policy (policy.md §3.1, §6): a credential's identity replaces the client's selection.
   req = { ...req, opts: writePolicyOpts(c, req.opts) };
   const receipt = await ctx.admission.run(() => ctx.conn.transact(id, req, { ...tx, signal: c.req.raw.signal }));
@@ -161,34 +173,47 @@ const WRITE_ERRORS = {
 };
 const RECEIPT = 'Commit receipt {ledger_id, t, timestamp, commit_id, previous_commit_id, flakes_added, flakes_retracted, tx-id, commit}';
 
+/**
+ * Handle an update request: a JSON-LD update, or SPARQL UPDATE as `application/sparql-update` or a
+ * form with `update=` (and the using-* parameters from the URL and the form).
+ */
+export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response> {
+  // Cypher has its own 415 until a Cypher engine lands; it is not listed as accepted.
+  if (parseMediaType(c.req.header('Content-Type'))?.type === CYPHER) {
+    throw unsupportedMediaType('Cypher writes (application/cypher) are not available on this server yet; use JSON-LD or SPARQL UPDATE');
+  }
+  const ct = requireMediaType(c, UPDATE_TYPES, 'update');
+  const bytes = await readBytes(c);
+  const text = decodeUtf8(bytes);
+  if (JSONLD_TYPES.includes(ct)) {
+    rejectUsing(c, 'a JSON-LD update');
+    const json = parseJsonText(text);
+    const ledger = requireLedger(c, json);
+    const req = parseJsonLdTxn(json, 'update', { ledgerDefaultContext: contextParam(c) });
+    return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json, rawBody: bytes }));
+  }
+  let sparql = text;
+  let usingGraphs = queryAll(c, USING_GRAPH), usingNamed = queryAll(c, USING_NAMED);
+  if (ct === FORM) {
+    const form = new URLSearchParams(text);
+    const updates = form.getAll('update');
+    if (updates.length !== 1) throw badRequest(updates.length ? 'give exactly one "update" form field' : 'missing "update" form field with the SPARQL UPDATE text');
+    sparql = updates[0]!;
+    usingGraphs = [...usingGraphs, ...form.getAll(USING_GRAPH)];
+    usingNamed = [...usingNamed, ...form.getAll(USING_NAMED)];
+  }
+  const ledger = requireLedger(c);
+  const parsed = parseSparqlUpdate(sparql, { usingGraphUris: usingGraphs, usingNamedGraphUris: usingNamed });
+  // LOAD <url> is fetched here, before staging, behind --federation-allow (server/load.ts).
+  const req = await resolveLoads(parsed, ctx.conn.federation, {
+    maxBytes: ctx.config.bodyLimit, timeoutMs: ctx.config.queryTimeoutMs || 60_000, signal: c.req.raw.signal,
+  });
+  return c.json(await commitWrite(c, ctx, ledger, req, { contentType: SPARQL_UPDATE, body: sparql, rawBody: bytes }));
+}
+
 /** Registers /update, /insert, /upsert and /sync (each with and without a path ledger). */
 export const writeRoutes: Registrar = (api, ctx) => {
-  const update = async (c: Ctx) => {
-    const ct = requireMediaType(c, UPDATE_TYPES, 'update');
-    if (ct === CYPHER) throw unsupportedMediaType('Cypher writes (application/cypher) are not available on this server yet; use JSON-LD or SPARQL UPDATE');
-    const bytes = await readBytes(c);
-    const text = decodeUtf8(bytes);
-    if (JSONLD_TYPES.includes(ct)) {
-      rejectUsing(c, 'a JSON-LD update');
-      const json = parseJsonText(text);
-      const ledger = requireLedger(c, json);
-      const req = parseJsonLdTxn(json, 'update', { ledgerDefaultContext: contextParam(c) });
-      return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json, rawBody: bytes }));
-    }
-    let sparql = text;
-    let usingGraphs = queryAll(c, USING_GRAPH), usingNamed = queryAll(c, USING_NAMED);
-    if (ct === FORM) {
-      const form = new URLSearchParams(text);
-      const updates = form.getAll('update');
-      if (updates.length !== 1) throw badRequest(updates.length ? 'give exactly one "update" form field' : 'missing "update" form field with the SPARQL UPDATE text');
-      sparql = updates[0]!;
-      usingGraphs = [...usingGraphs, ...form.getAll(USING_GRAPH)];
-      usingNamed = [...usingNamed, ...form.getAll(USING_NAMED)];
-    }
-    const ledger = requireLedger(c);
-    const req = parseSparqlUpdate(sparql, { usingGraphUris: usingGraphs, usingNamedGraphUris: usingNamed });
-    return c.json(await commitWrite(c, ctx, ledger, req, { contentType: SPARQL_UPDATE, body: sparql, rawBody: bytes }));
-  };
+  const update = (c: Ctx) => handleUpdate(c, ctx);
   const updateSpec = (path: string) => ({
     method: 'POST' as const, path, tag: 'write', summary: 'Update: JSON-LD where/delete/insert or SPARQL UPDATE',
     description: 'JSON-LD bodies without where/delete/insert/values are inserts. Turtle and TriG are not accepted here (use insert or upsert).',
@@ -232,7 +257,7 @@ export const writeRoutes: Registrar = (api, ctx) => {
     const bytes = await readBytes(c);
     const text = decodeUtf8(bytes);
     const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
-    const ledger = normalizeLedgerId(requireLedger(c, json));
+    const ledger = writeLedgerId(requireLedger(c, json));
     const payload = graphPayload(ct, text, json);
     const quads = retarget(payload.quads, graph, 'sync');
     if (quads.length === 0 && !allowEmpty) {

@@ -70,7 +70,12 @@ export type Op =
   /** Inline data; `undefined` = UNDEF. */
   | { type: 'values'; variables: string[]; rows: (Term | undefined)[][] }
   /** The one empty solution (the identity of join). */
-  | { type: 'unit' };
+  | { type: 'unit' }
+  /**
+   * SERVICE (SPARQL 1.1 Federated Query): `query`, a SELECT of the group's pattern, sent to
+   * `endpoint`; its solutions bind `variables` (any of them may stay unbound).
+   */
+  | { type: 'service'; endpoint: NamedNode; silent: boolean; query: string; variables: string[] };
 
 /** Dataset clause: ledger or graph IRIs (ledger ids may carry time specifiers). */
 export interface Dataset { defaultGraphs: NamedNode[]; namedGraphs: NamedNode[] }

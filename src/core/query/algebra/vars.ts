@@ -107,6 +107,7 @@ function compute(op: Op): VarInfo {
       return { maybe: new Set(op.variables), certain };
     }
     case 'unit': return { maybe: new Set(), certain: new Set() };
+    case 'service': return { maybe: new Set(op.variables), certain: new Set() };
   }
 }
 
@@ -138,7 +139,7 @@ export function mentionedVars(op: Op, out = new Set<string>()): Set<string> {
     case 'group': for (const v of varInfo(op).maybe) out.add(v); break;
     case 'orderby': for (const k of op.keys) exprVars(k.expr, out); mentionedVars(op.input, out); break;
     case 'distinct': case 'reduced': case 'slice': mentionedVars(op.input, out); break;
-    case 'values': for (const v of op.variables) out.add(v); break;
+    case 'values': case 'service': for (const v of op.variables) out.add(v); break;
     case 'unit': break;
   }
   return out;

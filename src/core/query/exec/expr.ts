@@ -68,7 +68,7 @@ export class EvalContext implements FunctionContext {
   }
 }
 
-/** Compile an expression (aggregates must already be variables). Unknown functions and bad arities are 400s here. */
+/** Compile an expression (aggregates must already be variables). Unknown built-in names and bad arities are 400s here; an unknown function IRI evaluates to an error. */
 export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext): ExprFn {
   const ids = env.rt.ids;
   switch (e.type) {
@@ -148,6 +148,11 @@ function compileCall(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalCo
     }
     default: {
       const d = functionDef(fn);
+      if (!d && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(fn) && !fn.startsWith('ledgraph:')) {
+        // SPARQL 1.1 §17.6: a call to an IRI the engine does not know is valid syntax whose
+        // evaluation is an error (so FILTER drops the row, BIND leaves the variable unbound).
+        return () => { throw new ExprError(`unknown function <${fn}>`); };
+      }
       if (!d) throw badRequest(`Invalid query: unknown function <${fn}>`);
       if (args.length < d.min || args.length > d.max) throw badRequest(`Invalid query: wrong number of arguments for ${fn}: ${args.length}`);
       // Resolved and checked once here, so a row pays only the call.

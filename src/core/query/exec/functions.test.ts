@@ -114,7 +114,8 @@ describe('operators', () => {
   it('compares', () => {
     table([
       ['=', '1', '1.0', '"true"^^xsd:boolean'],
-      ['=', '"a"', '"a"@en', '"false"^^xsd:boolean'],
+      ['=', '"a"', '"a"@en', 'ExprError'],
+      ['!=', '1', '"1"', 'ExprError'],
       ['!=', '1', '2', '"true"^^xsd:boolean'],
       ['!=', '"a"', '"a"^^xsd:string', '"false"^^xsd:boolean'],
       ['!=', '<http://a>', '"http://a"', '"true"^^xsd:boolean'],

@@ -7,7 +7,7 @@
  * a LedgraphError 400 is a broken query (unknown function, wrong number of arguments).
  */
 import { badRequest } from '../../errors.js';
-import { valueCompare, valueEquals } from '../../rdf/compare.js';
+import { closedValueEquals, valueCompare, valueEquals } from '../../rdf/compare.js';
 import { isBooleanDatatype, isNumericDatatype } from '../../rdf/datatypes.js';
 import { ExprError } from '../../rdf/expr-error.js';
 import type { Term } from '../../rdf/terms.js';
@@ -51,6 +51,9 @@ const compare = (test: (c: number) => boolean) => def(2, 2, ([a, b]) => booleanL
 const OPERATORS: Record<string, FunctionDef> = {
   '=': def(2, 2, ([a, b]) => booleanLiteral(valueEquals(a!, b!))),
   '!=': def(2, 2, ([a, b]) => booleanLiteral(!valueEquals(a!, b!))),
+  // The JSON-LD query language's = and != (jsonld-query.md §5): incomparable values are unequal.
+  'closed-eq': def(2, 2, ([a, b]) => booleanLiteral(closedValueEquals(a!, b!))),
+  'closed-ne': def(2, 2, ([a, b]) => booleanLiteral(!closedValueEquals(a!, b!))),
   // A NaN comparison result (unordered operands) makes each of these false.
   '<': compare((c) => c < 0),
   '>': compare((c) => c > 0),

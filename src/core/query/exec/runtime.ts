@@ -6,6 +6,7 @@
 import { LedgraphError, isLedgraphError, timeoutError } from '../../errors.js';
 import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
 import { namedNode } from '../../rdf/terms.js';
+import type { FederationOptions } from '../federation/service.js';
 import { QueryIds } from './ids.js';
 
 /** The error of an exhausted fuel budget (jsonld-query.md: 400 "fuel limit exceeded"; stream code fuel_exhausted). */
@@ -36,6 +37,8 @@ export interface RuntimeOptions {
   maxFuel?: number;
   deadline?: number;
   signal?: AbortSignal;
+  /** Where SERVICE may reach (absent: federation off). */
+  federation?: FederationOptions;
 }
 
 export class Runtime {
@@ -54,6 +57,7 @@ export class Runtime {
   private readonly deadline: number;
   readonly signal: AbortSignal | undefined;
   private readonly resolve: (iri: string) => number | undefined;
+  readonly federation: FederationOptions | undefined;
   private readonly graphTerms = new Map<number, number>();
   private readonly termGraphs = new Map<number, number>();
   private ticks = 0;
@@ -70,6 +74,15 @@ export class Runtime {
     this.deadline = o.deadline ?? Infinity;
     this.signal = o.signal;
     this.resolve = o.resolveGraph;
+    this.federation = o.federation;
+  }
+
+  /** A signal for an outgoing request: the query's own, aborting at its deadline too. */
+  requestSignal(): AbortSignal | undefined {
+    const parts: AbortSignal[] = [];
+    if (this.signal) parts.push(this.signal);
+    if (this.deadline !== Infinity) parts.push(AbortSignal.timeout(Math.max(1, this.deadline - Date.now())));
+    return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : AbortSignal.any(parts);
   }
 
   /** Spend fuel; throws when the budget is exceeded. */

@@ -206,8 +206,9 @@ def(['uuid'], 'uuid', 0, 0); def(['struuid'], 'struuid', 0, 0);
 // Ledger functions have no SPARQL name, so they use their IRI like any extension function.
 def(['t'], F + 't', 1, 1); def(['op'], F + 'op', 1, 1);
 
+// `=`/`!=` are the closed-world forms: incomparable values are unequal (jsonld-query.md §5, decided).
 const COMPARE = new Map([
-  ['=', '='], ['eq', '='], ['!=', '!='], ['ne', '!='], ['<>', '!='], ['<', '<'], ['lt', '<'],
+  ['=', 'closed-eq'], ['eq', 'closed-eq'], ['!=', 'closed-ne'], ['ne', 'closed-ne'], ['<>', 'closed-ne'], ['<', '<'], ['lt', '<'],
   ['<=', '<='], ['le', '<='], ['>', '>'], ['gt', '>'], ['>=', '>='], ['ge', '>='],
 ]);
 const AGGREGATES = new Map<string, [AggregateName, boolean]>([

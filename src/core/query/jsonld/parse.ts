@@ -7,6 +7,7 @@ import { badRequest } from '../../errors.js';
 import { ActiveContext } from '../../rdf/jsonld-context.js';
 import { type QueryObject, readQueryObject } from './query.js';
 import { type QueryOpts, parseQueryOpts } from './opts.js';
+import { strictContext } from './strict-iri.js';
 import { isObject, nonNegative, pick } from './util.js';
 
 export type QueryForm = 'select' | 'selectOne' | 'selectDistinct' | 'construct' | 'ask';
@@ -65,6 +66,8 @@ export function parseQuery(body: unknown, defaultContext?: unknown): ParsedQuery
   if (forms.length > 1) throw badRequest(`a query takes exactly one of select, selectOne, selectDistinct, construct and ask (got ${forms.map((f) => f[0]).join(', ')})`);
   const form = forms[0]![0];
   const opts = parseQueryOpts(body['opts'], ctx);
+  // Patterns, templates and expressions expand IRIs strictly: an undefined prefix is a 400.
+  const qctx = strictContext(ctx);
   const fromOpts = isObject(body['opts']) ? body['opts'] : {};
   const dataset: DatasetKeys = {};
   const from = pick(body, 'from') ?? pick(fromOpts, 'from');
@@ -88,13 +91,13 @@ export function parseQuery(body: unknown, defaultContext?: unknown): ParsedQuery
       if (body['having'] !== undefined) throw badRequest('having is not allowed in a construct query');
       template = value;
     }
-    query = readQueryObject({ ...body, select: '*', [form]: undefined, ...(form === 'ask' ? { where: value } : {}) }, ctx, 'query');
+    query = readQueryObject({ ...body, select: '*', [form]: undefined, ...(form === 'ask' ? { where: value } : {}) }, qctx, 'query');
     if (query.where === undefined && query.values === undefined) throw badRequest(`a ${form} query needs a where clause`);
   } else {
-    query = readQueryObject(body, ctx, 'query');
+    query = readQueryObject(body, qctx, 'query');
   }
   nonNegative(pick(body, 'depth'), 'depth');
-  const out: ParsedQuery = { form, ctx, contextJson: json, query, dataset, opts };
+  const out: ParsedQuery = { form, ctx: qctx, contextJson: json, query, dataset, opts };
   if (template !== undefined) out.template = template;
   return out;
 }

@@ -4,6 +4,7 @@
  * `exists`, `not-exists`, `graph`, `query`) become the matching operators. Shared by JSON-LD
  * queries and JSON-LD updates.
  */
+import { expandLenient } from './strict-iri.js';
 import { badRequest } from '../../errors.js';
 import { ActiveContext, type TermDefinition } from '../../rdf/jsonld-context.js';
 import { type NamedNode, type Term, type Variable, literal, namedNode, variable } from '../../rdf/terms.js';
@@ -216,7 +217,7 @@ export class WhereCompiler implements WhereHost {
   graphName(g: string, ctx: ActiveContext): NamedNode | Variable {
     if (isVariableString(g)) return variable(varName(g));
     const alias = this.aliases.get(g);
-    return namedNode(alias ?? ctx.expandIri(g, false));
+    return namedNode(alias ?? expandLenient(ctx, g, false));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -265,8 +266,10 @@ export class WhereCompiler implements WhereHost {
       throw badRequest(`invalid value for ${key} in a where pattern: ${value === null ? 'null' : 'an array'} (use one pattern per value)`);
     }
     if (isVariableString(key)) {
-      const refOk = typeof value === 'string' ? isVariableString(value) : isObject(value) && (('@variable' in value) || hasKeyword(value, '@id', ctx));
-      if (!refOk) throw badRequest(`with a variable property (${key}) the object must be a variable or {"@id": ...}`);
+      // A value object ({"@value": "?v", "@t": "?t", "@op": "?op"}) is allowed too, so history can range over every property.
+      const refOk = typeof value === 'string' ? isVariableString(value)
+        : isObject(value) && (('@variable' in value) || hasKeyword(value, '@id', ctx) || hasKeyword(value, '@value', ctx));
+      if (!refOk) throw badRequest(`with a variable property (${key}) the object must be a variable, {"@id": ...} or a value object`);
       parts.triples.push({ s, p: variable(varName(key)), o: this.object(value, undefined, ctx, parts, true) });
       return;
     }

@@ -17,6 +17,7 @@ import { HashJoinNode, UnionNode, ValuesNode } from '../exec/join.js';
 import { DistinctNode, OrderByNode, ProjectNode, SliceNode } from '../exec/modifiers.js';
 import { LeftJoinNode, MinusNode } from '../exec/optional.js';
 import { PathNode, type CPath } from '../exec/path.js';
+import { ServiceNode } from '../exec/service.js';
 import type { Runtime } from '../exec/runtime.js';
 import { NO_MATCH, type Pos } from '../exec/scan.js';
 import type { PNode } from '../exec/types.js';
@@ -27,7 +28,7 @@ import { rewrite } from './rewrite.js';
 import { quadSafe, seedable } from './seed.js';
 
 /** Operators that close a scope or depend on their whole input: never fed rows. */
-const OPAQUE = new Set<Op['type']>(['group', 'project', 'orderby', 'distinct', 'reduced', 'slice']);
+const OPAQUE = new Set<Op['type']>(['group', 'project', 'orderby', 'distinct', 'reduced', 'slice', 'service']);
 
 export { Scope, type PlanCtx } from './plan-ctx.js';
 
@@ -147,6 +148,8 @@ export class Planner implements JoinPlanner {
         const limit = op.limit === undefined ? undefined : op.offset + op.limit;
         return new SliceNode(this.planWithLimit(op.input, c, limit), op.offset, op.limit);
       }
+      case 'service':
+        return new ServiceNode(op.endpoint.value, op.query, op.silent, op.variables.map((v) => [v, c.scope.slot(v)]));
       case 'values': {
         const slots = this.slots(op.variables, c.scope);
         const data = op.rows.map((r) => r.map((t) => (t === undefined ? -1 : this.rt.ids.intern(t))));

@@ -44,7 +44,7 @@ export function seedable(op: Op, seed: ReadonlySet<string>, force = false): bool
     case 'minus':
       return seedable(op.left, seed, force) && (force || subsetOf(mentionedVars(op.right), seed, varInfo(op.left).certain));
     case 'graph': return seedable(op.input, seed, force);
-    case 'group': case 'project': case 'orderby': case 'distinct': case 'reduced': case 'slice':
+    case 'group': case 'project': case 'orderby': case 'distinct': case 'reduced': case 'slice': case 'service':
       return false;
   }
 }

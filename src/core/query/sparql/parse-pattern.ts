@@ -5,6 +5,7 @@
  * (§18.2.2.4: links and inverse links become triple patterns, sequences join through fresh
  * hidden variables, the rest stay path operators).
  */
+import sparqljs from 'sparqljs';
 import type * as S from 'sparqljs';
 import { badRequest } from '../../errors.js';
 import { fromRdfJs, namedNode, variable, type NamedNode, type Term, type Variable } from '../../rdf/terms.js';
@@ -78,7 +79,7 @@ function groupParts(patterns: S.Pattern[], env: PatternEnv): { op: Op; filters: 
       }
       case 'values': g = join(g, translateValues(p.values)); break;
       case 'query': g = join(g, env.subquery(p as S.SelectQuery)); break;
-      case 'service': throw badRequest('Invalid SPARQL query: SERVICE is not supported');
+      case 'service': g = join(g, translateService(p, env)); break;
       default: throw badRequest(`Invalid SPARQL query: unsupported pattern ${(p as { type: string }).type}`);
     }
   }
@@ -173,4 +174,34 @@ function invert(p: PathExpr): PathExpr {
     case 'nps': return { type: 'nps', iris: p.inverse, inverse: p.iris };
     case 'link': return { type: 'inv', path: p };
   }
+}
+
+/**
+ * SERVICE <iri> { P }: P as the text of a SELECT * for the remote endpoint (sparqljs's generator
+ * writes it with full IRIs; blank nodes get labels any parser accepts), with the variables P can
+ * bind locally as its columns. A variable endpoint is not supported (400).
+ */
+function translateService(p: S.ServicePattern, env: PatternEnv): Op {
+  if (p.name.termType !== 'NamedNode') throw badRequest('Invalid SPARQL query: SERVICE with a variable endpoint is not supported; name the endpoint IRI');
+  const inner = translateGroup(p.patterns, env);
+  const variables = [...varInfo(inner).maybe].filter((v) => !v.startsWith(HIDDEN_PREFIX));
+  const labels = new Map<string, string>();
+  const relabel = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(relabel);
+    if (!x || typeof x !== 'object') return x;
+    const o = x as Record<string, unknown>;
+    if (o.termType === 'BlankNode') {
+      let l = labels.get(o.value as string);
+      if (l === undefined) labels.set(o.value as string, l = `b${labels.size}`);
+      return { termType: 'BlankNode', value: l };
+    }
+    // Keep class instances (sparqljs's Wildcard) as they are.
+    if (Object.getPrototypeOf(o) !== Object.prototype) return o;
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, relabel(v)]));
+  };
+  const where = relabel(p.patterns) as S.Pattern[];
+  const query = new sparqljs.Generator({ prefixes: {} }).stringify({
+    type: 'query', queryType: 'SELECT', prefixes: {}, variables: [new sparqljs.Wildcard()], where,
+  } as S.SelectQuery);
+  return { type: 'service', endpoint: namedNode(p.name.value), silent: !!p.silent, query, variables };
 }

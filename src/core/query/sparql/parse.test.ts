@@ -74,8 +74,14 @@ describe('static errors', () => {
     expect(rejects('SELECT (1 AS ?x) { ?x ?p ?o }').message).toMatch(/rebinds a variable/);
     expect(rejects('SELECT (1 AS ?X) (2 AS ?X) {}').message).toMatch(/rebinds a variable/);
   });
-  it('rejects SERVICE', () => {
-    expect(rejects('SELECT * { SERVICE <http://x/> { ?s ?p ?o } }').message).toMatch(/SERVICE is not supported/);
+  it('translates SERVICE into a remote SELECT of its group; a variable endpoint is refused', () => {
+    const q = parseSparql('SELECT * { ?s <http://x/p> ?o SERVICE SILENT <http://x/sparql> { ?s <http://x/q> ?v . _:b <http://x/r> ?v } }');
+    const op = (q.op as { input: { inputs: unknown[] } }).input.inputs[1];
+    expect(op).toEqual({
+      type: 'service', endpoint: { termType: 'NamedNode', value: 'http://x/sparql' }, silent: true, variables: ['s', 'v'],
+      query: 'SELECT * WHERE {\n  ?s <http://x/q> ?v.\n  _:b0 <http://x/r> ?v.\n}',
+    });
+    expect(rejects('SELECT * { SERVICE ?e { ?s ?p ?o } }').message).toMatch(/SERVICE with a variable endpoint is not supported/);
   });
 });
 

@@ -12,6 +12,7 @@ import { fromRdfJs, type NamedNode, type Variable } from '../../rdf/terms.js';
 import type { Dataset, Expr, Op, OrderKey, Query, TemplateTriple, TermOrVar } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX, isHidden, varInfo } from '../algebra/vars.js';
 import { AggregateCollector, exprFreeVars, hasAggregate, translateExpr, type ExprEnv } from './parse-expr.js';
+import { checkBlankNodeScopes } from './bnode-scope.js';
 import { parseQueryAst } from './grammar.js';
 import { conj, join, translateGroup, translateValues, type PatternEnv } from './parse-pattern.js';
 
@@ -28,6 +29,7 @@ const PRAGMA = /^[ \t]*#[ \t]*PRAGMA[ \t]+([A-Za-z][\w:.-]*)[ \t]*(.*?)[ \t]*$/g
 export function parseSparql(text: string, opts: ParseOptions = {}): Query {
   const pragmas = readPragmas(text);
   const parsed = parseAst(text, opts);
+  checkBlankNodeScopes(parsed);
   const q = translateQuery(parsed);
   if (parsed.base) q.base = parsed.base;
   if (Object.keys(pragmas).length) q.pragmas = pragmas;
@@ -73,6 +75,7 @@ export function parseSparqlWithSparqljs(text: string, opts: ParseOptions = {}): 
     throw syntaxError(e, text);
   }
   if (parsed.type !== 'query') throw badRequest('Invalid SPARQL query: this is a SPARQL UPDATE request, not a query');
+  checkBlankNodeScopes(parsed);
   const q = translateQuery(parsed);
   if (parsed.base) q.base = parsed.base;
   return q;
