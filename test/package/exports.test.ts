@@ -14,33 +14,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPECTED } from '../../e2e/package-demo.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** What both apps compute and print, written once against the public API. */
-const APP = `
-const ctx = { ex: 'http://example.org/', schema: 'http://schema.org/' };
-export async function demo(lib, storage) {
-  const { Connection, parseJsonLdTxn, runJsonLdQuery, runSparql, collect, LedgerStore, isLedgraphError } = lib;
-  const conn = new Connection(storage);
-  await conn.create('demo:main');
-  await conn.transact('demo:main', parseJsonLdTxn({ '@context': ctx, '@graph': [
-    { '@id': 'ex:ana', 'schema:name': 'Ana', 'schema:age': 34 },
-    { '@id': 'ex:ben', 'schema:name': 'Ben', 'schema:age': 27 }] }, 'insert'));
-  const { result } = await runJsonLdQuery(conn, {
-    '@context': ctx, select: ['?name', '?age'], where: { '@id': '?p', 'schema:name': '?name', 'schema:age': '?age' }, orderBy: '?name',
-  }, { ledger: 'demo:main' });
-  const sparql = await runSparql(conn, 'SELECT ?n WHERE { ?p <http://schema.org/age> ?a ; <http://schema.org/name> ?n FILTER(?a > 30) }', { ledger: 'demo:main' });
-  const names = (await collect(sparql.result.rows)).map((r) => r.n.value);
-  const quads = await new LedgerStore(conn, 'demo:main').countQuads();
-  let error = null;
-  try { await conn.create('demo:main'); } catch (e) { error = isLedgraphError(e) ? e.status + ' ' + e.type : String(e); }
-  return { result, names, quads, error };
-}
-`;
-
-const EXPECTED = { result: [['Ana', 34], ['Ben', 27]], names: ['Ana'], quads: 4, error: '409 err:db/LedgerExists' };
+const DEMO = join(ROOT, 'e2e/package-demo.js');
 
 describe('the ledgraph package imported by name', () => {
   let tmp: string;
@@ -59,7 +38,7 @@ describe('the ledgraph package imported by name', () => {
     await mkdir(join(app, 'node_modules'), { recursive: true });
     await symlink(pkg, join(app, 'node_modules/ledgraph'), 'dir');
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    await writeFile(join(app, 'demo.js'), APP);
+    await cp(DEMO, join(app, 'demo.js'));
   }, 120_000);
   afterAll(async () => { await rm(tmp, { recursive: true, force: true }); });
 
