@@ -48,7 +48,8 @@ cases.push({
   name: "the ledgraph package imported by name in a Vite app (browser condition, IndexedDB)",
   timeoutMs: 180_000,
   async run({ newPage, root, log }) {
-    // A user's app: node_modules/ledgraph links to this checkout (its dist/ is what `exports` names).
+    // A user's app: node_modules/ledgraph links to this checkout, whose dist/ is what `exports` names
+    // (current after `npm ci` or `npm run build`).
     const app = await mkdtemp(join(tmpdir(), 'ledgraph-e2e-app-'));
     try {
       await mkdir(join(app, 'node_modules'));
