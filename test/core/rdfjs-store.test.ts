@@ -140,6 +140,19 @@ describe('RDF/JS Store over a ledger, queried by Comunica', () => {
     expect(viaEvents).toBe(4);
   });
 
+  it('SPARQL UPDATE through Comunica writes through the store: one commit for the deletions, one for the insertions', async () => {
+    const conn2 = new Connection(openMemoryStorage());
+    await conn2.create('people');
+    const s2 = new LedgerStore(conn2, 'people');
+    await done(s2.import(stream(new Parser({ format: 'application/trig' }).parse(DATA))));
+    await engine.queryVoid(`${P} DELETE { ?s ex:age ?a } INSERT { ?s ex:age 99 } WHERE { ?s ex:name "Ana" ; ex:age ?a }`, { sources: [s2] });
+    expect((await conn2.ledger('people')).t).toBe(3);
+    expect(await ledgraphRows(conn2, 'SELECT ?age WHERE { ex:ana ex:age ?age }')).toEqual(['age="99"^^<http://www.w3.org/2001/XMLSchema#integer>']);
+    expect(await ledgraphRows(conn2, 'SELECT ?age WHERE { ex:ana ex:age ?age }', 1)).toEqual(['age="34"^^<http://www.w3.org/2001/XMLSchema#integer>']);
+    await engine.queryVoid(`${P} DROP GRAPH ex:g1`, { sources: [s2] });
+    expect(await ledgraphRows(conn2, 'SELECT ?s WHERE { GRAPH ?g { ?s ex:likes ?o } }')).toEqual([`s=<${EX}cid>`]);
+  });
+
   it('removeMatches and deleteGraph commit; blank nodes from match name the stored nodes', async () => {
     const conn2 = new Connection(openMemoryStorage());
     await conn2.create('scratch');
