@@ -9,7 +9,7 @@
  * Env:   LEDGRAPH_CHROMIUM=/path/to/chromium (default /usr/bin/chromium)
  */
 import { createServer } from 'node:http';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,51 @@ cases.push({
     for (const c of report.checks) log(`${c.ok ? 'ok' : 'FAILED'}  ${c.name}${c.ok ? '' : `: ${c.error}`}`);
     if (report.checks.length < 5) throw new Error(`expected at least 5 self-test checks, got ${report.checks.length}`);
     if (!report.ok) throw new Error(`${report.failed} of ${report.checks.length} self-test checks failed`);
+  },
+});
+
+cases.push({
+  name: "the ledgraph package imported by name in a Vite app (browser condition, IndexedDB)",
+  timeoutMs: 180_000,
+  async run({ newPage, root, log }) {
+    // A user's app: node_modules/ledgraph links to this checkout, whose dist/ is what `exports` names
+    // (current after `npm ci` or `npm run build`).
+    const app = await mkdtemp(join(tmpdir(), 'ledgraph-e2e-app-'));
+    try {
+      await mkdir(join(app, 'node_modules'));
+      await symlink(root, join(app, 'node_modules', 'ledgraph'), 'dir');
+      await cp(join(root, 'e2e', 'package-demo.js'), join(app, 'demo.js'));
+      await writeFile(join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>\n');
+      await writeFile(join(app, 'main.js'), [
+        "import * as lib from 'ledgraph';",
+        "import { demo, EXPECTED } from './demo.js';",
+        "window.ledgraphPackageDemo = async () => ({ expected: EXPECTED, hasFile: 'openFileStorage' in lib,",
+        "  mem: await demo(lib, lib.openMemoryStorage()), idb: await demo(lib, lib.openIndexedDbStorage('e2e-package')) });",
+      ].join('\n'));
+      const { build } = await import('vite');
+      await build({ root: app, configFile: false, base: './', logLevel: 'error', build: { outDir: join(app, 'dist'), target: 'es2022', minify: false } });
+      let code = '';
+      for (const f of await readdir(join(app, 'dist', 'assets'))) if (f.endsWith('.js')) code += await readFile(join(app, 'dist', 'assets', f), 'utf8');
+      if (/from\s*["']node:|import\(\s*["']node:/.test(code)) throw new Error('the browser bundle imports node:*');
+      log(`bundle: ${Math.round(code.length / 1024)} KiB, no node:* imports`);
+      const site = await serveStatic(join(app, 'dist'));
+      try {
+        const page = await newPage();
+        await page.goto(`${site.url}/index.html`);
+        await page.waitForFunction(() => typeof window.ledgraphPackageDemo === 'function', null, { timeout: 15_000 });
+        const out = await page.evaluate(() => window.ledgraphPackageDemo());
+        const want = JSON.stringify(out.expected);
+        for (const k of ['mem', 'idb']) {
+          if (JSON.stringify(out[k]) !== want) throw new Error(`${k}: expected ${want}, got ${JSON.stringify(out[k])}`);
+          log(`ok  ${k}: ${JSON.stringify(out[k])}`);
+        }
+        if (out.hasFile !== false) throw new Error('the browser entry exposes file storage');
+      } finally {
+        await site.close();
+      }
+    } finally {
+      await rm(app, { recursive: true, force: true });
+    }
   },
 });
 

@@ -7,6 +7,7 @@ import { createStore, get, promisifyRequest, set, values, type UseStore } from '
 import type { CID } from 'multiformats/cid';
 import { cidOf } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
+import type { Storage } from '../core/ledger/connection.js';
 import { sameRecordVersion, type ContentStore, type NameService, type NsChange, type NsRecord } from '../core/store.js';
 import { ChangeFeed, byLedgerId, changeKind, checkPutCid, checkRecord, cloneRecord, missingObject, verifiedBytes } from './memory-store.js';
 
@@ -180,4 +181,9 @@ export class IdbNameService implements NameService {
     if (!this.channel) return;
     this.channel.onmessage = active ? (ev: MessageEvent<NsChange>) => this.feed.emit(ev.data) : null;
   }
+}
+
+/** IndexedDB storage under the database name prefix `name` (`<name>-objects`, `<name>-ns`). */
+export function openIndexedDbStorage(name = 'ledgraph'): Storage & { content: IdbContentStore; ns: IdbNameService } {
+  return { content: new IdbContentStore(name), ns: new IdbNameService(name) };
 }

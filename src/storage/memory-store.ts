@@ -5,6 +5,7 @@
 import type { CID } from 'multiformats/cid';
 import { cidOf, verifyCid } from '../core/commit/cid.js';
 import { badRequest, notFound, storageError, type LedgraphError } from '../core/errors.js';
+import type { Storage } from '../core/ledger/connection.js';
 import { sameRecordVersion, type ContentStore, type NameService, type NsChange, type NsRecord } from '../core/store.js';
 
 /** The 404 for an object a store does not hold. */
@@ -180,4 +181,9 @@ export class MemoryNameService implements NameService {
   async close(): Promise<void> {
     this.feed.clear();
   }
+}
+
+/** Fresh, empty in-memory storage. */
+export function openMemoryStorage(): Storage & { content: MemoryContentStore; ns: MemoryNameService } {
+  return { content: new MemoryContentStore(), ns: new MemoryNameService() };
 }

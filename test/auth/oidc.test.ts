@@ -1,7 +1,7 @@
 /** auth.md §4: RS256 tokens against a JWKS served by a loopback HTTP server; caching and refetch limits. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JwksCache } from '../../src/server/auth/jwks.js';
 import { b64uEncode, b64uJson } from '../../src/server/auth/jws.js';
 import { expectErrorBody, startAuthServer, type AuthServer } from './helpers.js';
@@ -27,7 +27,8 @@ describe('OIDC / JWKS', () => {
   let fetches = 0;
   let published: (JsonWebKey & { kid: string })[] = [];
   let failNext = false;
-  let clockMs = 1_000_000;
+  // jose's JWKS cache reads Date.now(): the clock is moved by mocking Date.
+  const tick = (ms: number) => vi.setSystemTime(Date.now() + ms);
   let srv: AuthServer;
   let k1: Awaited<ReturnType<typeof rsaKey>>, k2: Awaited<ReturnType<typeof rsaKey>>;
   const now = Math.floor(Date.now() / 1000);
@@ -43,10 +44,10 @@ describe('OIDC / JWKS', () => {
     });
     await new Promise<void>((ok) => jwksServer.listen(0, '127.0.0.1', ok));
     jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
-    const jwks = new JwksCache([{ issuer: ISS, url: jwksUrl }], { cacheMs: 300_000, minRefetchMs: 10_000, timeoutMs: 10_000 }, undefined, () => clockMs);
+    const jwks = new JwksCache([{ issuer: ISS, url: jwksUrl }], { cacheMs: 300_000, minRefetchMs: 10_000, timeoutMs: 10_000 });
     srv = await startAuthServer({ dataAuthMode: 'required', jwksIssuers: [{ issuer: ISS, url: jwksUrl }] }, { jwks });
   });
-  afterAll(async () => { await srv.close(); await new Promise((ok) => jwksServer.close(ok)); });
+  afterAll(async () => { vi.useRealTimers(); await srv.close(); await new Promise((ok) => jwksServer.close(ok)); });
 
   const query = (t: string) => fetch(`${srv.api}/query/hr`, { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: '{}' });
 
@@ -61,29 +62,30 @@ describe('OIDC / JWKS', () => {
 
   it('an unknown kid refetches, at most once per 10 s per issuer', async () => {
     published = [k1.jwk, k2.jwk];
-    clockMs += 11_000;
+    tick(11_000);
     const t2 = await rs256(k2, claims);
     expect((await query(t2)).status).toBe(200);
     expect(fetches).toBe(2);
     const t3 = await rs256({ ...k2, kid: 'k3' }, claims);
     await expectErrorBody(await query(t3), 401, 'err:db/Unauthorized', 'Invalid token: unknown key id');
     expect(fetches).toBe(2);
-    clockMs += 10_000;
+    tick(10_000);
     await expectErrorBody(await query(t3), 401, 'err:db/Unauthorized', 'Invalid token: unknown key id');
     expect(fetches).toBe(3);
   });
 
   it('keys expire after 5 minutes; a failed refetch keeps the old keys', async () => {
-    clockMs += 301_000;
+    tick(301_000);
     failNext = true;
     expect((await query(await rs256(k1, claims))).status).toBe(200);
     expect(fetches).toBe(4);
-    clockMs += 10_001;
+    tick(10_001);
     expect((await query(await rs256(k1, claims))).status).toBe(200);
     expect(fetches).toBe(5);
   });
 
   it('failures: unconfigured issuer, wrong alg, bad signature, expiry, no grants', async () => {
+    vi.useRealTimers(); // token times below are checked against the real clock
     await expectErrorBody(await query(await rs256(k1, { ...claims, iss: 'https://other' })), 401, 'err:db/Unauthorized', 'OIDC issuer not configured');
     await expectErrorBody(await query(await rs256(k1, claims, { alg: 'RS512' })), 401, 'err:db/Unauthorized', 'Invalid token: alg must be RS256');
     await expectErrorBody(await query(await rs256({ ...k2, kid: 'k1' }, claims)), 401, 'err:db/Unauthorized', 'Invalid token: bad signature');

@@ -1,8 +1,14 @@
 /**
- * JWKS keys of the configured OIDC issuers (auth.md §4): keys cached by `kid` for 5 minutes; an
- * unknown `kid` or an expired cache refetches, at most once per 10 s per issuer, with a 10 s fetch
- * timeout. A fetch failure keeps the previous keys (a flaky issuer does not lock everyone out).
+ * JWKS keys of the configured OIDC issuers (auth.md §4), one jose `createRemoteJWKSet` per issuer:
+ * jose caches the set for 5 minutes, refetches on an unknown `kid` at most once per 10 s (its
+ * cooldown) and times a fetch out after 10 s. On top of it, what jose leaves to its caller: a failed
+ * refetch keeps the last good keys (a flaky issuer does not lock everyone out) and is not retried
+ * for 10 s (a down issuer is not hammered by every request).
  */
+import {
+  createLocalJWKSet, createRemoteJWKSet, customFetch, errors,
+  type CompactJWSHeaderParameters, type CryptoKey as JoseKey, type FlattenedJWSInput, type JWTVerifyGetKey,
+} from 'jose';
 
 /** Timing of the cache; the defaults are the spec's. */
 export interface JwksTiming {
@@ -14,12 +20,13 @@ export interface JwksTiming {
 export const JWKS_TIMING: JwksTiming = { cacheMs: 5 * 60_000, minRefetchMs: 10_000, timeoutMs: 10_000 };
 
 interface IssuerState {
-  url: string;
-  keys: Map<string, JsonWebKey>;
-  fetchedAt: number;
-  lastAttempt: number;
-  inflight: Promise<void> | null;
+  remote: ReturnType<typeof createRemoteJWKSet>;
+  /** When the last fetch failed (ms since the epoch). */
+  failedAt: number;
 }
+
+/** Errors of picking a key from a fetched set, as opposed to fetching it. */
+const KEY_ERRORS = [errors.JWKSNoMatchingKey, errors.JWKSMultipleMatchingKeys, errors.JOSENotSupported, errors.JWKInvalid];
 
 export class JwksCache {
   private readonly issuers = new Map<string, IssuerState>();
@@ -27,10 +34,15 @@ export class JwksCache {
   constructor(
     issuers: readonly { issuer: string; url: string }[],
     private readonly timing: JwksTiming = JWKS_TIMING,
-    private readonly fetchFn: typeof fetch = (input, init) => fetch(input, init),
-    private readonly now: () => number = Date.now,
+    fetchFn?: typeof fetch,
   ) {
-    for (const i of issuers) this.issuers.set(i.issuer, { url: i.url, keys: new Map(), fetchedAt: -Infinity, lastAttempt: -Infinity, inflight: null });
+    for (const i of issuers) {
+      const remote = createRemoteJWKSet(new URL(i.url), {
+        cacheMaxAge: timing.cacheMs, cooldownDuration: timing.minRefetchMs, timeoutDuration: timing.timeoutMs,
+        ...(fetchFn ? { [customFetch]: fetchFn } : {}),
+      });
+      this.issuers.set(i.issuer, { remote, failedAt: -Infinity });
+    }
   }
 
   /** True when `iss` is a configured OIDC issuer. */
@@ -39,40 +51,31 @@ export class JwksCache {
   /** Number of configured issuers. */
   get size(): number { return this.issuers.size; }
 
-  /** The key with this `kid`, refetching the JWKS when allowed; undefined when still unknown. */
-  async key(iss: string, kid: string): Promise<JsonWebKey | undefined> {
-    const st = this.issuers.get(iss);
-    if (!st) return undefined;
-    const now = this.now();
-    const fresh = now - st.fetchedAt < this.timing.cacheMs;
-    if (fresh && st.keys.has(kid)) return st.keys.get(kid);
-    if (st.inflight) await st.inflight;
-    else if (now - st.lastAttempt >= this.timing.minRefetchMs) {
-      st.lastAttempt = now;
-      st.inflight = this.refetch(st).finally(() => { st.inflight = null; });
-      await st.inflight;
-    }
-    return st.keys.get(kid);
+  /** jose key resolver for tokens of a configured issuer. */
+  resolver(iss: string): JWTVerifyGetKey {
+    return (header, token) => this.resolve(iss, header, token);
   }
 
-  private async refetch(st: IssuerState): Promise<void> {
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), this.timing.timeoutMs);
+  /** The RS256 key with this `kid`, refetching when allowed; undefined when there is none. */
+  async key(iss: string, kid: string): Promise<JoseKey | undefined> {
+    try { return await this.resolve(iss, { alg: 'RS256', kid }, { payload: '', signature: '' }); } catch { return undefined; }
+  }
+
+  private async resolve(iss: string, header: CompactJWSHeaderParameters, token: FlattenedJWSInput): Promise<JoseKey> {
+    const st = this.issuers.get(iss);
+    if (!st) throw new errors.JWKSNoMatchingKey();
+    const lastGood = st.remote.jwks();
+    if (Date.now() - st.failedAt < this.timing.minRefetchMs) {
+      if (!lastGood) throw new errors.JWKSNoMatchingKey();
+      return createLocalJWKSet(lastGood)(header, token);
+    }
     try {
-      const res = await this.fetchFn(st.url, { signal: ac.signal, headers: { Accept: 'application/json' } });
-      if (!res.ok) return;
-      const body = (await res.json()) as { keys?: unknown };
-      if (!Array.isArray(body.keys)) return;
-      const keys = new Map<string, JsonWebKey>();
-      for (const k of body.keys as (JsonWebKey & { kid?: unknown })[]) {
-        if (typeof k === 'object' && k !== null && typeof k.kid === 'string') keys.set(k.kid, k);
-      }
-      st.keys = keys;
-      st.fetchedAt = this.now();
-    } catch {
-      // Network error or timeout: keep what we had; the next attempt is rate-limited.
-    } finally {
-      clearTimeout(timer);
+      return await st.remote(header, token);
+    } catch (e) {
+      if (KEY_ERRORS.some((E) => e instanceof E)) throw e;
+      st.failedAt = Date.now();
+      if (!lastGood) throw e;
+      return createLocalJWKSet(lastGood)(header, token);
     }
   }
 }

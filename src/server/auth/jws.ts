@@ -1,8 +1,13 @@
 /**
- * The primitives of auth.md: base64url without padding, compact JWS parsing, Ed25519 did:key
- * derivation (§3), and Ed25519 / RS256 signature checks with WebCrypto only, so the same code runs
- * in Node and in a browser.
+ * The JOSE pieces of auth.md, over `jose`: decoding a compact JWS without verifying it (to dispatch
+ * on its header, §2), verifying one signed by the Ed25519 key it embeds (§3, §8), the did:key
+ * derivation (§3, multiformats), Ed25519 keys from a seed and token minting (§10), and the mapping
+ * of jose's errors to the spec's stable 401 messages. WebCrypto only, so it runs in a browser too.
  */
+import {
+  base64url, compactVerify, EmbeddedJWK, errors, exportJWK, SignJWT,
+  type CompactJWSHeaderParameters, type CryptoKey as JoseKey, type FlattenedJWSInput,
+} from 'jose';
 import { base58btc } from 'multiformats/bases/base58';
 
 /** An authentication failure: 401 err:db/Unauthorized with a stable message (auth.md §6). */
@@ -13,46 +18,18 @@ export class AuthError extends Error {
   }
 }
 
-const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const DECODE = new Int16Array(128).fill(-1);
-for (let i = 0; i < B64URL.length; i++) DECODE[B64URL.charCodeAt(i)] = i;
+const B64URL_RE = /^[A-Za-z0-9_-]*$/;
 
 /** Encode bytes as base64url without padding. */
 export function b64uEncode(bytes: Uint8Array): string {
-  let out = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += B64URL[n >> 18]! + B64URL[(n >> 12) & 63]! + B64URL[(n >> 6) & 63]! + B64URL[n & 63]!;
-  }
-  const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = bytes[i]! << 16;
-    out += B64URL[n >> 18]! + B64URL[(n >> 12) & 63]!;
-  } else if (rest === 2) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
-    out += B64URL[n >> 18]! + B64URL[(n >> 12) & 63]! + B64URL[(n >> 6) & 63]!;
-  }
-  return out;
+  return base64url.encode(bytes);
 }
 
 /** Decode base64url without padding; null on any character outside the alphabet or a bad length. */
 export function b64uDecode(s: string): Uint8Array | null {
-  if (s.length % 4 === 1) return null;
-  const out = new Uint8Array(Math.floor((s.length * 3) / 4));
-  let acc = 0, bits = 0, k = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const v = c < 128 ? DECODE[c]! : -1;
-    if (v < 0) return null;
-    acc = (acc << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[k++] = (acc >> bits) & 0xff;
-    }
-  }
-  return out.subarray(0, k);
+  // jose's decoder is forgiving (padding, whitespace); compact JWS parts may hold neither.
+  if (!B64URL_RE.test(s) || s.length % 4 === 1) return null;
+  try { return base64url.decode(s); } catch { return null; }
 }
 
 const enc = new TextEncoder();
@@ -63,13 +40,11 @@ export function b64uJson(v: unknown): string {
   return b64uEncode(enc.encode(JSON.stringify(v)));
 }
 
-/** A compact JWS split into its parts (nothing verified yet). */
+/** A compact JWS split into its parts (nothing verified). */
 export interface CompactJws {
   header: Record<string, unknown>;
   /** Payload bytes (UTF-8 JSON for tokens, the request body for signed requests). */
   payload: Uint8Array;
-  /** ASCII bytes of `part1 "." part2`: what the signature covers. */
-  signingInput: Uint8Array;
   signature: Uint8Array;
 }
 
@@ -77,7 +52,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Split and decode a compact JWS; AuthError "Invalid token" when it is not one (§3 step 1). */
+/**
+ * Split and decode a compact JWS without verifying it, to dispatch on its header and report
+ * unverified claims; AuthError "Invalid token" when it is not one (§3 step 1).
+ */
 export function parseCompactJws(token: string): CompactJws {
   const parts = token.split('.');
   if (parts.length !== 3) throw new AuthError('Invalid token: expected three dot-separated parts');
@@ -87,11 +65,11 @@ export function parseCompactJws(token: string): CompactJws {
   let header: unknown;
   try { header = JSON.parse(dec.decode(hb)); } catch { throw new AuthError('Invalid token: header is not JSON'); }
   if (!isObject(header)) throw new AuthError('Invalid token: header is not a JSON object');
-  return { header, payload: pb, signingInput: enc.encode(`${h}.${p}`), signature: sb };
+  return { header, payload: pb, signature: sb };
 }
 
 /** The payload as a JSON object (token claims); AuthError "Invalid token" otherwise. */
-export function jsonPayload(jws: CompactJws): Record<string, unknown> {
+export function jsonPayload(jws: Pick<CompactJws, 'payload'>): Record<string, unknown> {
   let v: unknown;
   try { v = JSON.parse(dec.decode(jws.payload)); } catch { throw new AuthError('Invalid token: payload is not JSON'); }
   if (!isObject(v)) throw new AuthError('Invalid token: payload is not a JSON object');
@@ -99,7 +77,7 @@ export function jsonPayload(jws: CompactJws): Record<string, unknown> {
 }
 
 /** Decode a JWS payload as UTF-8 text (signed request bodies). */
-export function payloadText(jws: CompactJws): string {
+export function payloadText(jws: Pick<CompactJws, 'payload'>): string {
   try { return dec.decode(jws.payload); } catch { throw new AuthError('Invalid token: payload is not UTF-8'); }
 }
 
@@ -133,32 +111,56 @@ export function ed25519KeyOfJwk(jwk: unknown): Uint8Array | null {
   return x && x.length === 32 ? x : null;
 }
 
-/** Copy into a fresh ArrayBuffer-backed array (WebCrypto wants BufferSource over ArrayBuffer). */
-function buf(b: Uint8Array): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(new ArrayBuffer(b.length));
-  out.set(b);
-  return out;
+// ------------------------------------------------------------------------------------------------
+// Verification through jose
+
+/** The only algorithm of embedded-JWK tokens and signed requests (§3, §8). */
+export const EDDSA_ONLY = { algorithms: ['EdDSA'] };
+
+/** §3: any `crit` header is refused (jose would accept a recognised one such as `b64`). */
+export function refuseCrit(header: Record<string, unknown>): void {
+  if ('crit' in header) throw new AuthError('Invalid token: crit is not supported');
 }
 
-/** Verify an Ed25519 signature with a raw 32-byte public key. */
-export async function verifyEd25519(publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
-  if (signature.length !== 64) return false;
+/**
+ * jose key resolver for a JWS that embeds its Ed25519 key (§3 step 2): the key must be an OKP
+ * Ed25519 JWK with a 32-byte `x`; jose's EmbeddedJWK imports it and refuses a private key.
+ */
+export async function embeddedEd25519Key(header: CompactJWSHeaderParameters, token: FlattenedJWSInput): Promise<JoseKey> {
+  if (!ed25519KeyOfJwk(header.jwk)) throw new AuthError('Invalid token: jwk must be an Ed25519 OKP key');
+  return EmbeddedJWK(header, token);
+}
+
+/**
+ * Verify a compact JWS signed by the Ed25519 key in its `jwk` header (alg EdDSA only, no `crit`):
+ * its header, payload bytes and the signer's did:key. AuthError on any failure.
+ */
+export async function verifyEmbeddedJws(token: string): Promise<{ header: Record<string, unknown>; payload: Uint8Array; did: string }> {
+  const { header } = parseCompactJws(token);
+  refuseCrit(header);
   try {
-    const key = await crypto.subtle.importKey('raw', buf(publicKey), { name: 'Ed25519' }, false, ['verify']);
-    return await crypto.subtle.verify({ name: 'Ed25519' }, key, buf(signature), buf(data));
-  } catch {
-    return false;
+    const r = await compactVerify(token, embeddedEd25519Key, EDDSA_ONLY);
+    return { header, payload: r.payload, did: didKeyFromPublicKey(ed25519KeyOfJwk(header['jwk'])!) };
+  } catch (e) {
+    throw joseFailure(e, 'EdDSA');
   }
 }
 
-/** Verify an RS256 (RSASSA-PKCS1-v1_5 / SHA-256) signature with an RSA JWK. */
-export async function verifyRs256(jwk: JsonWebKey, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
-  try {
-    const key = await crypto.subtle.importKey('jwk', { kty: 'RSA', n: jwk.n, e: jwk.e }, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
-    return await crypto.subtle.verify({ name: 'RSASSA-PKCS1-v1_5' }, key, buf(signature), buf(data));
-  } catch {
-    return false;
+/** The spec's 401 message for an error jose (or a key resolver) threw while verifying. */
+export function joseFailure(e: unknown, alg: string): AuthError {
+  if (e instanceof AuthError) return e;
+  if (e instanceof errors.JOSEAlgNotAllowed) return new AuthError(`Invalid token: alg must be ${alg}`);
+  if (e instanceof errors.JWSSignatureVerificationFailed) return new AuthError('Invalid token: bad signature');
+  if (e instanceof errors.JWTExpired) return new AuthError('Token expired');
+  if (e instanceof errors.JWKSNoMatchingKey) return new AuthError('Invalid token: unknown key id');
+  if (e instanceof errors.JWTClaimValidationFailed) {
+    if (e.claim === 'exp' && e.reason === 'missing') return new AuthError('Invalid token: exp is required');
+    if (e.claim === 'nbf' && e.reason === 'check_failed') return new AuthError('token not yet valid');
+    if (e.claim === 'aud') return new AuthError('Invalid token: audience mismatch');
   }
+  if (e instanceof errors.JOSEError) return new AuthError(`Invalid token: ${e.message}`);
+  // A JWKS that cannot be fetched, or a key WebCrypto refuses: nothing to verify with.
+  return new AuthError('Invalid token: unknown key id');
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -181,11 +183,11 @@ export async function ed25519FromSeed(seed: Uint8Array): Promise<Ed25519Signer> 
   const pkcs8 = new Uint8Array(48);
   pkcs8.set(PKCS8_ED25519_PREFIX, 0);
   pkcs8.set(seed, 16);
-  const privateKey = await crypto.subtle.importKey('pkcs8', buf(pkcs8), { name: 'Ed25519' }, true, ['sign']);
-  const jwk = await crypto.subtle.exportKey('jwk', privateKey);
-  const publicKey = b64uDecode(jwk.x ?? '');
+  const privateKey = await crypto.subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, true, ['sign']);
+  const { x } = await exportJWK(privateKey);
+  const publicKey = b64uDecode(x ?? '');
   if (!publicKey || publicKey.length !== 32) throw new Error('could not derive the Ed25519 public key');
-  return { privateKey, publicKey, did: didKeyFromPublicKey(publicKey), jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x! } };
+  return { privateKey, publicKey, did: didKeyFromPublicKey(publicKey), jwk: { kty: 'OKP', crv: 'Ed25519', x: x! } };
 }
 
 /** A fresh random Ed25519 seed. */
@@ -193,17 +195,20 @@ export function randomSeed(): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(32));
 }
 
-/** Sign `payload` as a compact JWS with header `header` (its `alg`/`jwk` are set here). */
+/**
+ * Sign `payload` as a compact JWS with header `{"alg":"EdDSA","jwk":...}` plus `header`, taken as
+ * given: tests forge `alg` and `crit` with it, which jose's signers refuse to produce, so this signs
+ * the encoded parts with WebCrypto Ed25519 directly. Tokens are minted by jose (`mintToken`).
+ */
 export async function signCompact(signer: Ed25519Signer, payload: Uint8Array, header: Record<string, unknown> = {}): Promise<string> {
-  const h = b64uJson({ alg: 'EdDSA', jwk: signer.jwk, ...header });
-  const p = b64uEncode(payload);
-  const sig = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, signer.privateKey, buf(enc.encode(`${h}.${p}`))));
-  return `${h}.${p}.${b64uEncode(sig)}`;
+  const input = `${b64uJson({ alg: 'EdDSA', jwk: signer.jwk, ...header })}.${b64uEncode(payload)}`;
+  const sig = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, signer.privateKey, enc.encode(input)));
+  return `${input}.${b64uEncode(sig)}`;
 }
 
-/** Mint a bearer token: header `{"alg":"EdDSA","jwk":...}` over the JSON claims (auth.md §10). */
+/** Mint a bearer token with jose: header `{"alg":"EdDSA","jwk":...}` over the JSON claims (auth.md §10). */
 export async function mintToken(signer: Ed25519Signer, claims: Record<string, unknown>): Promise<string> {
-  return signCompact(signer, enc.encode(JSON.stringify(claims)));
+  return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', jwk: signer.jwk }).sign(signer.privateKey);
 }
 
 /** Hex to bytes (seeds on the command line). */

@@ -1,11 +1,13 @@
 /**
- * Bearer token verification (auth.md §2–§5): dispatch on the header (embedded Ed25519 JWK or RS256
- * `kid`), the checks in the spec's order with its stable messages, and the principal a verified
- * token yields: issuer, identity and the normalised ledger scopes.
+ * Bearer token verification (auth.md §2–§5) through jose's `jwtVerify`: dispatch on the header
+ * (embedded Ed25519 JWK or RS256 `kid`), algorithm allow-lists, the claim checks with the spec's
+ * stable messages, and the principal a verified token yields: issuer, identity and the normalised
+ * ledger scopes.
  */
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
 import {
-  AuthError, didKeyFromPublicKey, ed25519KeyOfJwk, jsonPayload, parseCompactJws, publicKeyFromDidKey, verifyEd25519, verifyRs256,
+  AuthError, didKeyFromPublicKey, ed25519KeyOfJwk, EDDSA_ONLY, embeddedEd25519Key, joseFailure, jsonPayload, parseCompactJws, publicKeyFromDidKey, refuseCrit,
   type CompactJws,
 } from './jws.js';
 import type { JwksCache } from './jwks.js';
@@ -101,23 +103,22 @@ function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
-/** §3 step 5: exp required, nbf / iat optional, 60 s skew. */
-function checkTimes(claims: Record<string, unknown>, now: number): void {
-  const exp = num(claims['exp']);
-  if (exp === undefined) throw new AuthError('Invalid token: exp is required');
-  if (exp + SKEW_SECONDS < now) throw new AuthError('Token expired');
-  const nbf = num(claims['nbf']);
-  if (nbf !== undefined && nbf > now + SKEW_SECONDS) throw new AuthError('token not yet valid');
-  const iat = num(claims['iat']);
-  if (iat !== undefined && iat > now + SKEW_SECONDS) throw new AuthError('token not yet valid (issued in the future)');
+/**
+ * jose's claim checks with auth.md's 60 s skew. jose fails `exp <= now - tolerance` and
+ * `nbf > now + tolerance`; auth.md fails `exp + 60 < now` and `nbf > now + 60`. For integer seconds
+ * a tolerance of 60.5 gives exactly auth.md's boundaries on both sides.
+ */
+function claimRules(now: number, audience: string | null, issuer: string): JWTVerifyOptions {
+  return {
+    issuer, requiredClaims: ['exp'], clockTolerance: SKEW_SECONDS + 0.5, currentDate: new Date(now * 1000),
+    ...(audience === null ? {} : { audience }),
+  };
 }
 
-/** §3 step 6: `aud` (string or array) must contain the expected audience. */
-function checkAudience(claims: Record<string, unknown>, audience: string | null): void {
-  if (audience === null) return;
-  const aud = claims['aud'];
-  const ok = typeof aud === 'string' ? aud === audience : Array.isArray(aud) && aud.includes(audience);
-  if (!ok) throw new AuthError('Invalid token: audience mismatch');
+/** §3 step 5, `iat`: jose checks it only against a maximum token age, auth.md only for the future. */
+function checkIssuedAt(claims: JWTPayload, now: number): void {
+  const iat = num(claims.iat);
+  if (iat !== undefined && iat > now + SKEW_SECONDS) throw new AuthError('token not yet valid (issued in the future)');
 }
 
 function principalOf(authMethod: Principal['authMethod'], claims: Record<string, unknown>): Principal {
@@ -132,41 +133,44 @@ function principalOf(authMethod: Principal['authMethod'], claims: Record<string,
 /** Verify a bearer token for a group; AuthError (401) with the spec's message on any failure. */
 export async function verifyBearer(token: string, rules: GroupSettings, jwks: JwksCache | null, now = Math.floor(Date.now() / 1000)): Promise<Principal> {
   const jws = parseCompactJws(token);
-  if ('jwk' in jws.header) return verifyEmbedded(jws, rules, now);
-  if (typeof jws.header['kid'] === 'string') return verifyOidc(jws, rules, jwks, now);
+  if ('jwk' in jws.header) return verifyEmbedded(token, jws, rules, now);
+  if (typeof jws.header['kid'] === 'string') return verifyOidc(token, jws, rules, jwks, now);
   throw new AuthError('Token has neither embedded JWK nor kid');
 }
 
-async function verifyEmbedded(jws: CompactJws, rules: GroupSettings, now: number): Promise<Principal> {
-  const h = jws.header;
-  if (h['alg'] !== 'EdDSA') throw new AuthError('Invalid token: alg must be EdDSA');
-  if ('crit' in h) throw new AuthError('Invalid token: crit is not supported');
-  const key = ed25519KeyOfJwk(h['jwk']);
-  if (!key) throw new AuthError('Invalid token: jwk must be an Ed25519 OKP key');
-  const claims = jsonPayload(jws);
-  if (!(await verifyEd25519(key, jws.signingInput, jws.signature))) throw new AuthError('Invalid token: bad signature');
-  const did = didKeyFromPublicKey(key);
-  const iss = claims['iss'];
-  if (typeof iss !== 'string' || !publicKeyFromDidKey(iss)) throw new AuthError('invalid issuer format');
-  if (iss !== did) throw new AuthError('issuer mismatch');
-  checkTimes(claims, now);
-  checkAudience(claims, rules.audience);
+/** §3: EdDSA over the embedded Ed25519 key, whose did:key must be the issuer. */
+async function verifyEmbedded(token: string, jws: CompactJws, rules: GroupSettings, now: number): Promise<Principal> {
+  refuseCrit(jws.header);
+  const key = ed25519KeyOfJwk(jws.header['jwk']);
+  const did = key ? didKeyFromPublicKey(key) : '';
+  let claims: JWTPayload;
+  try {
+    ({ payload: claims } = await jwtVerify(token, embeddedEd25519Key, { ...EDDSA_ONLY, ...claimRules(now, rules.audience, did) }));
+  } catch (e) {
+    if (e instanceof errors.JWTClaimValidationFailed && e.claim === 'iss') {
+      throw new AuthError(typeof e.payload.iss === 'string' && publicKeyFromDidKey(e.payload.iss) ? 'issuer mismatch' : 'invalid issuer format');
+    }
+    throw joseFailure(e, 'EdDSA');
+  }
+  checkIssuedAt(claims, now);
   if (!rules.acceptAnyIssuer && !rules.trustedIssuers.includes(did)) throw new AuthError('Untrusted issuer');
   const p = principalOf('embedded_jwk', claims);
   if (!grantsFor(rules.group, p.scopes)) throw new AuthError('token authorizes no resources');
   return p;
 }
 
-async function verifyOidc(jws: CompactJws, rules: GroupSettings, jwks: JwksCache | null, now: number): Promise<Principal> {
-  const claims = jsonPayload(jws);
-  const iss = claims['iss'];
+/** §4: RS256 against the configured issuer's JWKS. */
+async function verifyOidc(token: string, jws: CompactJws, rules: GroupSettings, jwks: JwksCache | null, now: number): Promise<Principal> {
+  const iss = jsonPayload(jws)['iss'];
   if (typeof iss !== 'string' || !jwks || !jwks.has(iss)) throw new AuthError('OIDC issuer not configured');
-  if (jws.header['alg'] !== 'RS256') throw new AuthError('Invalid token: alg must be RS256');
-  const jwk = await jwks.key(iss, jws.header['kid'] as string);
-  if (!jwk || (jwk.kty !== undefined && jwk.kty !== 'RSA')) throw new AuthError('Invalid token: unknown key id');
-  if (!(await verifyRs256(jwk, jws.signingInput, jws.signature))) throw new AuthError('Invalid token: bad signature');
-  checkTimes(claims, now);
-  checkAudience(claims, rules.audience);
+  refuseCrit(jws.header);
+  let claims: JWTPayload;
+  try {
+    ({ payload: claims } = await jwtVerify(token, jwks.resolver(iss), { algorithms: ['RS256'], ...claimRules(now, rules.audience, iss) }));
+  } catch (e) {
+    throw joseFailure(e, 'RS256');
+  }
+  checkIssuedAt(claims, now);
   const p = principalOf('oidc', claims);
   if (!grantsFor(rules.group, p.scopes)) throw new AuthError('token authorizes no resources');
   return p;
