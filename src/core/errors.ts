@@ -45,6 +45,7 @@ export const storageError = (msg: string) => new LedgraphError(502, 'err:db/BadG
 export const timeoutError = (msg: string) => new LedgraphError(408, 'err:db/Timeout', msg);
 export const noveltyAtMax = (msg: string) =>
   new LedgraphError(503, 'err:db/NoveltyAtMax', msg, { headers: { 'Retry-After': retryAfterSeconds() } });
+export const payloadTooLarge = (msg: string) => new LedgraphError(413, 'err:db/PayloadTooLarge', msg);
 export const noveltyDeltaTooLarge = (msg: string) => new LedgraphError(413, 'err:db/NoveltyDeltaTooLarge', msg);
 export const datatypeLimitExceeded = (msg: string) => new LedgraphError(422, 'err:db/DatatypeLimitExceeded', msg);
 

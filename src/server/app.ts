@@ -8,7 +8,8 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { LedgraphError } from '../core/errors.js';
-import type { LogLevel, ServerConfig } from './config.js';
+import { setInputLimits } from '../core/limits.js';
+import { inputLimitsOf, type LogLevel, type ServerConfig } from './config.js';
 import { mapError } from './errors.js';
 import { silentLogger, type LogFields, type Logger } from './log.js';
 import { openApiDocument, route, RouteTable } from './swagger.js';
@@ -167,6 +168,8 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
   const log = deps.log ?? silentLogger;
   const table = deps.table ?? new RouteTable();
   const app = new Hono<AppEnv>();
+  // Process-wide: the parsers that enforce them are shared by every entry point (docs/limits.md).
+  setInputLimits(inputLimitsOf(config));
 
   app.use('*', requestIdMiddleware(log));
   if (config.corsEnabled) {
@@ -223,6 +226,12 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
         request_id: c.get('requestId'), method: c.req.method, path: c.req.path,
         error: err instanceof Error ? err.message : String(err),
         stack: err instanceof Error ? err.stack : undefined,
+      });
+    } else if (m.status >= 500 && m.status !== 503) {
+      // The client got a message without paths (errors.ts publicMessage); the log keeps the original.
+      (c.get('log') ?? log).warn('request failed', {
+        request_id: c.get('requestId'), method: c.req.method, path: c.req.path, status: m.status,
+        error: err instanceof Error ? err.message : String(err),
       });
     }
     for (const [k, v] of Object.entries(m.headers)) c.header(k, v);

@@ -49,6 +49,8 @@ describe('parseServerArgs', () => {
       '--jwks-issuer', 'https://idp.example=https://idp.example/jwks.json', '--jwks-issuer', 'other=http://localhost:1/k',
       '--role', 'peer', '--tx-server-url', 'http://tx.example:8090/', '--default-policy-class', 'https://ex.org/Policy',
       '--federation-allow', 'http://127.0.0.1:3030/', '--federation-allow', 'https://dbpedia.org/sparql',
+      '--max-nesting-depth', '64', '--max-query-bytes', '64KiB', '--max-triple-patterns', '200', '--max-json-depth', '32',
+      '--max-literal-bytes', '1MB', '--max-ledger-name-length', '50',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -66,6 +68,7 @@ describe('parseServerArgs', () => {
       ],
       role: 'peer', txServerUrl: 'http://tx.example:8090', defaultPolicyClass: 'https://ex.org/Policy',
       federationAllow: ['http://127.0.0.1:3030', 'https://dbpedia.org/sparql'],
+      maxNestingDepth: 64, maxQueryBytes: 65536, maxTriplePatterns: 200, maxJsonDepth: 32, maxLiteralBytes: 1_000_000, maxLedgerNameLength: 50,
     } satisfies ServerConfig);
   });
 
@@ -94,6 +97,13 @@ describe('parseServerArgs', () => {
     expect(run(['--listen-addr', '0.0.0.0:1000'], { LEDGRAPH_PORT: '2000' })).toMatchObject({ host: '0.0.0.0', port: 1000 });
     expect(run(['--port', '3000'], { LEDGRAPH_LISTEN_ADDR: '10.0.0.1:1000' })).toMatchObject({ host: '10.0.0.1', port: 3000 });
     expect(run(['--port', '3000', '--listen-addr', '0.0.0.0:1000'])).toMatchObject({ host: '0.0.0.0', port: 3000 });
+  });
+
+  it('bounds the input-limit flags to what the parsers are proven to handle', () => {
+    expect(run([]).maxNestingDepth).toBe(128);
+    expect(run([], { LEDGRAPH_MAX_JSON_DEPTH: '500' }).maxJsonDepth).toBe(500);
+    expect(failure(['--max-nesting-depth', '501'])).toBe('invalid value for --max-nesting-depth: "501" (expected an integer from 1 to 500)');
+    expect(failure(['--max-ledger-name-length', '0'])).toBe('invalid value for --max-ledger-name-length: "0" (expected an integer from 1 to 200)');
   });
 
   it('ignores empty environment variables', () => {

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { LedgraphError } from '../core/errors.js';
+import { DEFAULT_INPUT_LIMITS, MAX_SAFE_DEPTH, type InputLimits } from '../core/limits.js';
 
 export type AuthMode = 'none' | 'optional' | 'required';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -13,8 +14,8 @@ export type ServerRole = 'transaction' | 'peer';
 /** An OIDC issuer whose RS256 tokens are verified against its JWKS endpoint. */
 export interface JwksIssuer { issuer: string; url: string }
 
-/** Everything `ledgraph server` is configured with. */
-export interface ServerConfig {
+/** Everything `ledgraph server` is configured with; the input limits are docs/limits.md's. */
+export interface ServerConfig extends InputLimits {
   /** Interface to bind (from --listen-addr). */
   host: string;
   /** TCP port (from --listen-addr or --port); 0 picks a free port. */
@@ -105,6 +106,15 @@ export function defaultServerConfig(): ServerConfig {
     txServerUrl: null,
     defaultPolicyClass: null,
     federationAllow: [],
+    ...DEFAULT_INPUT_LIMITS,
+  };
+}
+
+/** The input limits (src/core/limits.ts) a configuration sets. */
+export function inputLimitsOf(cfg: ServerConfig): InputLimits {
+  return {
+    maxNestingDepth: cfg.maxNestingDepth, maxQueryBytes: cfg.maxQueryBytes, maxTriplePatterns: cfg.maxTriplePatterns,
+    maxJsonDepth: cfg.maxJsonDepth, maxLiteralBytes: cfg.maxLiteralBytes, maxLedgerNameLength: cfg.maxLedgerNameLength,
   };
 }
 
@@ -327,6 +337,18 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Policy class applied when a request names none'),
   listFlag('federation-allow', 'LEDGRAPH_FEDERATION_ALLOW', '<url-prefix>', 'federationAllow', parseHttpUrl,
     'URL prefix SPARQL SERVICE and LOAD <url> may reach; without any, both are off'),
+  valueFlag('max-nesting-depth', 'LEDGRAPH_MAX_NESTING_DEPTH', '<n>', 'maxNestingDepth', (r, w) => parseIntValue(r, w, 1, MAX_SAFE_DEPTH),
+    String(DEFAULT_INPUT_LIMITS.maxNestingDepth), `Deepest nesting of { } ( ) [ ] in SPARQL text (400 beyond it; at most ${MAX_SAFE_DEPTH})`),
+  valueFlag('max-query-bytes', 'LEDGRAPH_MAX_QUERY_BYTES', '<bytes>', 'maxQueryBytes', parseByteSize, '1MiB',
+    'Longest query text (SPARQL or JSON-LD query; 413 beyond it)'),
+  valueFlag('max-triple-patterns', 'LEDGRAPH_MAX_TRIPLE_PATTERNS', '<n>', 'maxTriplePatterns', (r, w) => parseIntValue(r, w, 1),
+    String(DEFAULT_INPUT_LIMITS.maxTriplePatterns), 'Most triple patterns in one query or update WHERE (400 beyond it)'),
+  valueFlag('max-json-depth', 'LEDGRAPH_MAX_JSON_DEPTH', '<n>', 'maxJsonDepth', (r, w) => parseIntValue(r, w, 1, MAX_SAFE_DEPTH),
+    String(DEFAULT_INPUT_LIMITS.maxJsonDepth), `Deepest array/object nesting of a JSON body (400 beyond it; at most ${MAX_SAFE_DEPTH})`),
+  valueFlag('max-literal-bytes', 'LEDGRAPH_MAX_LITERAL_BYTES', '<bytes>', 'maxLiteralBytes', parseByteSize, '1MiB',
+    'Largest literal a write may assert (413 beyond it)'),
+  valueFlag('max-ledger-name-length', 'LEDGRAPH_MAX_LEDGER_NAME_LENGTH', '<n>', 'maxLedgerNameLength', (r, w) => parseIntValue(r, w, 1, 200),
+    String(DEFAULT_INPUT_LIMITS.maxLedgerNameLength), 'Longest ledger name and branch name in characters (400 beyond it; at most 200)'),
 ];
 
 /** What the command line asked for. */

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   badRequest, isLedgraphError, jsonParseError, LedgraphError, unsupportedMediaType,
 } from '../core/errors.js';
+import { parseJsonWithinLimits } from '../core/json-depth.js';
 import type { AppEnv } from './app.js';
 import { chooseMediaType } from './negotiate.js';
 
@@ -83,11 +84,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 /** Parse JSON text; invalid JSON is a 400 err:db/JsonParse. */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === '') throw jsonParseError('invalid JSON: the request body is empty');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw jsonParseError(`invalid JSON: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  return parseJsonWithinLimits(text);
 }
 
 /** The raw body, its text and its parsed JSON. */

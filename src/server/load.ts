@@ -11,6 +11,7 @@ import { blankNode, type BlankNode, type Term } from '../core/rdf/terms.js';
 import { parseJsonLdTxn } from '../core/transact/parse-jsonld.js';
 import { parseRdfTxn, type RdfContentType } from '../core/transact/parse-rdf.js';
 import type { TxnQuad, TxnRequest, UpdateOperation } from '../core/transact/txn-request.js';
+import { parseJsonWithinLimits } from '../core/json-depth.js';
 import { parseRdfXmlTxn, RDF_XML } from './rdfxml.js';
 
 const ACCEPT = 'text/turtle, application/n-triples;q=0.9, application/trig;q=0.9, application/n-quads;q=0.9, application/ld+json;q=0.8, application/rdf+xml;q=0.8';
@@ -58,7 +59,7 @@ async function loadQuads(url: string, fed: FederationOptions | undefined, limits
   let parsed: TxnRequest;
   try {
     if (type === RDF_XML) parsed = await parseRdfXmlTxn(text, 'insert', url);
-    else if (type === 'application/ld+json' || type === 'application/json') parsed = parseJsonLdTxn(JSON.parse(text), 'insert');
+    else if (type === 'application/ld+json' || type === 'application/json') parsed = parseJsonLdTxn(parseJsonWithinLimits(text, 'the loaded document'), 'insert');
     else if (RDF_TYPES[type]) parsed = parseRdfTxn(text, RDF_TYPES[type], 'insert', url);
     else throw badRequest(`LOAD <${url}>: unsupported Content-Type ${type || '(none)'}; expected Turtle, N-Triples, TriG, N-Quads, JSON-LD or RDF/XML`);
   } catch (e) {

@@ -8,6 +8,7 @@ import { badRequest, timeoutError, type LedgraphError } from '../core/errors.js'
 import { mergePolicyInputs, parsePolicyValues, policyInputsFromPragmas, type PolicyInputs } from '../core/policy/index.js';
 import type { Connection } from '../core/ledger/connection.js';
 import { normalizeLedgerId } from '../core/ledger/ledger-id.js';
+import { checkJsonTextDepth } from '../core/json-depth.js';
 import { parseBoolHeader } from './negotiate.js';
 
 /** A non-negative integer header; a malformed value is a 400. */
@@ -36,6 +37,7 @@ export function headerLedger(headers: Headers): string | undefined {
 }
 
 function parseJsonHeader(name: string, raw: string): unknown {
+  checkJsonTextDepth(raw, name);
   try {
     return JSON.parse(raw) as unknown;
   } catch {

@@ -5,6 +5,7 @@
  */
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { badRequest } from '../core/errors.js';
+import { capMessage } from '../core/excerpt.js';
 import { txnFromRdfJs, type RdfJsQuad } from '../core/transact/parse-rdf.js';
 import type { TxnRequest } from '../core/transact/txn-request.js';
 
@@ -17,7 +18,7 @@ export async function parseRdfXmlTxn(text: string, mode: 'insert' | 'upsert', ba
   await new Promise<void>((resolve, reject) => {
     const parser = new RdfXmlParser(baseIri ? { baseIRI: baseIri } : {});
     parser.on('data', (q: RdfJsQuad) => quads.push(q));
-    parser.on('error', (e: unknown) => reject(badRequest(`invalid RDF/XML: ${e instanceof Error ? e.message : String(e)}`)));
+    parser.on('error', (e: unknown) => reject(badRequest(`invalid RDF/XML: ${capMessage(e instanceof Error ? e.message : String(e))}`)));
     parser.on('end', () => resolve());
     parser.write(text);
     parser.end();

@@ -22,8 +22,16 @@ export function encodeLedgerId(id: string): string {
   } catch {
     throw badRequest(`invalid ledger id ${JSON.stringify(id)}`); // lone surrogates have no UTF-8 form
   }
-  return e.replace(/[!'()*~.]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  e = e.replace(/[!'()*~.]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  // File systems cap a name at 255 bytes; the record, lock and temp-file suffixes need the rest.
+  if (e.length > MAX_ENCODED_ID) {
+    throw badRequest(`ledger id is too long for file storage: its file name would be ${e.length} bytes, at most ${MAX_ENCODED_ID} ('/', ':' and '.' take 3 bytes each)`);
+  }
+  return e;
 }
+
+/** Longest encoded ledger id: 255 bytes less `.json`, `.lock` or `.<pid>.<12 hex>.tmp`. */
+export const MAX_ENCODED_ID = 220;
 
 /** Inverse of encodeLedgerId; null for a name it cannot have produced. */
 export function decodeLedgerId(encoded: string): string | null {

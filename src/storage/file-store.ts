@@ -46,7 +46,20 @@ const BARRIER_CODECS: ReadonlySet<number> = new Set([Codec.commit, Codec.indexRo
 export const unique = (): string => `${process.pid}.${randomBytes(6).toString('hex')}`;
 /** A file-system failure as a LedgraphError (502), keeping LedgraphErrors as they are. */
 export const fsFail = (what: string, e: unknown): LedgraphError =>
-  isLedgraphError(e) ? e : storageError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
+  isLedgraphError(e) ? e : storageError(`${what}: ${fsReason(e)}`);
+
+/**
+ * What went wrong, without the path: Node's messages name the absolute file ("ENOSPC: no space
+ * left on device, open '/srv/data/...'"), which must not reach a client.
+ */
+export function fsReason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err && typeof err.code === 'string') {
+    const m = /^[A-Z0-9_]+: ([^,]+)/.exec(err.message ?? '');
+    return m ? `${err.code} (${m[1]})` : err.code;
+  }
+  return 'file system error';
+}
 
 /** Write a file atomically: unique temp file in the same directory, optional fsync, rename over the target. */
 export async function writeAtomic(path: string, data: Uint8Array | string, fsync: boolean): Promise<void> {

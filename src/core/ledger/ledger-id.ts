@@ -1,5 +1,7 @@
 /** Ledger identifiers: `name:branch`, bare names, time specifiers and the `#txn-meta` fragment. */
 import { badRequest } from '../errors.js';
+import { excerpt } from '../excerpt.js';
+import { inputLimits, shapeLimitError } from '../limits.js';
 
 export type TimeSpec =
   | { kind: 'head' }
@@ -23,6 +25,10 @@ export function splitLedgerId(s: string): { name: string; branch: string } {
   const i = s.lastIndexOf(':');
   const name = i < 0 ? s : s.slice(0, i);
   const branch = i < 0 ? 'main' : s.slice(i + 1);
+  // Length first, so a huge name is never echoed whole.
+  const max = inputLimits().maxLedgerNameLength;
+  if (name.length > max) throw shapeLimitError('maxLedgerNameLength', `ledger name "${excerpt(name, 40)}" is ${name.length} characters long, longer than allowed`);
+  if (branch.length > max) throw shapeLimitError('maxLedgerNameLength', `branch name "${excerpt(branch, 40)}" is ${branch.length} characters long, longer than allowed`);
   if (!NAME_RE.test(name) || name.includes('//') || name.endsWith('/')) throw badRequest(`invalid ledger name "${name}": use letters, digits, _ . - and / between segments`);
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.\-]*$/.test(branch)) throw badRequest(`invalid branch name "${branch}"`);
   return { name, branch };

@@ -9,6 +9,7 @@ import { timeoutError } from '../errors.js';
 import type { DbView } from '../index/view.js';
 import { blankNode, defaultGraph, type NamedNode, type Quad, type Term } from '../rdf/terms.js';
 import type { Query, TemplateTriple, TermOrVar } from './algebra/algebra.js';
+import { checkAlgebraShape } from './algebra/shape-limits.js';
 import { OVERFLOW_BASE } from './exec/ids.js';
 import { Runtime } from './exec/runtime.js';
 import { UNBOUND, type PNode } from './exec/types.js';
@@ -50,6 +51,7 @@ export interface QueryContext {
 interface Prepared { rt: Runtime; root: PNode; planner: Planner; done: () => void }
 
 function prepare(q: Query, ctx: QueryContext): Prepared {
+  checkAlgebraShape(q.op);
   const view = ctx.view;
   const resolve = ctx.resolveGraph ?? ((iri: string) => view.graphId(iri));
   let defaultGraphs = ctx.defaultGraphs ?? [0];

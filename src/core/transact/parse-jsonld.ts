@@ -5,6 +5,7 @@
  * form's `where` is compiled by the shared JSON-LD where compiler.
  */
 import { badRequest } from '../errors.js';
+import { checkJsonValueDepth } from '../json-depth.js';
 import { ActiveContext } from '../rdf/jsonld-context.js';
 import {
   type BlankNode, type NamedNode, type Term, type Variable, blankNode, defaultGraph, namedNode, termKey, variable,
@@ -40,6 +41,7 @@ type Mode = 'data' | 'delete' | 'insert';
  */
 export function parseJsonLdTxn(body: unknown, mode: 'insert' | 'upsert' | 'update', opts: JsonLdTxnOptions = {}): TxnRequest {
   if (body === null || typeof body !== 'object') throw badRequest('a JSON-LD transaction must be a JSON object or an array of node objects');
+  checkJsonValueDepth(body, 'the JSON-LD transaction');
   const defaultCtx = lazyContext(opts.ledgerDefaultContext);
   const kind = mode === 'upsert' ? 'upsert' : 'insert';
   if (Array.isArray(body)) return arrayForm(body, kind, defaultCtx);

@@ -6,6 +6,7 @@
  */
 import { Parser } from 'n3';
 import { badRequest } from '../errors.js';
+import { capMessage, excerpt } from '../excerpt.js';
 import { resolveIri } from '../rdf/jsonld-context.js';
 import { type BlankNode, type NamedNode, type Term, blankNode, defaultGraph, fromRdfJs, namedNode } from '../rdf/terms.js';
 import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, utf8Length } from './parse-jsonld.js';
@@ -123,12 +124,26 @@ function syntaxError(e: unknown, text: string, contentType: RdfContentType): Err
   if (tok && tok.line === line && typeof tok.start === 'number') column = tok.start + 1;
   else if (line !== undefined) {
     const snippet = /^Unexpected "([\s\S]*)"$/.exec(problem)?.[1];
-    const lineText = text.split(/\r\n|\r|\n/)[line - 1];
+    const lineText = snippet ? lineAt(text, line) : undefined;
     if (snippet && lineText !== undefined) {
-      const i = lineText.indexOf(snippet.split(/\r\n|\r|\n/)[0]!);
+      const i = lineText.indexOf(/^[^\r\n]*/.exec(snippet)![0]);
       if (i >= 0) column = i + 1;
     }
   }
   const where = line === undefined ? '' : column === undefined ? ` (line ${line})` : ` (line ${line}, column ${column})`;
-  return badRequest(`invalid ${FORMAT_NAMES[contentType]}: ${problem}${where}`);
+  // n3 quotes the whole unexpected text, which may be most of the body.
+  const shown = /^Unexpected "[\s\S]*"$/.test(problem) ? `Unexpected "${excerpt(problem.slice(12, -1))}"` : capMessage(problem);
+  return badRequest(`invalid ${FORMAT_NAMES[contentType]}: ${shown}${where}`);
+}
+
+/** Line `line` (1-based) of `text`, found without splitting the whole text. */
+function lineAt(text: string, line: number): string | undefined {
+  let start = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = text.slice(start).search(/\r\n|\r|\n/);
+    if (nl < 0) return undefined;
+    start += nl + (text.startsWith('\r\n', start + nl) ? 2 : 1);
+  }
+  const end = text.slice(start).search(/\r|\n/);
+  return end < 0 ? text.slice(start) : text.slice(start, start + end);
 }

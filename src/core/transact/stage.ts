@@ -5,11 +5,20 @@
  */
 import type { CommitFlake } from '../commit/commit-codec.js';
 import { badRequest } from '../errors.js';
+import { excerpt } from '../excerpt.js';
+import { exceedsUtf8Bytes, inputLimits, sizeLimitError } from '../limits.js';
 import { GRAPH_DEFAULT, type Flake } from '../flake/flake.js';
 import type { Db } from '../ledger/db.js';
 import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
 import { termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import type { GraphRef, TxnQuad } from './txn-request.js';
+
+/** Refuse asserting a literal larger than maxLiteralBytes (413; retractions of stored values stay possible). */
+export function checkLiteralSize(o: Term): void {
+  if (o.termType !== 'Literal') return;
+  const max = inputLimits().maxLiteralBytes;
+  if (exceedsUtf8Bytes(o.value, max)) throw sizeLimitError('maxLiteralBytes', `a literal of ${o.value.length} characters is larger than allowed ("${excerpt(o.value, 40)}")`);
+}
 
 /** Most new named graphs one transaction may introduce. */
 export const MAX_NEW_GRAPHS = 256;
@@ -71,6 +80,7 @@ export class Stager {
 
   /** Stage an assertion. */
   async assert(q: TxnQuad): Promise<void> {
+    checkLiteralSize(q.object);
     const g = this.graphId(q.graph);
     await this.stage(g, q.subject, q.predicate, q.object, q.listIndex ?? -1, true);
   }

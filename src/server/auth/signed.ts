@@ -5,6 +5,7 @@
  * signer's did:key becomes the request identity.
  */
 import { badRequest, forbidden } from '../../core/errors.js';
+import { checkJsonTextDepth } from '../../core/json-depth.js';
 import { AuthError, b64uEncode, payloadText, verifyEmbeddedJws } from './jws.js';
 import { SKEW_SECONDS } from './verify.js';
 
@@ -82,6 +83,7 @@ export async function unwrapJws(token: string, sparqlKind: SparqlKind, now = Mat
   }
   if (contentType === 'application/json') {
     let json: unknown;
+    checkJsonTextDepth(body, 'the signed payload');
     try { json = JSON.parse(body); } catch { throw badRequest('signed request: the payload is not valid JSON'); }
     checkOptsIdentity(json, did);
   }

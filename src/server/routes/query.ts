@@ -10,6 +10,7 @@
 import type { Context } from 'hono';
 import { badRequest, forbidden, isLedgraphError, LedgraphError, notFound, timeoutError, unsupportedMediaType } from '../../core/errors.js';
 import { GRAPH_TXN_META } from '../../core/flake/flake.js';
+import { checkQueryLength } from '../../core/limits.js';
 import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
 import { parseLedgerRef, type TimeSpec } from '../../core/ledger/ledger-id.js';
@@ -70,7 +71,9 @@ export async function readQueryInput(c: Ctx, opts: { form: boolean } = { form: t
   switch (mt?.type) {
     case 'application/json':
     case 'application/ld+json': {
-      const json = parseJsonText(decodeUtf8(await readBytes(c)));
+      const text = decodeUtf8(await readBytes(c));
+      checkQueryLength(text, 'JSON-LD query');
+      const json = parseJsonText(text);
       if (typeof json !== 'object' || json === null || Array.isArray(json)) throw badRequest('a JSON-LD query must be a JSON object');
       return { lang: 'jsonld', body: json as Record<string, unknown> };
     }

@@ -9,6 +9,8 @@ import { type QueryObject, readQueryObject } from './query.js';
 import { type QueryOpts, parseQueryOpts } from './opts.js';
 import { strictContext } from './strict-iri.js';
 import { isObject, nonNegative, pick } from './util.js';
+import { excerpt } from '../../excerpt.js';
+import { checkJsonValueDepth } from '../../json-depth.js';
 
 export type QueryForm = 'select' | 'selectOne' | 'selectDistinct' | 'construct' | 'ask';
 
@@ -59,7 +61,8 @@ export function effectiveContext(body: Record<string, unknown>, defaultContext: 
 
 /** Parse a query body (already JSON-decoded). */
 export function parseQuery(body: unknown, defaultContext?: unknown): ParsedQuery {
-  if (!isObject(body)) throw badRequest(`a JSON-LD query must be a JSON object, got ${Array.isArray(body) ? 'an array' : JSON.stringify(body)}`);
+  if (!isObject(body)) throw badRequest(`a JSON-LD query must be a JSON object, got ${Array.isArray(body) ? 'an array' : excerpt(JSON.stringify(body))}`);
+  checkJsonValueDepth(body, 'the JSON-LD query');
   const { ctx, json } = effectiveContext(body, defaultContext);
   const forms = FORM_KEYS.filter(([, keys]) => pick(body, ...keys) !== undefined);
   if (forms.length === 0) throw badRequest('a query needs one of select, selectOne, selectDistinct, construct or ask');

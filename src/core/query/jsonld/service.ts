@@ -24,6 +24,7 @@ import { type CompiledSelect, compileSelect } from './query.js';
 import { type Collected, collectValues, shapeRows } from './shape.js';
 import { isObject } from './util.js';
 import { WhereCompiler } from './where.js';
+import { checkJsonTextDepth } from '../../json-depth.js';
 
 export interface JsonLdQueryRequest {
   /** Default ledger of a ledger-scoped call (path / Ledgraph-Ledger header). */
@@ -104,6 +105,7 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
  */
 export async function streamJsonLdSelect(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<{ vars: string[]; rows: AsyncIterable<Binding>; ledgers: Record<string, number>; fuel(): number }> {
   if (typeof body === 'string') {
+    checkJsonTextDepth(body, 'the JSON-LD query');
     try { body = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
   if (isHistoryBody(body)) throw badRequest('history queries (to) cannot be streamed');
@@ -174,6 +176,7 @@ function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
   if (q) { cache.delete(key); cache.set(key, q); return q; }
   let value = body;
   if (typeof body === 'string') {
+    checkJsonTextDepth(body, 'the JSON-LD query');
     try { value = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
   q = parseQuery(value, defaultContext);

@@ -4,6 +4,7 @@
  * literal construction, and fresh blank nodes for `[]` and collections.
  */
 import { isLedgraphError, type LedgraphError } from '../../errors.js';
+import { excerpt } from '../../excerpt.js';
 import { blankNode, literal, namedNode, variable, type BlankNode, type Literal, type NamedNode, type Variable } from '../../rdf/terms.js';
 import { xsd } from '../../rdf/vocab.js';
 import { resolveIri } from '../exec/functions-term.js';
@@ -66,7 +67,7 @@ export class Cursor {
   /** Expand a prefixed name. */
   pname(t: Token): NamedNode {
     const ns = this.prefixes[t.prefix!];
-    if (ns === undefined) throw syntaxErrorAt(this.text, t.start, `unknown prefix "${t.prefix}:"`);
+    if (ns === undefined) throw syntaxErrorAt(this.text, t.start, `unknown prefix "${excerpt(t.prefix ?? '')}:"`);
     return namedNode(ns + t.value);
   }
 

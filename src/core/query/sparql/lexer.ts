@@ -5,6 +5,7 @@
  * parser can tell `-1` (a signed number) from `- 1`.
  */
 import { badRequest, type LedgraphError } from '../../errors.js';
+import { capMessage } from '../../excerpt.js';
 
 export type TokKind =
   | 'iri' | 'pname' | 'bnode' | 'var' | 'string' | 'lang' | 'integer' | 'decimal' | 'double'
@@ -52,7 +53,23 @@ export function syntaxErrorAt(text: string, offset: number, message: string): Le
   const before = text.slice(0, offset).split(/\r\n|\r|\n/);
   const line = before.length;
   const column = before[before.length - 1]!.length + 1;
-  return badRequest(`Invalid SPARQL query: syntax error at line ${line}, column ${column}: ${message}`);
+  return badRequest(`Invalid SPARQL query: syntax error at line ${line}, column ${column}: ${capMessage(message)}`);
+}
+
+const DELIMITER = /[\s{}();,.[\]^/|!]/;
+
+/**
+ * ` at line L, column C` of the first place `token` starts a token (at the start or after a
+ * delimiter), or '' when it does not occur. No regular expression is built from the token, which
+ * may be as long as the text.
+ */
+export function locateToken(text: string, token: string): string {
+  for (let i = text.indexOf(token); i >= 0; i = text.indexOf(token, i + 1)) {
+    if (i > 0 && !DELIMITER.test(text[i - 1]!)) continue;
+    const before = text.slice(0, i).split(/\r\n|\r|\n/);
+    return ` at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+  }
+  return '';
 }
 
 /** Replace \u and \U codepoint escapes, once, left to right. */

@@ -8,12 +8,16 @@
 import sparqljs from 'sparqljs';
 import type * as S from 'sparqljs';
 import { badRequest, isLedgraphError, LedgraphError } from '../../errors.js';
+import { capMessage, excerpt } from '../../excerpt.js';
+import { checkQueryLength, isStackOverflow, withinStack } from '../../limits.js';
 import { fromRdfJs, type NamedNode, type Variable } from '../../rdf/terms.js';
 import type { Dataset, Expr, Op, OrderKey, Query, TemplateTriple, TermOrVar } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX, isHidden, varInfo } from '../algebra/vars.js';
 import { AggregateCollector, exprFreeVars, hasAggregate, translateExpr, type ExprEnv } from './parse-expr.js';
 import { checkBlankNodeScopes } from './bnode-scope.js';
 import { parseQueryAst } from './grammar.js';
+import { locateToken } from './lexer.js';
+import { checkSparqlNesting } from './nesting-scan.js';
 import { conj, join, translateGroup, translateValues, type PatternEnv } from './parse-pattern.js';
 
 export interface ParseOptions {
@@ -27,10 +31,14 @@ const PRAGMA = /^[ \t]*#[ \t]*PRAGMA[ \t]+([A-Za-z][\w:.-]*)[ \t]*(.*?)[ \t]*$/g
 
 /** Parse SPARQL 1.1 Query text into the algebra; a syntax or static error is a 400. */
 export function parseSparql(text: string, opts: ParseOptions = {}): Query {
+  checkQueryLength(text, 'SPARQL query');
+  checkSparqlNesting(text, 'the SPARQL query');
   const pragmas = readPragmas(text);
-  const parsed = parseAst(text, opts);
-  checkBlankNodeScopes(parsed);
-  const q = translateQuery(parsed);
+  const { parsed, q } = withinStack('the SPARQL query', () => {
+    const parsed = parseAst(text, opts);
+    checkBlankNodeScopes(parsed);
+    return { parsed, q: translateQuery(parsed) };
+  });
   if (parsed.base) q.base = parsed.base;
   if (Object.keys(pragmas).length) q.pragmas = pragmas;
   const fuel = pragmas['max-fuel'];
@@ -54,6 +62,7 @@ function parseAst(text: string, opts: ParseOptions): S.Query {
   } catch (e) {
     // Only a syntax error (or an unexpected failure of the fast parser) earns a second opinion.
     if (isLedgraphError(e) && !e.message.includes('syntax error')) throw e;
+    if (isStackOverflow(e)) throw e; // sparqljs recurses at least as deeply
     first = e;
   }
   let parsed: S.SparqlQuery;
@@ -111,25 +120,16 @@ function syntaxError(e: unknown, text: string): LedgraphError {
   const loc = (e as { hash?: { loc?: { first_line: number; first_column: number } } }).hash?.loc;
   if (loc) {
     const detail = msg.split('\n').pop()!.replace(/^Expecting /, 'expecting ');
-    return badRequest(`Invalid SPARQL query: syntax error at line ${loc.first_line}, column ${loc.first_column + 1}: ${detail}`);
+    return badRequest(`Invalid SPARQL query: syntax error at line ${loc.first_line}, column ${loc.first_column + 1}: ${capMessage(detail)}`);
   }
   const prefix = /^Unknown prefix: (\S*)/.exec(msg);
   if (prefix) {
-    const at = findToken(text, new RegExp(`(^|[\\s{}();,.\\[\\]^/|!])${escapeRe(prefix[1]!)}:`));
-    return badRequest(`Invalid SPARQL query: unknown prefix "${prefix[1]}:"${at}`);
+    const at = locateToken(text, prefix[1]! + ':');
+    return badRequest(`Invalid SPARQL query: unknown prefix "${excerpt(prefix[1]!)}:"${at}`);
   }
-  return badRequest(`Invalid SPARQL query: ${msg.replace(/\s+/g, ' ').trim()}`);
+  return badRequest(`Invalid SPARQL query: ${capMessage(msg.replace(/\s+/g, ' ').trim())}`);
 }
 
-function escapeRe(s: string): string { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
-
-function findToken(text: string, re: RegExp): string {
-  const m = re.exec(text);
-  if (!m) return '';
-  const at = m.index + m[1]!.length;
-  const before = text.slice(0, at).split('\n');
-  return ` at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
-}
 
 function isWildcard(vs: unknown[]): boolean {
   return vs.length === 1 && (vs[0] as { termType?: string }).termType === 'Wildcard';

@@ -9,11 +9,15 @@
 import sparqljs from 'sparqljs';
 import type * as S from 'sparqljs';
 import { badRequest, isLedgraphError, type LedgraphError } from '../../errors.js';
+import { capMessage, excerpt } from '../../excerpt.js';
+import { isStackOverflow, tooComplexError, withinStack } from '../../limits.js';
 import { blankNode, defaultGraph, fromRdfJs, namedNode, type BlankNode, type NamedNode, type Term, type Variable } from '../../rdf/terms.js';
 import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from '../../transact/txn-request.js';
 import type { Op } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX } from '../algebra/vars.js';
 import { parseSparql } from './parse.js';
+import { locateToken } from './lexer.js';
+import { checkSparqlNesting } from './nesting-scan.js';
 import { translateGroup, type PatternEnv } from './parse-pattern.js';
 
 export interface UpdateParseOptions {
@@ -28,6 +32,7 @@ export interface UpdateParseOptions {
 
 /** Parse SPARQL 1.1 Update text into one `sparql-update` request; a syntax or static error is a 400. */
 export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): TxnRequest {
+  checkSparqlNesting(text, 'the SPARQL update');
   let parsed: S.SparqlQuery | { type?: undefined };
   try {
     const parser = new sparqljs.Parser({ baseIRI: opts.baseIri, sparqlStar: false });
@@ -35,6 +40,7 @@ export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): 
     parser._resetBlanks();
     parsed = parser.parse(text) as S.SparqlQuery | { type?: undefined };
   } catch (e) {
+    if (isStackOverflow(e)) throw tooComplexError('the SPARQL update');
     throw updateSyntaxError(e, text);
   }
   if (parsed.type === 'query') throw invalid('this is a SPARQL query, not an update; send it to /query');
@@ -45,10 +51,10 @@ export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): 
     throw invalid('using-graph-uri / using-named-graph-uri cannot be combined with DELETE WHERE, which has no USING form');
   }
   const ops: UpdateOperation[] = [];
-  updates.forEach((u, i) => {
+  withinStack('the SPARQL update', () => updates.forEach((u, i) => {
     const op = translateOperation(u, i + 1, protocol);
     if (op) ops.push(op);
-  });
+  }));
   return { kind: 'sparql-update', ops, meta: [], opts: {} };
 }
 
@@ -229,12 +235,12 @@ function updateSyntaxError(e: unknown, text: string): LedgraphError {
   const msg = e instanceof Error ? e.message : String(e);
   const hash = (e as { hash?: JisonHash }).hash;
   if (hash?.loc) {
-    const got = hash.token === 'EOF' ? 'end of input' : hash.text ? `"${hash.text}"` : String(hash.token);
+    const got = hash.token === 'EOF' ? 'end of input' : hash.text ? `"${excerpt(hash.text)}"` : String(hash.token);
     const expected = hash.expected && hash.expected.length <= 8 ? `; expecting ${hash.expected.join(', ')}` : '';
     return invalid(`syntax error${lookaheadAt(text, hash)}: unexpected ${got}${expected}`);
   }
   const prefix = /^Unknown prefix: (\S*)/.exec(msg);
-  if (prefix) return invalid(`unknown prefix "${prefix[1]}:"${locate(text, prefix[1]! + ':')}`);
+  if (prefix) return invalid(`unknown prefix "${excerpt(prefix[1]!)}:"${locateToken(text, prefix[1]! + ':')}`);
   const known: Record<string, string> = {
     'Detected illegal blank node in BGP': 'blank nodes are not allowed in DELETE DATA, DELETE WHERE or a DELETE template',
     'Detected illegal variable in BGP': 'variables are not allowed in INSERT DATA or DELETE DATA',
@@ -242,7 +248,7 @@ function updateSyntaxError(e: unknown, text: string): LedgraphError {
     'Detected reuse blank node across different INSERT DATA clauses': 'a blank node label is used in two INSERT DATA operations; labels are scoped to the request',
     'SPARQL-star support is not enabled': 'quoted triples are not supported',
   };
-  return invalid(known[msg] ?? msg.replace(/\s+/g, ' ').trim());
+  return invalid(known[msg] ?? capMessage(msg.replace(/\s+/g, ' ').trim()));
 }
 
 interface JisonHash {
@@ -272,10 +278,4 @@ function lookaheadAt(text: string, hash: JisonHash): string {
 }
 
 /** ` at line L, column C` of the first occurrence of `token` that starts a word, or ''. */
-function locate(text: string, token: string): string {
-  const re = new RegExp(`(^|[\\s{}();,.\\[\\]^/|!])${token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
-  const m = re.exec(text);
-  if (!m) return '';
-  const before = text.slice(0, m.index + m[1]!.length).split(/\r\n|\r|\n/);
-  return ` at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
-}
+
