@@ -84,6 +84,19 @@ describe('nesting depth, default limits', () => {
     for (const q of [or(5000), optionals(5000), or(20_000)]) {
       await expectError(await sparql(srv, 'deep', q), 400, 'err:db/BadRequest', 'deeply');
     }
+    const orUpdate = `DELETE { ?s ?p ?o } WHERE { ?s ?p ?o FILTER(${Array.from({ length: 5000 }, (_, i) => `?o = ${i + 5}`).join(' || ')}) }`;
+    await expectError(await update(srv, 'deep', orUpdate), 400, 'err:db/BadRequest', 'deeply');
+    // The same shapes in JSON-LD: a 5,000-way (or ...) and 5,000 optionals, in a query and an update.
+    const pattern = { '@id': 'ex:s', 'ex:p': '?v' };
+    const orFilter = ['filter', `(or ${Array.from({ length: 5000 }, (_, i) => `(= ?v ${i + 5})`).join(' ')})`];
+    await expectError(await postJson(`${srv.api}/query/deep`, { '@context': CTX, select: '?v', where: [pattern, orFilter] }), 400, 'err:db/BadRequest', 'deeply');
+    const optional = ['optional', { '@id': 'ex:s', 'ex:q': '?w' }];
+    await expectError(await postJson(`${srv.api}/query/deep`, { '@context': CTX, select: '?v', where: [pattern, ...Array(5000).fill(optional)] }), 400, 'err:db/BadRequest', 'deeply');
+    await expectError(await postJson(`${srv.api}/update/deep`, { '@context': CTX, where: [pattern, orFilter], delete: pattern }), 400, 'err:db/BadRequest', 'deeply');
+    const notNot = ['filter', `${'(not '.repeat(5000)}(= ?v 2)${')'.repeat(5000)}`];
+    await expectError(await postJson(`${srv.api}/query/deep`, { '@context': CTX, select: '?v', where: [pattern, notNot] }), 400, 'err:db/BadRequest',
+      'the expression is nested too deeply in ( ) or [ ] (limit: 128, set by --max-nesting-depth)');
+    expect((await json<{ t: number }>(await fetch(`${srv.api}/info/deep`))).t).toBe(1);
     await pointQuery(srv, 'deep');
   });
 

@@ -6,6 +6,7 @@
  */
 import { badRequest } from '../errors.js';
 import { checkJsonValueDepth } from '../json-depth.js';
+import { withinStack } from '../limits.js';
 import { ActiveContext } from '../rdf/jsonld-context.js';
 import {
   type BlankNode, type NamedNode, type Term, type Variable, blankNode, defaultGraph, namedNode, termKey, variable,
@@ -42,6 +43,10 @@ type Mode = 'data' | 'delete' | 'insert';
 export function parseJsonLdTxn(body: unknown, mode: 'insert' | 'upsert' | 'update', opts: JsonLdTxnOptions = {}): TxnRequest {
   if (body === null || typeof body !== 'object') throw badRequest('a JSON-LD transaction must be a JSON object or an array of node objects');
   checkJsonValueDepth(body, 'the JSON-LD transaction');
+  return withinStack('the JSON-LD transaction', () => parseTxnBody(body, mode, opts));
+}
+
+function parseTxnBody(body: object, mode: 'insert' | 'upsert' | 'update', opts: JsonLdTxnOptions): TxnRequest {
   const defaultCtx = lazyContext(opts.ledgerDefaultContext);
   const kind = mode === 'upsert' ? 'upsert' : 'insert';
   if (Array.isArray(body)) return arrayForm(body, kind, defaultCtx);

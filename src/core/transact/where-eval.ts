@@ -3,6 +3,7 @@
  * value match that retractions of plain JSON literals use (jsonld-transactions.md §3.5).
  */
 import type { Op } from '../query/algebra/algebra.js';
+import { checkAlgebraShape } from '../query/algebra/shape-limits.js';
 import { isHidden, mentionedVars } from '../query/algebra/vars.js';
 import type { DbView } from '../index/view.js';
 import { numericValueEquals } from '../rdf/values.js';
@@ -15,6 +16,7 @@ export type Solution = Record<string, Term>;
 /** Every solution of `where` against the snapshot, with USING / USING NAMED graphs when given. */
 export async function evaluateWhere(db: DbView, where: Op, opts: { using?: GraphRef[]; usingNamed?: NamedNode[]; signal?: AbortSignal }): Promise<Solution[]> {
   const { executeQuery } = await import('../query/engine.js');
+  checkAlgebraShape(where); // before mentionedVars walks it
   // Unknown graphs are simply empty; the default graph is id 0.
   const graphIds = (refs: GraphRef[] | undefined): number[] | undefined =>
     refs ? refs.map((r) => (r.termType === 'DefaultGraph' ? 0 : db.graphId(r.value))).filter((g): g is number => g !== undefined) : undefined;

@@ -5,6 +5,8 @@
  * conversion of JSON constants (scalars, value objects, `@json`) into RDF terms.
  */
 import { badRequest } from '../../errors.js';
+import { excerpt } from '../../excerpt.js';
+import { inputLimits, shapeLimitError } from '../../limits.js';
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
 import { INTEGER_TYPES } from '../../rdf/datatypes.js';
 import { coerceJsonValue } from '../../rdf/values.js';
@@ -67,10 +69,10 @@ function tokenize(src: string): Tok[] {
       const start = i;
       let j = i + 1;
       while (j < src.length && src[j] !== '"') j += src[j] === '\\' ? 2 : 1;
-      if (j >= src.length) throw badRequest(`invalid expression ${JSON.stringify(src)}: unterminated string at position ${start + 1}`);
+      if (j >= src.length) throw badRequest(`invalid expression ${JSON.stringify(excerpt(src))}: unterminated string at position ${start + 1}`);
       let value: string;
       try { value = JSON.parse(src.slice(start, j + 1)) as string; } catch {
-        throw badRequest(`invalid expression ${JSON.stringify(src)}: bad escape in string at position ${start + 1}`);
+        throw badRequest(`invalid expression ${JSON.stringify(excerpt(src))}: bad escape in string at position ${start + 1}`);
       }
       out.push({ t: 'str', v: value, pos: start });
       i = j + 1;
@@ -83,14 +85,26 @@ function tokenize(src: string): Tok[] {
   return out;
 }
 
+/** Refuse an expression nested deeper than maxNestingDepth: parseSExpr and the compiler recurse per level. */
+function checkTokenDepth(toks: Tok[]): void {
+  const limit = inputLimits().maxNestingDepth;
+  let depth = 0;
+  for (const t of toks) {
+    if (t.t === '(' || t.t === '[') {
+      if (++depth > limit) throw shapeLimitError('maxNestingDepth', 'the expression is nested too deeply in ( ) or [ ]');
+    } else if ((t.t === ')' || t.t === ']') && depth > 0) depth--;
+  }
+}
+
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)$/;
 
 /** Parse an S-expression string (`"(and (> ?a 1) (bound ?b))"`, or a single atom like `"?x"`). */
 function parseSExpr(src: string): X {
   const toks = tokenize(src);
+  checkTokenDepth(toks);
   let p = 0;
   const fail = (msg: string, tok?: Tok): never => {
-    throw badRequest(`invalid expression ${JSON.stringify(src)}: ${msg}${tok ? ` at position ${tok.pos + 1}` : ''}`);
+    throw badRequest(`invalid expression ${JSON.stringify(excerpt(src))}: ${msg}${tok ? ` at position ${tok.pos + 1}` : ''}`);
   };
   const node = (): X => {
     const tok = toks[p++];

@@ -24,7 +24,9 @@ import { type CompiledSelect, compileSelect } from './query.js';
 import { type Collected, collectValues, shapeRows } from './shape.js';
 import { isObject } from './util.js';
 import { WhereCompiler } from './where.js';
-import { checkJsonTextDepth } from '../../json-depth.js';
+import { checkJsonTextDepth, checkJsonValueDepth } from '../../json-depth.js';
+import { withinStack } from '../../limits.js';
+import { checkAlgebraShape } from '../algebra/shape-limits.js';
 
 export interface JsonLdQueryRequest {
   /** Default ledger of a ledger-scoped call (path / Ledgraph-Ledger header). */
@@ -167,6 +169,7 @@ const PARSED_CACHE_SIZE = 256;
  * its JSON serialisation.
  */
 function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
+  if (typeof body !== 'string') checkJsonValueDepth(body, 'the JSON-LD query');
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   // Without a default context the text itself is the key: a string keeps its hash, so looking up
   // the text a client sent costs no copy (a concatenated key would be hashed anew every call).
@@ -179,7 +182,7 @@ function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
     checkJsonTextDepth(body, 'the JSON-LD query');
     try { value = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
-  q = parseQuery(value, defaultContext);
+  q = withinStack('the JSON-LD query', () => parseQuery(value, defaultContext));
   if (cache.size >= PARSED_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(key, q);
   return q;
@@ -224,8 +227,13 @@ function compiledFor(q: ParsedQuery, aliases: ReadonlyMap<string, string> | unde
   let hit = perQuery.get(key);
   if (!hit) {
     const wc = new WhereCompiler({ objectVarParsing: q.opts.objectVarParsing, ...(aliases ? { graphAliases: aliases } : {}), ...(events ? { events } : {}) });
-    const compiled = compileSelect(q.query, wc, q.form !== 'construct' && q.form !== 'ask');
-    const usesEvents = usesEventFunctions(compiled.op) || (compiled.collect !== undefined && usesEventFunctions(compiled.collect.op));
+    const { compiled, usesEvents } = withinStack('the JSON-LD query', () => {
+      const compiled = compileSelect(q.query, wc, q.form !== 'construct' && q.form !== 'ask');
+      // Before the recursive walks below (and the planner's): a tree too deep is a 400.
+      checkAlgebraShape(compiled.op);
+      if (compiled.collect) checkAlgebraShape(compiled.collect.op);
+      return { compiled, usesEvents: usesEventFunctions(compiled.op) || (compiled.collect !== undefined && usesEventFunctions(compiled.collect.op)) };
+    });
     hit = { wc, compiled, usesEvents };
     perQuery.set(key, hit);
   }

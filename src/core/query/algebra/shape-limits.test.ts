@@ -1,0 +1,32 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { setInputLimits } from '../../limits.js';
+import { parseSparql } from '../sparql/parse.js';
+import { algebraShape, checkAlgebraShape, MAX_ALGEBRA_DEPTH } from './shape-limits.js';
+
+const op = (q: string) => parseSparql(q).op;
+
+describe('algebraShape', () => {
+  afterEach(() => setInputLimits({}));
+
+  it('counts triple patterns in every part of a query, paths included', () => {
+    const q = op(`SELECT * WHERE { ?s <p:a> ?o ; <p:b> ?x . OPTIONAL { ?s <p:c>+ ?y } FILTER EXISTS { ?s <p:d> ?z } { ?a ?b ?c } UNION { ?d ?e ?f } }`);
+    expect(algebraShape(q).patterns).toBe(6);
+  });
+
+  it('measures the depth of left-deep chains of OPTIONAL and ||', () => {
+    const chain = (n: number) => op(`SELECT * WHERE { ?s ?p ?o ${'OPTIONAL { ?s ?q ?r } '.repeat(n)}}`);
+    expect(algebraShape(chain(200)).depth - algebraShape(chain(100)).depth).toBe(100);
+    const or = (n: number) => op(`SELECT * WHERE { ?s ?p ?o FILTER(${Array.from({ length: n }, (_, i) => `?o = ${i}`).join(' || ')}) }`);
+    expect(algebraShape(or(200)).depth - algebraShape(or(100)).depth).toBe(100);
+  });
+
+  it(`refuses more than --max-triple-patterns, and trees deeper than ${MAX_ALGEBRA_DEPTH}`, () => {
+    setInputLimits({ maxTriplePatterns: 2 });
+    expect(() => checkAlgebraShape(op('SELECT * { ?a ?b ?c . ?d ?e ?f }'))).not.toThrow();
+    expect(() => checkAlgebraShape(op('SELECT * { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }')))
+      .toThrow('the query has 3 triple patterns, more than allowed (limit: 2, set by --max-triple-patterns)');
+    setInputLimits({});
+    expect(() => checkAlgebraShape(op(`SELECT * WHERE { ?s ?p ?o ${'MINUS { ?s ?q 1 } '.repeat(MAX_ALGEBRA_DEPTH + 1)}}`)))
+      .toThrow(`the query is nested too deeply: its operator and expression tree is more than ${MAX_ALGEBRA_DEPTH} levels deep`);
+  });
+});
