@@ -22,3 +22,11 @@ export function excerpt(text: string, max = EXCERPT_CHARS): string {
 export function capMessage(msg: string, max = MESSAGE_CHARS): string {
   return excerpt(msg, max);
 }
+
+/** A value as JSON for an error message, cut to an excerpt (strings are cut before they are encoded). */
+export function quote(value: unknown, max = EXCERPT_CHARS): string {
+  if (typeof value === 'string') return JSON.stringify(excerpt(value, max));
+  let s: string | undefined;
+  try { s = JSON.stringify(value); } catch { s = String(value); }
+  return excerpt(s ?? String(value), max);
+}

@@ -16,6 +16,7 @@ import {
   HI_DT, HI_O, HI_P, HI_S, compareCodePoints, compareFast, compareObjects, formatDouble, hiBits, invalid, isCommitTime,
   nodeKey, prepObject, type PrepObject, type TaggedObject,
 } from './object-tags.js';
+import { quote } from '../excerpt.js';
 
 export { canonicalJson, compareCodePoints, formatDouble } from './object-tags.js';
 
@@ -375,7 +376,7 @@ function readEnvelope(r: ByteReader): EnvelopeCore {
   }
   if ((np === 0) !== (t === 0)) throw r.fail(`t ${t} with ${np} parents (t is 0 exactly for the genesis commit)`);
   const time = r.str();
-  if (!isCommitTime(time)) throw r.fail(`time ${JSON.stringify(time)} is not RFC 3339 UTC with milliseconds`);
+  if (!isCommitTime(time)) throw r.fail(`time ${quote(time)} is not RFC 3339 UTC with milliseconds`);
   const txn = r.cidOrNull(Codec.txn);
   const author = r.str();
   const nsDelta: [number, string][] = [];
@@ -452,7 +453,7 @@ function toTerm(r: ByteReader, o: RawObject, dtNode: NamedNode, lang: string | n
     if (lang !== null) throw r.fail('reference object with a language tag');
     return node(o.v);
   }
-  if (dt === '' || dt.startsWith('_:')) throw r.fail(`datatype ${JSON.stringify(dt)} is not an IRI`);
+  if (dt === '' || dt.startsWith('_:')) throw r.fail(`datatype ${quote(dt)} is not an IRI`);
   if ((lang !== null) !== (dt === LANG_STRING)) throw r.fail('a language tag goes with rdf:langString and only with it');
   if (lang === '') throw r.fail('empty language tag');
   return toLiteral(r, o, dtNode, lang);
@@ -470,11 +471,11 @@ export function decodeCommit(bytes: Uint8Array, nsTable: NamespaceTable): Commit
   }
   const expand = makeResolver(fr, nsTable, fresh);
   const iriNode = (iri: string): NamedNode | BlankNode => {
-    if (iri === '' || iri === ID_DATATYPE || iri === '_:') throw fr.fail(`${JSON.stringify(iri)} is not an IRI or blank node`);
+    if (iri === '' || iri === ID_DATATYPE || iri === '_:') throw fr.fail(`${quote(iri)} is not an IRI or blank node`);
     return iri.startsWith('_:') ? blankNode(iri.slice(2)) : namedNode(iri);
   };
   const predicate = (iri: string): NamedNode => {
-    if (iri.startsWith('_:') || iri === ID_DATATYPE || iri === '') throw fr.fail(`predicate ${JSON.stringify(iri)} is not an IRI`);
+    if (iri.startsWith('_:') || iri === ID_DATATYPE || iri === '') throw fr.fail(`predicate ${quote(iri)} is not an IRI`);
     return namedNode(iri);
   };
 

@@ -7,6 +7,7 @@ import type { DbView } from '../index/view.js';
 import { ActiveContext } from '../rdf/jsonld-context.js';
 import { F, OWL, RDF, RDFS, xsd } from '../rdf/vocab.js';
 import type { Term } from '../rdf/terms.js';
+import { quote } from '../excerpt.js';
 
 /** Policy vocabulary (prefix `f:`). */
 export const pol = {
@@ -156,7 +157,7 @@ export function parseInlinePolicies(raw: unknown): Policy[] {
   const nodes = Array.isArray(raw) ? raw : [raw];
   const out: Policy[] = [];
   for (const node of nodes) {
-    if (!isObject(node)) throw badRequest(`policy must be a JSON-LD node object or an array of them, got ${JSON.stringify(node)}`);
+    if (!isObject(node)) throw badRequest(`policy must be a JSON-LD node object or an array of them, got ${quote(node)}`);
     let ctx: ActiveContext;
     try {
       ctx = ActiveContext.create(node['@context'] ?? null);

@@ -6,6 +6,7 @@
  */
 import { badRequest } from '../errors.js';
 import { F, OWL, RDF, RDFS, SHACL, XSD, rdf } from './vocab.js';
+import { quote } from '../excerpt.js';
 
 /** One term of an active context. */
 export interface TermDefinition {
@@ -210,7 +211,7 @@ class ContextBuilder {
       }
       return;
     }
-    if (typeof ctx !== 'object') throw badRequest(`invalid @context: expected an object, an array or null, got ${JSON.stringify(ctx)}`);
+    if (typeof ctx !== 'object') throw badRequest(`invalid @context: expected an object, an array or null, got ${quote(ctx)}`);
     this.processObject(ctx as Record<string, unknown>);
   }
 
@@ -218,7 +219,7 @@ class ContextBuilder {
     if ('@import' in local) throw badRequest('@import is not supported: remote contexts are never fetched');
     if ('@direction' in local) throw badRequest('@direction is not supported');
     const version = local['@version'];
-    if (version !== undefined && version !== 1.1) throw badRequest(`invalid @version ${JSON.stringify(version)}; only 1.1 is accepted`);
+    if (version !== undefined && version !== 1.1) throw badRequest(`invalid @version ${quote(version)}; only 1.1 is accepted`);
     for (const k of ['@propagate', '@protected'] as const) {
       // Protection and propagation only restrict later redefinitions; accepting them keeps
       // contexts written for other processors usable.
@@ -315,7 +316,7 @@ class ContextBuilder {
       const list = Array.isArray(c) ? c : [c];
       for (const x of list) {
         if (x !== '@list' && x !== '@set' && x !== '@language') {
-          throw badRequest(`invalid term definition for "${term}": unsupported @container ${JSON.stringify(x)}`);
+          throw badRequest(`invalid term definition for "${term}": unsupported @container ${quote(x)}`);
         }
       }
       container = list as string[];

@@ -17,6 +17,7 @@ import { coercedTerm, iriOrBlank, isVariableString, jsonLiteral, valueObjectTerm
 import { WhereCompiler } from '../query/jsonld/where.js';
 import type { GraphRef, MetaEntry, TemplateQuad, TxnOpts, TxnQuad, TxnRequest } from './txn-request.js';
 import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, parseOpts, utf8Length } from './txn-opts.js';
+import { quote } from '../excerpt.js';
 
 export { MAX_GRAPH_IRI_BYTES, checkMetaEntries, utf8Length } from './txn-opts.js';
 
@@ -73,7 +74,7 @@ function lazyContext(raw: unknown): () => ActiveContext {
 function arrayForm(body: unknown[], kind: 'insert' | 'upsert', defaultCtx: () => ActiveContext): TxnRequest {
   const b = new Builder('data', false);
   for (const item of body) {
-    if (!isObject(item)) throw badRequest(`each element of a transaction array must be a node object, got ${JSON.stringify(item)}`);
+    if (!isObject(item)) throw badRequest(`each element of a transaction array must be a node object, got ${quote(item)}`);
     const ctx = '@context' in item ? ActiveContext.create(item['@context']) : defaultCtx();
     b.node(item, ctx, defaultGraph, false, true);
   }
@@ -123,7 +124,7 @@ function documentForm(obj: Record<string, unknown>, kind: 'insert' | 'upsert', o
   const b = new Builder('data', false);
   const g: GraphRef = graphIri ?? defaultGraph;
   for (const n of Array.isArray(nodes) ? nodes : [nodes]) {
-    if (!isObject(n)) throw badRequest(`each @graph entry must be a node object, got ${JSON.stringify(n)}`);
+    if (!isObject(n)) throw badRequest(`each @graph entry must be a node object, got ${quote(n)}`);
     b.node(n, ctx, g, false, true);
   }
   if (types !== undefined) {
@@ -162,7 +163,7 @@ function updateForm(obj: Record<string, unknown>, defaultCtx: () => ActiveContex
       }
       return g;
     }
-    throw badRequest(`invalid fromNamed entry ${JSON.stringify(x)}: expected an IRI or {"alias": A, "graph": IRI}`);
+    throw badRequest(`invalid fromNamed entry ${quote(x)}: expected an IRI or {"alias": A, "graph": IRI}`);
   });
 
   let templateGraph: GraphRef = defaultGraph;
@@ -175,7 +176,7 @@ function updateForm(obj: Record<string, unknown>, defaultCtx: () => ActiveContex
     const from = listOf(obj['from']).map((x) => {
       if (typeof x === 'string') return x;
       if (isObject(x) && typeof x['graph'] === 'string') return x['graph'];
-      throw badRequest(`invalid from entry ${JSON.stringify(x)}: expected an IRI or {"graph": IRI}`);
+      throw badRequest(`invalid from entry ${quote(x)}: expected an IRI or {"graph": IRI}`);
     });
     if (from.includes('default')) {
       // The ledger's default graph is what an absent `using` means; it cannot be listed beside IRIs.
@@ -213,7 +214,7 @@ function templates(b: Builder, which: 'delete' | 'insert', value: unknown, ctx: 
   b.mode = which;
   const start = b.quads.length;
   const one = (n: unknown, c: ActiveContext, g: GraphTarget) => {
-    if (!isObject(n)) throw badRequest(`each ${which} template must be a node object, got ${JSON.stringify(n)}`);
+    if (!isObject(n)) throw badRequest(`each ${which} template must be a node object, got ${quote(n)}`);
     const nctx = '@context' in n ? ActiveContext.create(n['@context'], c) : c;
     const gk = findKey(n, '@graph', nctx);
     if (gk && !findKey(n, '@id', nctx) && typeof n[gk] === 'object') {
@@ -223,7 +224,7 @@ function templates(b: Builder, which: 'delete' | 'insert', value: unknown, ctx: 
     const before = b.quads.length;
     b.node(n, c, g, false, false);
     if (b.quads.length === before) {
-      throw badRequest(`${which} template ${JSON.stringify(n)} has no predicate or @type: say which facts to ${which}`);
+      throw badRequest(`${which} template ${quote(n)} has no predicate or @type: say which facts to ${which}`);
     }
   };
   // A lone ["graph", G, node...] is one item, not a list of items.
@@ -231,7 +232,7 @@ function templates(b: Builder, which: 'delete' | 'insert', value: unknown, ctx: 
   for (const item of items) {
     if (Array.isArray(item)) {
       if (typeof item[0] !== 'string' || item[0].toLowerCase() !== 'graph' || item.length < 3 || typeof item[1] !== 'string') {
-        throw badRequest(`invalid ${which} item ${JSON.stringify(item)}: expected a node or ["graph", G, node...]`);
+        throw badRequest(`invalid ${which} item ${quote(item)}: expected a node or ["graph", G, node...]`);
       }
       const g = item[1];
       const target: GraphTarget = isVariableString(g) ? variable(varName(g)) : aliases.has(g) ? graphNode(aliases.get(g)!, ActiveContext.empty()) : graphRef(g, ctx);
@@ -305,14 +306,14 @@ class Builder {
         cg = subject.termType === 'Variable' ? subject : graphRef(subject.value, ActiveContext.empty());
       }
       for (const n of content) {
-        if (!isObject(n)) throw badRequest(`each @graph entry must be a node object, got ${JSON.stringify(n)}`);
+        if (!isObject(n)) throw badRequest(`each @graph entry must be a node object, got ${quote(n)}`);
         this.node(n, ctx, cg, false, true);
       }
     }
     if (!subject) return undefined;
     if (types !== undefined) {
       if (typeof types !== 'string' && !(Array.isArray(types) && types.every((t) => typeof t === 'string'))) {
-        throw badRequest(`@type must be a string or an array of strings, got ${JSON.stringify(types)}`);
+        throw badRequest(`@type must be a string or an array of strings, got ${quote(types)}`);
       }
       const p = namedNode(rdf.type);
       for (const t of listOf(types) as string[]) this.push(subject, p, this.typeTerm(t, ctx), graph, undefined, false);
@@ -328,7 +329,7 @@ class Builder {
       this.anon.push(b);
       return b;
     }
-    if (typeof id !== 'string') throw badRequest(`@id must be a string, got ${JSON.stringify(id)}`);
+    if (typeof id !== 'string') throw badRequest(`@id must be a string, got ${quote(id)}`);
     if (isVariableString(id)) {
       if (!this.templates) throw badRequest(`variables such as ${id} are only allowed in update templates`);
       return variable(varName(id));
@@ -422,7 +423,7 @@ class Builder {
       this.push(s, p, t, g, listIndex, loose);
       return;
     }
-    if (!isObject(v)) throw badRequest(`invalid value ${JSON.stringify(v)}`);
+    if (!isObject(v)) throw badRequest(`invalid value ${quote(v)}`);
     if (type === '@json') {
       this.push(s, p, jsonLiteral(v), g, listIndex, false);
       return;
@@ -535,7 +536,7 @@ export function graphNode(g: string, ctx: ActiveContext): NamedNode {
 function iri(s: string, what: string): NamedNode {
   if (s === '') throw badRequest(`empty IRI in ${what}`);
   if (s.startsWith('@')) throw badRequest(`${s} is not an IRI (in ${what})`);
-  if (INVALID_IRI_CHARS.test(s)) throw badRequest(`invalid IRI ${JSON.stringify(s)} in ${what}`);
+  if (INVALID_IRI_CHARS.test(s)) throw badRequest(`invalid IRI ${quote(s)} in ${what}`);
   return namedNode(s);
 }
 

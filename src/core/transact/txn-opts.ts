@@ -8,6 +8,7 @@ import type { ActiveContext } from '../rdf/jsonld-context.js';
 import { F, rdf, xsd } from '../rdf/vocab.js';
 import { isObject, listOf } from '../query/jsonld/util.js';
 import type { MetaEntry, TxnOpts } from './txn-request.js';
+import { quote } from '../excerpt.js';
 
 /** Most commit-metadata entries per transaction (§8). */
 export const MAX_META_ENTRIES = 256;
@@ -52,7 +53,7 @@ export function parseOpts(raw: unknown, ctx: ActiveContext): { opts: TxnOpts; ob
   if (eventTime !== undefined) {
     const m = typeof eventTime === 'string' ? RFC3339.exec(eventTime) : null;
     if (!m || !validInstant(m) || Number.isNaN(Date.parse(eventTime as string))) {
-      throw badRequest(`opts.eventTime must be an RFC 3339 instant such as 2025-03-01T10:00:00Z, got ${JSON.stringify(eventTime)}`);
+      throw badRequest(`opts.eventTime must be an RFC 3339 instant such as 2025-03-01T10:00:00Z, got ${quote(eventTime)}`);
     }
     opts.eventTime = eventTime as string;
   }

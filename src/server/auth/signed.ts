@@ -8,6 +8,7 @@ import { badRequest, forbidden } from '../../core/errors.js';
 import { checkJsonTextDepth } from '../../core/json-depth.js';
 import { AuthError, b64uEncode, payloadText, verifyEmbeddedJws } from './jws.js';
 import { SKEW_SECONDS } from './verify.js';
+import { quote } from '../../core/excerpt.js';
 
 /** What a signed body unwraps to. */
 export interface SignedBody {
@@ -71,7 +72,7 @@ export async function unwrapJws(token: string, sparqlKind: SparqlKind, now = Mat
   let contentType: string;
   if (cty !== undefined) {
     if (typeof cty !== 'string' || !SIGNABLE_TYPES.has(cty.toLowerCase())) {
-      throw badRequest(`signed request: cty ${JSON.stringify(cty)} cannot be signed; use application/json, application/sparql-query or application/sparql-update`);
+      throw badRequest(`signed request: cty ${quote(cty)} cannot be signed; use application/json, application/sparql-query or application/sparql-update`);
     }
     contentType = cty.toLowerCase();
   } else {

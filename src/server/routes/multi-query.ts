@@ -24,6 +24,7 @@ import { route } from '../swagger.js';
 import { executeSparql, jsonLdRequest, sparqlHistoryRange, sparqlPrologue } from './query.js';
 import { formatMs } from './stream.js';
 import { policyInputsFor } from '../auth/index.js';
+import { quote } from '../../core/excerpt.js';
 
 type Ctx = Context<AppEnv>;
 type Obj = Record<string, unknown>;
@@ -210,7 +211,7 @@ export function planEnvelope(body: unknown, headerMinT: number | undefined): Env
     const a = body.asOf;
     if (typeof a === 'number') asOf = { kind: 't', t: nonNegInt(a, 'asOf') };
     else if (typeof a === 'string' && /^\d{4}-\d{2}-\d{2}/.test(a) && !Number.isNaN(Date.parse(a))) asOf = { kind: 'time', iso: a, ms: Date.parse(a) };
-    else throw badRequest(`asOf must be an integer t or an ISO 8601 date-time, got ${JSON.stringify(a)}`);
+    else throw badRequest(`asOf must be an integer t or an ISO 8601 date-time, got ${quote(a)}`);
   }
 
   const plans: Plan[] = [];

@@ -6,6 +6,7 @@
 import { badRequest } from '../../errors.js';
 import { blankNode, literal, namedNode, type Term } from '../../rdf/terms.js';
 import { rdf, xsd } from '../../rdf/vocab.js';
+import { quote } from '../../excerpt.js';
 
 /** One remote solution: variable name to term (unbound variables absent). */
 export type RemoteSolution = Record<string, Term>;
@@ -22,7 +23,7 @@ export function jsonTerm(t: JsonTerm, bnodePrefix: string): Term {
       if (t['xml:lang']) return literal(t.value, t['xml:lang']);
       if (t.datatype && t.datatype !== xsd.string && t.datatype !== rdf.langString) return literal(t.value, namedNode(t.datatype));
       return literal(t.value);
-    default: throw badRequest(`invalid SPARQL JSON term type ${JSON.stringify(t.type)}`);
+    default: throw badRequest(`invalid SPARQL JSON term type ${quote(t.type)}`);
   }
 }
 

@@ -13,6 +13,7 @@ import type { TemplateTriple, TermOrVar } from '../algebra/algebra.js';
 import { coercedTerm, iriOrBlank, isVariableString, jsonScalarLiteral, valueObjectTerm, varName } from './expr.js';
 import type { Formatter } from './format.js';
 import { isObject } from './util.js';
+import { quote } from '../../excerpt.js';
 
 /** Compile a construct template; `true` reuses the node objects of `where`. */
 export function compileTemplate(template: unknown, where: unknown, ctx: ActiveContext): TemplateTriple[] {
@@ -25,7 +26,7 @@ export function compileTemplate(template: unknown, where: unknown, ctx: ActiveCo
   const out: TemplateTriple[] = [];
   const c = new TemplateCompiler(ctx, out);
   for (const n of nodes) {
-    if (!isObject(n)) throw badRequest(`construct template items must be node objects, got ${JSON.stringify(n)}`);
+    if (!isObject(n)) throw badRequest(`construct template items must be node objects, got ${quote(n)}`);
     c.node(n);
   }
   return out;
@@ -38,7 +39,7 @@ class TemplateCompiler {
   node(o: Record<string, unknown>): TermOrVar {
     let s: TermOrVar | undefined;
     for (const [k, v] of Object.entries(o)) if (this.ctx.keyword(k) === '@id') {
-      if (typeof v !== 'string') throw badRequest(`construct: @id must be a string, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'string') throw badRequest(`construct: @id must be a string, got ${quote(v)}`);
       s = isVariableString(v) ? variable(varName(v)) : iriOrBlank(v, this.ctx);
     }
     // A node without @id is a fresh blank node per solution.
@@ -48,7 +49,7 @@ class TemplateCompiler {
       if (kw === '@id') continue;
       if (kw === '@type') {
         for (const t of Array.isArray(v) ? v : [v]) {
-          if (typeof t !== 'string') throw badRequest(`construct: @type must be an IRI or a variable, got ${JSON.stringify(t)}`);
+          if (typeof t !== 'string') throw badRequest(`construct: @type must be an IRI or a variable, got ${quote(t)}`);
           this.out.push({ s: subject, p: namedNode(rdf.type), o: isVariableString(t) ? variable(varName(t)) : namedNode(this.ctx.expandIri(t, true)) });
         }
         continue;
@@ -68,7 +69,7 @@ class TemplateCompiler {
       return coercedTerm(v, type, language !== undefined ? language : this.ctx.language, this.ctx);
     }
     if (typeof v === 'number' || typeof v === 'boolean') return type ? coercedTerm(v, type, null, this.ctx) : jsonScalarLiteral(v);
-    if (!isObject(v)) throw badRequest(`construct: invalid template value ${JSON.stringify(v)}`);
+    if (!isObject(v)) throw badRequest(`construct: invalid template value ${quote(v)}`);
     const keys = Object.keys(v);
     const kw = (k: string) => this.ctx.keyword(k) ?? k;
     if (keys.some((k) => kw(k) === '@value')) {

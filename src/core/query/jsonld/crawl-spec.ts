@@ -7,6 +7,7 @@ import type { ActiveContext } from '../../rdf/jsonld-context.js';
 import { rdf } from '../../rdf/vocab.js';
 import { isVariableString } from './expr.js';
 import { isObject } from './util.js';
+import { quote } from '../../excerpt.js';
 
 /** One selected property of a crawl node. */
 export interface PropSelection {
@@ -43,7 +44,7 @@ export function parseCrawlSpec(raw: unknown, ctx: ActiveContext): CrawlSpec {
       for (const k of keys) addProp(spec, k, parseCrawlSpec(item[k], ctx), ctx);
       continue;
     }
-    throw badRequest(`invalid crawl selection item ${JSON.stringify(item)}: expected "*", a property or {property: [...]}`);
+    throw badRequest(`invalid crawl selection item ${quote(item)}: expected "*", a property or {property: [...]}`);
   }
   return spec;
 }

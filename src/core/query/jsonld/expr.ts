@@ -5,7 +5,7 @@
  * conversion of JSON constants (scalars, value objects, `@json`) into RDF terms.
  */
 import { badRequest } from '../../errors.js';
-import { excerpt } from '../../excerpt.js';
+import { quote } from '../../excerpt.js';
 import { inputLimits, shapeLimitError } from '../../limits.js';
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
 import { INTEGER_TYPES } from '../../rdf/datatypes.js';
@@ -69,10 +69,10 @@ function tokenize(src: string): Tok[] {
       const start = i;
       let j = i + 1;
       while (j < src.length && src[j] !== '"') j += src[j] === '\\' ? 2 : 1;
-      if (j >= src.length) throw badRequest(`invalid expression ${JSON.stringify(excerpt(src))}: unterminated string at position ${start + 1}`);
+      if (j >= src.length) throw badRequest(`invalid expression ${quote(src)}: unterminated string at position ${start + 1}`);
       let value: string;
       try { value = JSON.parse(src.slice(start, j + 1)) as string; } catch {
-        throw badRequest(`invalid expression ${JSON.stringify(excerpt(src))}: bad escape in string at position ${start + 1}`);
+        throw badRequest(`invalid expression ${quote(src)}: bad escape in string at position ${start + 1}`);
       }
       out.push({ t: 'str', v: value, pos: start });
       i = j + 1;
@@ -104,7 +104,7 @@ function parseSExpr(src: string): X {
   checkTokenDepth(toks);
   let p = 0;
   const fail = (msg: string, tok?: Tok): never => {
-    throw badRequest(`invalid expression ${JSON.stringify(excerpt(src))}: ${msg}${tok ? ` at position ${tok.pos + 1}` : ''}`);
+    throw badRequest(`invalid expression ${quote(src)}: ${msg}${tok ? ` at position ${tok.pos + 1}` : ''}`);
   };
   const node = (): X => {
     const tok = toks[p++];
@@ -186,7 +186,7 @@ function fromData(v: unknown, ctx: ActiveContext): X {
     }
     if ('@value' in o) return { k: 'const', term: valueObjectTerm(o, ctx) };
   }
-  throw badRequest(`invalid expression: ${JSON.stringify(v)}`);
+  throw badRequest(`invalid expression: ${quote(v)}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,7 +464,7 @@ export function valueObjectTerm(o: Record<string, unknown>, ctx: ActiveContext):
   if (typeof value === 'object') throw badRequest('@value must be a string, number or boolean unless @type is @json');
   const v = value as string | number | boolean;
   if (lang !== undefined) {
-    if (typeof lang !== 'string' || !/^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/.test(lang)) throw badRequest(`invalid @language ${JSON.stringify(lang)}`);
+    if (typeof lang !== 'string' || !/^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/.test(lang)) throw badRequest(`invalid @language ${quote(lang)}`);
     if (typeof v !== 'string') throw badRequest('@language requires a string @value');
     return literal(v, lang);
   }

@@ -14,6 +14,7 @@ import { resolveDataset } from '../dataset.js';
 import type { DatasetKeys } from './parse.js';
 import type { PolicyInputs } from './opts.js';
 import { isObject } from './util.js';
+import { quote } from '../../excerpt.js';
 
 /** A resolved dataset, plus the history range when the query has `to`. */
 export interface OpenedDataset {
@@ -111,7 +112,7 @@ async function openHistory(conn: Connection, from: Source[], keys: DatasetKeys, 
 }
 
 function addAlias(aliases: Map<string, string>, alias: string, name: string): void {
-  if (aliases.has(alias)) throw badRequest(`duplicate dataset alias ${JSON.stringify(alias)}`);
+  if (aliases.has(alias)) throw badRequest(`duplicate dataset alias ${quote(alias)}`);
   aliases.set(alias, name);
 }
 
@@ -127,7 +128,7 @@ async function fromSources(conn: Connection, raw: unknown, ctx: ActiveContext, s
       const src = objectSource(item, ctx, 'from');
       if (scoped) await checkScoped(conn, src.ref, scoped);
       out.push(src);
-    } else throw badRequest(`invalid from entry ${JSON.stringify(item)}: expected a ledger reference or {"@id": ledger, ...}`);
+    } else throw badRequest(`invalid from entry ${quote(item)}: expected a ledger reference or {"@id": ledger, ...}`);
   }
   return out;
 }
@@ -152,7 +153,7 @@ async function checkScoped(conn: Connection, ref: string, scoped: LedgerRef): Pr
 /** `{"@id": LEDGER, "t"|"at", "graph"|"@graph", "alias", "policy"}` as a canonical reference. */
 function objectSource(o: Record<string, unknown>, ctx: ActiveContext, what: string): Source {
   const id = o['@id'] ?? o['id'] ?? o['ledger'];
-  if (typeof id !== 'string') throw badRequest(`${what}: an object entry needs "@id" naming the ledger, got ${JSON.stringify(o)}`);
+  if (typeof id !== 'string') throw badRequest(`${what}: an object entry needs "@id" naming the ledger, got ${quote(o)}`);
   const ref = asLedgerRef(id, what);
   const t = o['t'];
   const at = o['at'];
@@ -161,9 +162,9 @@ function objectSource(o: Record<string, unknown>, ctx: ActiveContext, what: stri
   if (t !== undefined) {
     if (t === 'latest') time = { kind: 'head' };
     else if (typeof t === 'number' && Number.isSafeInteger(t) && t >= 0) time = { kind: 't', t };
-    else throw badRequest(`${what} ${id}: t must be a non-negative integer, got ${JSON.stringify(t)}`);
+    else throw badRequest(`${what} ${id}: t must be a non-negative integer, got ${quote(t)}`);
   } else if (at !== undefined) {
-    if (typeof at !== 'string' || at === '') throw badRequest(`${what} ${id}: at must be an ISO-8601 instant or "commit:<prefix>", got ${JSON.stringify(at)}`);
+    if (typeof at !== 'string' || at === '') throw badRequest(`${what} ${id}: at must be an ISO-8601 instant or "commit:<prefix>", got ${quote(at)}`);
     time = parseTimeSpec(at.startsWith('commit:') ? at : 'time:' + at);
   }
   const explicit = id.includes('@') || time !== undefined;
@@ -196,7 +197,7 @@ function namedSources(raw: unknown, ctx: ActiveContext): { alias: string; ref: s
       else if (isObject(s)) {
         const src = objectSource(s, ctx, 'fromNamed');
         out.push({ alias: src.alias ?? src.ref, ref: src.ref });
-      } else throw badRequest(`invalid fromNamed entry ${JSON.stringify(s)}`);
+      } else throw badRequest(`invalid fromNamed entry ${quote(s)}`);
     }
     return out;
   }
@@ -213,7 +214,7 @@ function namedSources(raw: unknown, ctx: ActiveContext): { alias: string; ref: s
 function asLedgerRef(s: string, what: string): LedgerRef {
   try { return parseLedgerRef(s); } catch (e) {
     if (/^invalid time specifier/.test((e as Error).message)) throw e;
-    throw badRequest(`${what} ${JSON.stringify(s)} is not a ledger reference (name:branch[@t:N][#graph])`);
+    throw badRequest(`${what} ${quote(s)} is not a ledger reference (name:branch[@t:N][#graph])`);
   }
 }
 

@@ -7,6 +7,7 @@ import { badRequest } from '../../errors.js';
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
 import type { OutputFormat } from './format.js';
 import { isObject, pick } from './util.js';
+import { quote } from '../../excerpt.js';
 
 /** Which tracking members the response carries. */
 export interface Tracking { time: boolean; fuel: boolean; policy: boolean }
@@ -54,14 +55,14 @@ export function parseQueryOpts(raw: unknown, ctx: ActiveContext): QueryOpts {
   const fuel = pick(raw, 'max-fuel', 'maxFuel', 'max_fuel');
   if (fuel !== undefined) {
     const n = typeof fuel === 'string' && /^\d+$/.test(fuel) ? Number(fuel) : fuel;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw badRequest(`opts.max-fuel must be a non-negative integer, got ${JSON.stringify(fuel)}`);
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw badRequest(`opts.max-fuel must be a non-negative integer, got ${quote(fuel)}`);
     out.maxFuel = n;
     // A fuel limit implies fuel tracking (§12).
     out.tracking = { time: out.tracking?.time ?? false, fuel: true, policy: out.tracking?.policy ?? false };
   }
   const format = raw['format'];
   if (format !== undefined) {
-    if (format !== 'json' && format !== 'typed-json') throw badRequest(`opts.format must be "json" or "typed-json", got ${JSON.stringify(format)}`);
+    if (format !== 'json' && format !== 'typed-json') throw badRequest(`opts.format must be "json" or "typed-json", got ${quote(format)}`);
     out.format = format;
   }
   const na = pick(raw, 'normalizeArrays', 'normalize-arrays');

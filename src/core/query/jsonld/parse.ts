@@ -9,7 +9,7 @@ import { type QueryObject, readQueryObject } from './query.js';
 import { type QueryOpts, parseQueryOpts } from './opts.js';
 import { strictContext } from './strict-iri.js';
 import { isObject, nonNegative, pick } from './util.js';
-import { excerpt } from '../../excerpt.js';
+import { excerpt, quote } from '../../excerpt.js';
 import { checkJsonValueDepth } from '../../json-depth.js';
 
 export type QueryForm = 'select' | 'selectOne' | 'selectDistinct' | 'construct' | 'ask';
@@ -86,10 +86,10 @@ export function parseQuery(body: unknown, defaultContext?: unknown): ParsedQuery
     // Reuse the select reader for the modifiers; the select form itself is not used.
     const value = body[form];
     if (form === 'ask') {
-      if (!isObject(value) && !Array.isArray(value)) throw badRequest(`ask takes the where clause (a pattern or an array of patterns), got ${JSON.stringify(value)}`);
+      if (!isObject(value) && !Array.isArray(value)) throw badRequest(`ask takes the where clause (a pattern or an array of patterns), got ${quote(value)}`);
       if (body['where'] !== undefined) throw badRequest('ask takes the where clause as its value; do not also give where');
     } else {
-      if (value !== true && !isObject(value) && !Array.isArray(value)) throw badRequest(`construct takes a node object, an array of node objects or true, got ${JSON.stringify(value)}`);
+      if (value !== true && !isObject(value) && !Array.isArray(value)) throw badRequest(`construct takes a node object, an array of node objects or true, got ${quote(value)}`);
       if (pick(body, 'groupBy', 'group-by') !== undefined) throw badRequest('groupBy is not allowed in a construct query');
       if (body['having'] !== undefined) throw badRequest('having is not allowed in a construct query');
       template = value;

@@ -7,18 +7,19 @@ import { badRequest } from '../../errors.js';
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
 import { namedNode } from '../../rdf/terms.js';
 import type { PathExpr } from '../algebra/algebra.js';
+import { quote } from '../../excerpt.js';
 
 /** Parse a `@path` definition (string or array syntax) into a path expression. */
 export function parsePath(p: unknown, ctx: ActiveContext): PathExpr {
   const path = Array.isArray(p) ? arrayPath(p, ctx) : typeof p === 'string' ? new PathParser(p, ctx).parse() : undefined;
-  if (!path) throw badRequest(`invalid path expression ${JSON.stringify(p)}`);
+  if (!path) throw badRequest(`invalid path expression ${quote(p)}`);
   checkPath(path);
   return path;
 }
 
 function arrayPath(p: unknown, ctx: ActiveContext): PathExpr {
   if (typeof p === 'string') return { type: 'link', iri: namedNode(ctx.expandIri(p, true)) };
-  if (!Array.isArray(p) || p.length < 2 || typeof p[0] !== 'string') throw badRequest(`invalid path expression ${JSON.stringify(p)}`);
+  if (!Array.isArray(p) || p.length < 2 || typeof p[0] !== 'string') throw badRequest(`invalid path expression ${quote(p)}`);
   const [op, ...rest] = p as [string, ...unknown[]];
   const items = rest.map((x) => arrayPath(x, ctx));
   switch (op) {
@@ -29,7 +30,7 @@ function arrayPath(p: unknown, ctx: ActiveContext): PathExpr {
       if (items.length < 2) throw badRequest(`path operator ${op} takes at least two arguments`);
       return { type: op === '|' ? 'alt' : 'seq', items };
     default:
-      throw badRequest(`invalid path operator ${JSON.stringify(op)} (use +, *, ^, | or /)`);
+      throw badRequest(`invalid path operator ${quote(op)} (use +, *, ^, | or /)`);
   }
 }
 
@@ -59,7 +60,7 @@ class PathParser {
     if (this.i < this.src.length) this.fail(`unexpected "${this.src[this.i]}"`);
     return p;
   }
-  private fail(msg: string): never { throw badRequest(`invalid path expression ${JSON.stringify(this.src)}: ${msg}`); }
+  private fail(msg: string): never { throw badRequest(`invalid path expression ${quote(this.src)}: ${msg}`); }
   private ws(): void { while (/\s/.test(this.src[this.i] ?? '')) this.i++; }
   private alt(): PathExpr {
     const items = [this.seq()];

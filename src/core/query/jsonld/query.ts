@@ -13,6 +13,7 @@ import { varInfo } from '../algebra/vars.js';
 import { type CrawlSpec, parseCrawlSpec } from './crawl-spec.js';
 import { type ExprEnv, STAT_FN, compileExpr, iriOrBlank, isVariableString, varName } from './expr.js';
 import { UNIT, call, isObject, listOf, nonNegative, pick, term, varExpr } from './util.js';
+import { quote } from '../../excerpt.js';
 
 /**
  * What select compilation needs of the where compiler (where.ts implements it); an interface so the
@@ -127,7 +128,7 @@ export function compileSelect(q: QueryObject, wc: WhereHost, top: boolean): Comp
   const base = op;
 
   const groupBy = listOf(q.groupBy).map((g) => {
-    if (typeof g !== 'string') throw badRequest(`groupBy: expected a variable, got ${JSON.stringify(g)}`);
+    if (typeof g !== 'string') throw badRequest(`groupBy: expected a variable, got ${quote(g)}`);
     return varName(g);
   });
   const having = q.having === undefined ? undefined : compileExpr(q.having, env);
@@ -243,7 +244,7 @@ function selectItems(select: unknown, env: ExprEnv, top: boolean): { items: Item
     if (select.length === 0) throw badRequest('select must not be empty');
     raw = select;
     flat = select.length === 1;
-  } else throw badRequest(`invalid select: expected a variable, an array, "*" or a crawl object, got ${JSON.stringify(select)}`);
+  } else throw badRequest(`invalid select: expected a variable, an array, "*" or a crawl object, got ${quote(select)}`);
   const items: Item[] = [];
   for (const r of raw) {
     if (r === '*') throw badRequest('"*" cannot be mixed with other select items');
@@ -265,7 +266,7 @@ function selectItems(select: unknown, env: ExprEnv, top: boolean): { items: Item
       items.push({ kind: 'crawl', name: typeof root === 'string' ? root : '', root, spec: parseCrawlSpec(r[k], env.ctx) });
       continue;
     }
-    throw badRequest(`invalid select item ${JSON.stringify(r)}: expected a variable, an aggregate string or a crawl object`);
+    throw badRequest(`invalid select item ${quote(r)}: expected a variable, an aggregate string or a crawl object`);
   }
   const names = new Set<string>();
   for (const it of items) {
@@ -301,7 +302,7 @@ export function orderKey(k: unknown): OrderKey {
   let dir: unknown = 'asc';
   let v: unknown = k;
   if (Array.isArray(k)) {
-    if (k.length !== 2) throw badRequest(`invalid orderBy item ${JSON.stringify(k)}`);
+    if (k.length !== 2) throw badRequest(`invalid orderBy item ${quote(k)}`);
     [dir, v] = k as [unknown, unknown];
   } else if (typeof k === 'string') {
     const m = /^\(\s*(\S+)\s+(\S+)\s*\)$/i.exec(k);
@@ -310,7 +311,7 @@ export function orderKey(k: unknown): OrderKey {
     v = k['var'];
     dir = k['direction'] ?? 'asc';
   }
-  if (typeof dir !== 'string' || !/^(asc|desc)$/i.test(dir)) throw badRequest(`invalid sort direction ${JSON.stringify(dir)}`);
+  if (typeof dir !== 'string' || !/^(asc|desc)$/i.test(dir)) throw badRequest(`invalid sort direction ${quote(dir)}`);
   if (typeof v !== 'string' || !v.startsWith('?')) throw badRequest(`Invalid variable: ${typeof v === 'string' ? v : JSON.stringify(v)} (variables must start with '?')`);
   return { expr: varExpr(varName(v)), desc: dir.toLowerCase() === 'desc' };
 }

@@ -2,6 +2,7 @@
 import { badRequest } from '../../errors.js';
 import type { Term } from '../../rdf/terms.js';
 import type { Expr, Op } from '../algebra/algebra.js';
+import { quote } from '../../excerpt.js';
 
 /** A plain JSON object (not null, not an array). */
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -28,7 +29,7 @@ export function varExpr(name: string): Expr { return { type: 'var', name }; }
 /** A non-negative integer option (`limit`, `offset`, `depth`), or undefined when absent. */
 export function nonNegative(v: unknown, what: string): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw badRequest(`${what} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw badRequest(`${what} must be a non-negative integer, got ${quote(v)}`);
   return v;
 }
 

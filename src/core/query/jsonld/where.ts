@@ -16,6 +16,7 @@ import {
 import { parsePath } from './path.js';
 import { compileSubquery, type WhereHost } from './query.js';
 import { UNIT, isObject, join } from './util.js';
+import { quote } from '../../excerpt.js';
 
 export { parsePath } from './path.js';
 
@@ -99,7 +100,7 @@ export class WhereCompiler implements WhereHost {
   where(where: unknown, ctx: ActiveContext): Op {
     if (Array.isArray(where)) return this.group(isKeywordArray(where) ? [where] : where, ctx);
     if (isObject(where)) return this.group([where], ctx);
-    throw badRequest(`invalid where: expected a node pattern or an array of patterns, got ${JSON.stringify(where)}`);
+    throw badRequest(`invalid where: expected a node pattern or an array of patterns, got ${quote(where)}`);
   }
 
   /** Compile a group of pattern items, with its filters applied. */
@@ -129,9 +130,9 @@ export class WhereCompiler implements WhereHost {
         filters.push(...parts.filters);
         continue;
       }
-      if (!Array.isArray(item)) throw badRequest(`invalid where item: expected a node pattern or a keyword array, got ${JSON.stringify(item)}`);
+      if (!Array.isArray(item)) throw badRequest(`invalid where item: expected a node pattern or a keyword array, got ${quote(item)}`);
       if (item.length === 0) throw badRequest('invalid where item: empty array');
-      if (typeof item[0] !== 'string') throw badRequest(`invalid where item: a keyword array starts with a keyword, got ${JSON.stringify(item[0])}`);
+      if (typeof item[0] !== 'string') throw badRequest(`invalid where item: a keyword array starts with a keyword, got ${quote(item[0])}`);
       const kw = item[0].toLowerCase();
       const args = item.slice(1);
       const env = { ctx, patterns: (p: unknown[]) => this.group(p, ctx) };
@@ -145,7 +146,7 @@ export class WhereCompiler implements WhereHost {
           flush();
           for (let i = 0; i < args.length; i += 2) {
             const v = args[i];
-            if (typeof v !== 'string') throw badRequest(`bind: expected a variable, got ${JSON.stringify(v)}`);
+            if (typeof v !== 'string') throw badRequest(`bind: expected a variable, got ${quote(v)}`);
             acc = { type: 'extend', input: acc, variable: varName(v), expr: compileExpr(args[i + 1], env) };
           }
           break;
@@ -210,7 +211,7 @@ export class WhereCompiler implements WhereHost {
   private branch(b: unknown, ctx: ActiveContext, what: string): Op {
     if (isObject(b)) return this.group([b], ctx);
     if (Array.isArray(b)) return this.group(isKeywordArray(b) ? [b] : b, ctx);
-    throw badRequest(`invalid ${what} branch: ${JSON.stringify(b)}`);
+    throw badRequest(`invalid ${what} branch: ${quote(b)}`);
   }
 
   /** A graph name in `["graph", G, ...]`: a variable, a `fromNamed` alias, or an IRI. */
@@ -237,7 +238,7 @@ export class WhereCompiler implements WhereHost {
       }
       switch (kw) {
         case '@id':
-          if (typeof value !== 'string') throw badRequest(`@id in a where pattern must be a string, got ${JSON.stringify(value)}`);
+          if (typeof value !== 'string') throw badRequest(`@id in a where pattern must be a string, got ${quote(value)}`);
           subject = isVariableString(value) ? variable(varName(value)) : iriOrBlank(value, ctx);
           break;
         case '@type': types = value; break;
@@ -248,7 +249,7 @@ export class WhereCompiler implements WhereHost {
     const s = subject ?? variable(this.freshVar());
     if (types !== undefined) {
       for (const t of Array.isArray(types) ? types : [types]) {
-        if (typeof t !== 'string') throw badRequest(`@type must be an IRI or a variable, got ${JSON.stringify(t)}`);
+        if (typeof t !== 'string') throw badRequest(`@type must be an IRI or a variable, got ${quote(t)}`);
         parts.triples.push({ s, p: RDF_TYPE, o: isVariableString(t) ? variable(varName(t)) : namedNode(ctx.expandIri(t, true)) });
       }
     }
@@ -304,7 +305,7 @@ export class WhereCompiler implements WhereHost {
       if (def?.type === '@json') return this.constant(coercedTerm(v, '@json', null, ctx), literalOk);
       return this.looseConstant(jsonScalarLiteral(v), parts);
     }
-    if (!isObject(v)) throw badRequest(`invalid object in a where pattern: ${JSON.stringify(v)}`);
+    if (!isObject(v)) throw badRequest(`invalid object in a where pattern: ${quote(v)}`);
     if ('@variable' in v) {
       const name = v['@variable'];
       if (!isVariableString(name) || Object.keys(v).length !== 1) throw badRequest('{"@variable": "?x"} must hold exactly one variable');
@@ -315,7 +316,7 @@ export class WhereCompiler implements WhereHost {
     const keys = Object.keys(v);
     if (keys.length === 1 && hasKeyword(v, '@id', ctx)) {
       const id = v[keys[0]!];
-      if (typeof id !== 'string') throw badRequest(`@id must be a string, got ${JSON.stringify(id)}`);
+      if (typeof id !== 'string') throw badRequest(`@id must be a string, got ${quote(id)}`);
       return isVariableString(id) ? variable(varName(id)) : iriOrBlank(id, ctx);
     }
     return this.nodePattern(v, ctx, parts);
@@ -410,14 +411,14 @@ export class WhereCompiler implements WhereHost {
     }
     if (!Array.isArray(vars) || vars.length === 0) throw badRequest('values: the first element must be a variable or an array of variables');
     const names = vars.map((x) => {
-      if (typeof x !== 'string') throw badRequest(`values: expected a variable, got ${JSON.stringify(x)}`);
+      if (typeof x !== 'string') throw badRequest(`values: expected a variable, got ${quote(x)}`);
       return varName(x);
     });
     return {
       type: 'values',
       variables: names,
       rows: rows.map((r) => {
-        if (!Array.isArray(r) || r.length !== names.length) throw badRequest(`values: each row must be an array of ${names.length} values, got ${JSON.stringify(r)}`);
+        if (!Array.isArray(r) || r.length !== names.length) throw badRequest(`values: each row must be an array of ${names.length} values, got ${quote(r)}`);
         return r.map((c) => valuesCell(c, ctx));
       }),
     };
@@ -440,7 +441,7 @@ function valuesCell(c: unknown, ctx: ActiveContext): Term | undefined {
     const keys = Object.keys(c);
     if (keys.length === 1 && hasKeyword(c, '@id', ctx) && typeof c[keys[0]!] === 'string') return iriOrBlank(c[keys[0]!] as string, ctx);
   }
-  throw badRequest(`invalid values cell ${JSON.stringify(c)}`);
+  throw badRequest(`invalid values cell ${quote(c)}`);
 }
 
 // ---------------------------------------------------------------------------------------------

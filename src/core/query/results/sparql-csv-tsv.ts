@@ -9,6 +9,7 @@ import { xsd } from '../../rdf/vocab.js';
 import { BlankLabeler, encodeIriRef, escapeLiteralText } from './rdf-writers.js';
 import type { ResultTable } from './sparql-json.js';
 import type { Binding, QueryResult } from './types.js';
+import { quote } from '../../excerpt.js';
 
 function selectOnly(result: QueryResult, format: string): Extract<QueryResult, { type: 'bindings' }> {
   if (result.type !== 'bindings') throw badRequest(`${format} serialises SELECT results only`);
@@ -164,7 +165,7 @@ export function tsvToTerm(cell: string): Term {
     }
     return literal(lex);
   }
-  throw badRequest(`TSV: cannot read term ${JSON.stringify(cell)}`);
+  throw badRequest(`TSV: cannot read term ${quote(cell)}`);
 }
 
 /** Parse a SPARQL TSV document (an empty cell is an unbound variable). */
@@ -173,7 +174,7 @@ export function parseTsv(text: string): ResultTable {
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const headerLine = lines.shift() ?? '';
   const variables = headerLine === '' ? [] : headerLine.split('\t').map((h) => {
-    if (!/^[?$]\S+$/.test(h)) throw badRequest(`TSV: bad header field ${JSON.stringify(h)}`);
+    if (!/^[?$]\S+$/.test(h)) throw badRequest(`TSV: bad header field ${quote(h)}`);
     return h.slice(1);
   });
   const rows: Binding[] = lines.map((line) => {

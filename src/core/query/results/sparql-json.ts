@@ -6,6 +6,7 @@ import { badRequest, jsonParseError } from '../../errors.js';
 import { blankNode, literal, namedNode, type Term } from '../../rdf/terms.js';
 import { rdf, xsd } from '../../rdf/vocab.js';
 import type { Binding, QueryResult } from './types.js';
+import { quote } from '../../excerpt.js';
 
 /** A fully materialised SELECT or ASK result (parsed result documents, buffered results). */
 export type ResultTable =
@@ -159,7 +160,7 @@ export function sparqlJsonToTerm(j: unknown): Term {
       if (dt === rdf.langString) throw badRequest('SPARQL JSON: rdf:langString literal without xml:lang');
       return literal(j.value, namedNode(dt ?? xsd.string));
     }
-    default: throw badRequest(`SPARQL JSON: unknown term type ${JSON.stringify(j.type)}`);
+    default: throw badRequest(`SPARQL JSON: unknown term type ${quote(j.type)}`);
   }
 }
 
