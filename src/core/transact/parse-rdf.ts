@@ -6,7 +6,7 @@
  */
 import { Parser } from 'n3';
 import { badRequest } from '../errors.js';
-import { capMessage, excerpt } from '../excerpt.js';
+import { capMessage, excerpt, EXCERPT_CHARS } from '../excerpt.js';
 import { resolveIri } from '../rdf/jsonld-context.js';
 import { type BlankNode, type NamedNode, type Term, blankNode, defaultGraph, fromRdfJs, namedNode } from '../rdf/terms.js';
 import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, utf8Length } from './parse-jsonld.js';
@@ -119,20 +119,21 @@ function syntaxError(e: unknown, text: string, contentType: RdfContentType): Err
   const m = / on line (\d+)\.$/.exec(raw);
   const line = err.context?.line ?? (m ? Number(m[1]) : undefined);
   const problem = m ? raw.slice(0, m.index) : raw;
+  // n3 quotes the whole unexpected text ("Unexpected \"...\""), which may be most of the body.
+  const snippet = problem.startsWith('Unexpected "') && problem.endsWith('"') ? problem.slice(12, -1) : undefined;
   let column: number | undefined;
   const tok = err.context?.token;
   if (tok && tok.line === line && typeof tok.start === 'number') column = tok.start + 1;
   else if (line !== undefined) {
-    const snippet = /^Unexpected "([\s\S]*)"$/.exec(problem)?.[1];
-    const lineText = snippet ? lineAt(text, line) : undefined;
-    if (snippet && lineText !== undefined) {
-      const i = lineText.indexOf(/^[^\r\n]*/.exec(snippet)![0]);
+    const lineText = snippet !== undefined ? lineAt(text, line) : undefined;
+    if (snippet !== undefined && lineText !== undefined) {
+      // The start of the snippet's first line is enough to find it (the snippet may be megabytes).
+      const i = lineText.indexOf(/^[^\r\n]*/.exec(snippet.slice(0, EXCERPT_CHARS))![0]);
       if (i >= 0) column = i + 1;
     }
   }
   const where = line === undefined ? '' : column === undefined ? ` (line ${line})` : ` (line ${line}, column ${column})`;
-  // n3 quotes the whole unexpected text, which may be most of the body.
-  const shown = /^Unexpected "[\s\S]*"$/.test(problem) ? `Unexpected "${excerpt(problem.slice(12, -1))}"` : capMessage(problem);
+  const shown = snippet !== undefined ? `Unexpected "${excerpt(snippet)}"` : capMessage(problem);
   return badRequest(`invalid ${FORMAT_NAMES[contentType]}: ${shown}${where}`);
 }
 
