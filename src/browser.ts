@@ -10,6 +10,7 @@ export type { LedgerInfo, InfoOptions } from './core/ledger/info.js';
 export { parseLedgerRef, normalizeLedgerId, type LedgerRef, type TimeSpec } from './core/ledger/ledger-id.js';
 export type { ContentStore, NameService, NsRecord, NsChange } from './core/store.js';
 export { LedgraphError, isLedgraphError } from './core/errors.js';
+export { setInputLimits, inputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from './core/limits.js';
 
 // Queries
 export { runSparql, type SparqlRequest, type SparqlResponse } from './core/query/sparql-service.js';
