@@ -109,6 +109,14 @@ describe('nesting depth, default limits', () => {
     await pointQuery(srv, 'deep');
   });
 
+  it('refuses deep JSON in policy headers too', async () => {
+    const deep = '['.repeat(2000) + ']'.repeat(2000);
+    for (const header of ['Ledgraph-Policy', 'Ledgraph-Policy-Values']) {
+      const r = await fetch(`${srv.api}/query/deep`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-query', [header]: deep }, body: 'SELECT * { ?s ?p ?o }' });
+      await expectError(r, 400, 'err:db/BadRequest', `${header} is nested too deeply in arrays and objects`);
+    }
+  });
+
   it('accepts JSON-LD nested within the limit', async () => {
     const r = await json<{ t: number }>(await postJson(`${srv.api}/insert/deep`, { '@context': CTX, ...nestedNode(100) }));
     expect(r.t).toBe(2);
