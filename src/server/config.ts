@@ -338,7 +338,7 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
   listFlag('federation-allow', 'LEDGRAPH_FEDERATION_ALLOW', '<url-prefix>', 'federationAllow', parseHttpUrl,
     'URL prefix SPARQL SERVICE and LOAD <url> may reach; without any, both are off'),
   valueFlag('max-nesting-depth', 'LEDGRAPH_MAX_NESTING_DEPTH', '<n>', 'maxNestingDepth', (r, w) => parseIntValue(r, w, 1, MAX_SAFE_DEPTH),
-    String(DEFAULT_INPUT_LIMITS.maxNestingDepth), `Deepest nesting of { } ( ) [ ] in SPARQL text (400 beyond it; at most ${MAX_SAFE_DEPTH})`),
+    String(DEFAULT_INPUT_LIMITS.maxNestingDepth), `Deepest nesting of { } ( ) [ ] in SPARQL text and of RDF/XML elements (400 beyond it; at most ${MAX_SAFE_DEPTH})`),
   valueFlag('max-query-bytes', 'LEDGRAPH_MAX_QUERY_BYTES', '<bytes>', 'maxQueryBytes', parseByteSize, '1MiB',
     'Longest query text (SPARQL or JSON-LD query; 413 beyond it)'),
   valueFlag('max-triple-patterns', 'LEDGRAPH_MAX_TRIPLE_PATTERNS', '<n>', 'maxTriplePatterns', (r, w) => parseIntValue(r, w, 1),

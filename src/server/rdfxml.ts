@@ -8,12 +8,14 @@ import { badRequest } from '../core/errors.js';
 import { capMessage } from '../core/excerpt.js';
 import { txnFromRdfJs, type RdfJsQuad } from '../core/transact/parse-rdf.js';
 import type { TxnRequest } from '../core/transact/txn-request.js';
+import { checkXmlDepth } from './xml-depth.js';
 
 /** The RDF/XML media type. */
 export const RDF_XML = 'application/rdf+xml';
 
 /** Parse an RDF/XML document for insert (or upsert); syntax errors are 400 naming the problem. */
 export async function parseRdfXmlTxn(text: string, mode: 'insert' | 'upsert', baseIri?: string): Promise<TxnRequest> {
+  checkXmlDepth(text);
   const quads: RdfJsQuad[] = [];
   await new Promise<void>((resolve, reject) => {
     const parser = new RdfXmlParser(baseIri ? { baseIRI: baseIri } : {});

@@ -124,6 +124,17 @@ describe('nesting depth, default limits', () => {
     expect(q).toEqual([1]);
   });
 
+  it('refuses RDF/XML nested 10,000 elements deep before parsing it, and reads it within the limit', async () => {
+    const rdfxml = (n: number) => `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="${EX}">`
+      + '<rdf:Description><ex:x>'.repeat(n) + `<rdf:Description rdf:about="${EX}end"/>` + '</ex:x></rdf:Description>'.repeat(n) + '</rdf:RDF>';
+    await expectError(await postText(`${srv.api}/data/deep?graph=${encodeURIComponent(EX + 'g')}`, 'application/rdf+xml', rdfxml(10_000)), 400, 'err:db/BadRequest',
+      'the RDF/XML document nests elements too deeply (limit: 128, set by --max-nesting-depth)');
+    expect((await postText(`${srv.api}/data/deep?graph=${encodeURIComponent(EX + 'g')}`, 'application/rdf+xml', rdfxml(63))).status).toBe(201);
+    const n = await json<{ results: { bindings: { n: { value: string } }[] } }>(await sparql(srv, 'deep', `SELECT (COUNT(*) AS ?n) WHERE { GRAPH <${EX}g> { ?s <${EX}x> ?o } }`));
+    expect(n.results.bindings[0]!.n.value).toBe('63');
+    await pointQuery(srv, 'deep');
+  });
+
   it('reads Turtle nested 100,000 levels deep in [ ] and ( ) without recursion (n3 keeps its own stack)', async () => {
     // Refused only by the novelty limit (the document is megabytes of blank nodes), never by the stack.
     const bnodes = `<${EX}s> <${EX}q> ${`[ <${EX}q> `.repeat(100_000)}1 ${'] '.repeat(100_000)}.`;
