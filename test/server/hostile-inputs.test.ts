@@ -117,6 +117,12 @@ describe('nesting depth, default limits', () => {
     }
   });
 
+  it('refuses a graph crawl deeper than --max-json-depth, which would nest the result past it', async () => {
+    const r = await postJson(`${srv.api}/query/deep`, { '@context': CTX, select: { 'ex:s': ['*'] }, depth: 5000 });
+    await expectError(r, 400, 'err:db/BadRequest', 'a crawl depth of 5000 nests the result deeper than allowed (limit: 128, set by --max-json-depth)');
+    expect(await json(await postJson(`${srv.api}/query/deep`, { '@context': CTX, select: { 'ex:s': ['*'] }, depth: 128 }))).toEqual([{ '@id': 'ex:s', 'ex:p': 1 }]);
+  });
+
   it('accepts JSON-LD nested within the limit', async () => {
     const r = await json<{ t: number }>(await postJson(`${srv.api}/insert/deep`, { '@context': CTX, ...nestedNode(100) }));
     expect(r.t).toBe(2);
@@ -168,6 +174,15 @@ describe('nesting depth at the highest allowed limits', () => {
     expect((await json<{ t: number }>(await postJson(`${srv.api}/insert/max`, { '@context': CTX, ...nestedNode(n) }))).t).toBe(3);
     const q = await json<unknown[]>(await postJson(`${srv.api}/query/max`, { '@context': CTX, select: '?v', where: nestedNode(n, '?v') }));
     expect(q).toEqual([1]);
+  });
+
+  it(`crawls a chain ${MAX_SAFE_DEPTH} levels deep and writes the result`, async () => {
+    const ttl = Array.from({ length: MAX_SAFE_DEPTH + 10 }, (_, i) => `<${EX}c${i}> <${EX}next> <${EX}c${i + 1}> .`).join('\n');
+    expect((await postText(`${srv.api}/insert/max`, 'text/turtle', ttl)).status).toBe(200);
+    const [root] = await json<Record<string, unknown>[]>(await postJson(`${srv.api}/query/max`, { '@context': CTX, select: { 'ex:c0': ['*'] }, depth: MAX_SAFE_DEPTH }));
+    let levels = 0;
+    for (let n = root; n && typeof n['ex:next'] === 'object'; n = n['ex:next'] as Record<string, unknown>) levels++;
+    expect(levels).toBe(MAX_SAFE_DEPTH + 1);
   });
 });
 

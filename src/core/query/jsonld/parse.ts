@@ -8,9 +8,10 @@ import { ActiveContext } from '../../rdf/jsonld-context.js';
 import { type QueryObject, readQueryObject } from './query.js';
 import { type QueryOpts, parseQueryOpts } from './opts.js';
 import { strictContext } from './strict-iri.js';
-import { isObject, nonNegative, pick } from './util.js';
+import { isObject, pick } from './util.js';
 import { excerpt, quote } from '../../excerpt.js';
 import { checkJsonValueDepth } from '../../json-depth.js';
+import { inputLimits, shapeLimitError } from '../../limits.js';
 
 export type QueryForm = 'select' | 'selectOne' | 'selectDistinct' | 'construct' | 'ask';
 
@@ -99,7 +100,8 @@ export function parseQuery(body: unknown, defaultContext?: unknown): ParsedQuery
   } else {
     query = readQueryObject(body, qctx, 'query');
   }
-  nonNegative(pick(body, 'depth'), 'depth');
+  // The crawl nests the result one level per step, and writing it out (JSON.stringify) recurses.
+  if (query.depth > inputLimits().maxJsonDepth) throw shapeLimitError('maxJsonDepth', `a crawl depth of ${query.depth} nests the result deeper than allowed`);
   const out: ParsedQuery = { form, ctx: qctx, contextJson: json, query, dataset, opts };
   if (template !== undefined) out.template = template;
   return out;
