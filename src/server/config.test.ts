@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   SERVER_FLAGS, defaultServerConfig, parseByteSize, parseListenAddr, parseServerArgs, serverHelp, type ServerConfig,
 } from './config.js';
@@ -49,6 +52,9 @@ describe('parseServerArgs', () => {
       '--jwks-issuer', 'https://idp.example=https://idp.example/jwks.json', '--jwks-issuer', 'other=http://localhost:1/k',
       '--role', 'peer', '--tx-server-url', 'http://tx.example:8090/', '--default-policy-class', 'https://ex.org/Policy',
       '--federation-allow', 'http://127.0.0.1:3030/', '--federation-allow', 'https://dbpedia.org/sparql',
+      '--peer-subscribe-all', '--peer-ledger', 'hr', '--peer-ledger', 'ops:dev', '--peer-graph-source', 'search:main',
+      '--peer-events-url', 'http://tx.example:8090/v1/ledgraph/events', '--peer-events-token', 'ev.tok',
+      '--storage-proxy-token', 'st.tok',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -66,6 +72,8 @@ describe('parseServerArgs', () => {
       ],
       role: 'peer', txServerUrl: 'http://tx.example:8090', defaultPolicyClass: 'https://ex.org/Policy',
       federationAllow: ['http://127.0.0.1:3030', 'https://dbpedia.org/sparql'],
+      peerSubscribeAll: true, peerLedgers: ['hr', 'ops:dev'], peerGraphSources: ['search:main'],
+      peerEventsUrl: 'http://tx.example:8090/v1/ledgraph/events', peerEventsToken: 'ev.tok', storageProxyToken: 'st.tok',
     } satisfies ServerConfig);
   });
 
@@ -94,6 +102,17 @@ describe('parseServerArgs', () => {
     expect(run(['--listen-addr', '0.0.0.0:1000'], { LEDGRAPH_PORT: '2000' })).toMatchObject({ host: '0.0.0.0', port: 1000 });
     expect(run(['--port', '3000'], { LEDGRAPH_LISTEN_ADDR: '10.0.0.1:1000' })).toMatchObject({ host: '10.0.0.1', port: 3000 });
     expect(run(['--port', '3000', '--listen-addr', '0.0.0.0:1000'])).toMatchObject({ host: '0.0.0.0', port: 3000 });
+  });
+
+  it('reads peer tokens from @file and --storage-proxy-token-file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgraph-cfg-'));
+    writeFileSync(join(dir, 'ev'), 'events.token\n');
+    writeFileSync(join(dir, 'st'), ' storage.token \n');
+    const c = run(['--peer-events-token', '@' + join(dir, 'ev'), '--storage-proxy-token-file', join(dir, 'st')]);
+    expect(c.peerEventsToken).toBe('events.token');
+    expect(c.storageProxyToken).toBe('storage.token');
+    expect(failure(['--peer-events-token', '@' + join(dir, 'missing')])).toMatch(/^invalid value for --peer-events-token: cannot read token file .*missing \(ENOENT\)$/);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('ignores empty environment variables', () => {

@@ -3,6 +3,7 @@
  * equivalent, default and help text), the typed ServerConfig it produces, and the parser.
  * Precedence: command-line flag > environment variable > default.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LedgraphError } from '../core/errors.js';
 
@@ -68,6 +69,18 @@ export interface ServerConfig {
   defaultPolicyClass: string | null;
   /** URL prefixes SPARQL SERVICE and LOAD may reach (empty: federation and LOAD <url> are off). */
   federationAllow: string[];
+  /** Peer: follow every ledger of the transaction server (the default when no --peer-ledger is given). */
+  peerSubscribeAll: boolean;
+  /** Peer: ledgers to follow and preload. */
+  peerLedgers: string[];
+  /** Peer: graph sources to subscribe to. */
+  peerGraphSources: string[];
+  /** Peer: the /events URL (default: the transaction server's api base + /events). */
+  peerEventsUrl: string | null;
+  /** Peer: bearer token for /events (a value, or read from @file). */
+  peerEventsToken: string | null;
+  /** Peer: bearer token for the storage proxy; set means proxy storage mode. */
+  storageProxyToken: string | null;
 }
 
 /** The defaults of every setting. */
@@ -105,6 +118,12 @@ export function defaultServerConfig(): ServerConfig {
     txServerUrl: null,
     defaultPolicyClass: null,
     federationAllow: [],
+    peerSubscribeAll: false,
+    peerLedgers: [],
+    peerGraphSources: [],
+    peerEventsUrl: null,
+    peerEventsToken: null,
+    storageProxyToken: null,
   };
 }
 
@@ -190,6 +209,19 @@ function parseNonEmpty(raw: string, where: string): string {
   const s = raw.trim();
   if (!s) throw bad(`invalid value for ${where}: value is empty`);
   return s;
+}
+
+/** A token given inline, or `@file` to read it (trimmed) from a file. */
+export function tokenValue(raw: string, where: string): string {
+  const s = raw.trim();
+  if (!s.startsWith('@')) return parseNonEmpty(s, where);
+  let text: string;
+  try {
+    text = readFileSync(s.slice(1), 'utf8');
+  } catch (e) {
+    throw bad(`invalid value for ${where}: cannot read token file ${s.slice(1)} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  return parseNonEmpty(text, `${where} (file ${s.slice(1)})`);
 }
 
 /** `host:port`, `[ipv6]:port`, or `:port` (all interfaces). */
@@ -327,6 +359,20 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Policy class applied when a request names none'),
   listFlag('federation-allow', 'LEDGRAPH_FEDERATION_ALLOW', '<url-prefix>', 'federationAllow', parseHttpUrl,
     'URL prefix SPARQL SERVICE and LOAD <url> may reach; without any, both are off'),
+  boolFlag('peer-subscribe-all', 'LEDGRAPH_PEER_SUBSCRIBE_ALL', 'peerSubscribeAll', false,
+    'Peer: follow every ledger of the transaction server (the default without --peer-ledger)'),
+  listFlag('peer-ledger', 'LEDGRAPH_PEER_LEDGERS', '<ledger>', 'peerLedgers', parseNonEmpty,
+    'Peer: a ledger to follow and preload'),
+  listFlag('peer-graph-source', 'LEDGRAPH_PEER_GRAPH_SOURCES', '<id>', 'peerGraphSources', parseNonEmpty,
+    'Peer: a graph source to subscribe to'),
+  valueFlag('peer-events-url', 'LEDGRAPH_PEER_EVENTS_URL', '<url>', 'peerEventsUrl', nullable(parseHttpUrl), '(none)',
+    'Peer: the /events stream to follow (default: the transaction server\'s API base + /events)'),
+  valueFlag('peer-events-token', 'LEDGRAPH_PEER_EVENTS_TOKEN', '<token|@file>', 'peerEventsToken', nullable(tokenValue), '(none)',
+    'Peer: bearer token for /events, or @file to read it from a file'),
+  valueFlag('storage-proxy-token', 'LEDGRAPH_STORAGE_PROXY_TOKEN', '<token>', 'storageProxyToken', nullable(tokenValue), '(none)',
+    'Peer: storage-proxy bearer token; with it the peer reads through the storage proxy into its own --storage-path'),
+  valueFlag('storage-proxy-token-file', 'LEDGRAPH_STORAGE_PROXY_TOKEN_FILE', '<file>', 'storageProxyToken', nullable((r, w) => tokenValue('@' + r.trim(), w)), '(none)',
+    'Peer: file holding the storage-proxy token (as --storage-proxy-token)'),
 ];
 
 /** What the command line asked for. */
