@@ -437,6 +437,9 @@ function validate(cfg: ServerConfig): void {
     throw bad(`--reindex-min-bytes (${cfg.reindexMinBytes}) must not exceed --reindex-max-bytes (${cfg.reindexMaxBytes})`);
   }
   if (cfg.role === 'peer' && !cfg.txServerUrl) throw bad('--role peer requires --tx-server-url');
+  if (cfg.role === 'peer' && cfg.memory && !cfg.storageProxyToken) {
+    throw bad('--role peer with --memory needs --storage-proxy-token (a shared-storage peer reads the transaction server\'s --storage-path)');
+  }
 }
 
 /** The text of `ledgraph server --help`: every flag with its default and environment variable. */
