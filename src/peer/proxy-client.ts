@@ -14,7 +14,7 @@ import type { NsRecord } from '../core/store.js';
 const KINDS: ReadonlySet<number> = new Set(Object.values(Codec).filter((c) => c !== Codec.gcRecord));
 
 /** Bytes and requests fetched from the transaction server (tests and the bench read these). */
-export interface FetchStats { objects: number; bytes: number; byKind: Record<string, number>; records: number; packs: number }
+export interface FetchStats { objects: number; bytes: number; byKind: Record<string, number>; bytesByKind: Record<string, number>; records: number; packs: number }
 
 /** Name of a Ledgraph kind codec (for counting and errors). */
 export function kindName(code: number): string {
@@ -32,7 +32,7 @@ export interface ProxyClientOptions {
 
 /** Storage-proxy and pack reads of one transaction server. */
 export class ProxyClient {
-  readonly stats: FetchStats = { objects: 0, bytes: 0, byKind: {}, records: 0, packs: 0 };
+  readonly stats: FetchStats = { objects: 0, bytes: 0, byKind: {}, bytesByKind: {}, records: 0, packs: 0 };
   private readonly doFetch: typeof fetch;
 
   constructor(private readonly opts: ProxyClientOptions) {
@@ -110,6 +110,7 @@ export class ProxyClient {
     this.stats.bytes += bytes;
     const k = kindName(cid.code);
     this.stats.byKind[k] = (this.stats.byKind[k] ?? 0) + 1;
+    this.stats.bytesByKind[k] = (this.stats.bytesByKind[k] ?? 0) + bytes;
   }
 }
 

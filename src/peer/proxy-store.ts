@@ -120,8 +120,8 @@ export class ProxyContentStore implements ContentStore {
     return this.local.has(cid);
   }
 
-  put(): Promise<CID> { return Promise.reject(readOnly()); }
-  putWithCid(): Promise<void> { return Promise.reject(readOnly()); }
+  put(_codec: number, _bytes: Uint8Array): Promise<CID> { return Promise.reject(readOnly()); }
+  putWithCid(_cid: CID, _bytes: Uint8Array): Promise<void> { return Promise.reject(readOnly()); }
   delete(cid: CID): Promise<boolean> { return this.local.delete(cid); }
   close(): Promise<void> { return this.local.close(); }
 }
