@@ -15,7 +15,7 @@ import type { Connection } from '../core/ledger/connection.js';
 import type { Ledger } from '../core/ledger/ledger.js';
 import { normalizeLedgerId } from '../core/ledger/ledger-id.js';
 import type { NsRecord } from '../core/store.js';
-import { followEvents, type EventsSubscription } from './events-client.js';
+import { eventsUrl, followEvents, type EventsSubscription } from './events-client.js';
 import type { PeerNameService } from './peer-ns.js';
 import type { ProxyClient } from './proxy-client.js';
 import type { ProxyContentStore } from './proxy-store.js';
@@ -34,9 +34,12 @@ export interface FollowerOptions {
   conn: Connection;
   /** Absent in shared-storage mode. */
   proxy?: ProxyParts | null;
-  /** The `/events` URL to follow (see eventsUrl) and its token; null to follow nothing. */
-  events?: { url: string; token?: string | null } | null;
-  /** Ledgers to load at connect; ['*'] or [] with `all`. */
+  /**
+   * The `/events` stream (URL without query) and its token; null to follow nothing. With `all`
+   * every ledger is subscribed; otherwise `ledgers`, extended by any other ledger a read touches.
+   */
+  events?: { url: string; token?: string | null; all: boolean; graphSources?: readonly string[] } | null;
+  /** Ledgers to load at connect. */
   ledgers?: readonly string[];
   fetch?: typeof fetch;
   log?: PeerLog;
@@ -61,30 +64,51 @@ export class PeerFollower {
   private subscription: EventsSubscription | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly listeners = new Set<(ledgerId: string, t: number) => void>();
+  /** Ledgers in the event subscription (unless it is `all`). */
+  private readonly subscribed = new Set<string>();
 
   constructor(private readonly opts: FollowerOptions) {
     this.conn = opts.conn;
     this.proxy = opts.proxy ?? null;
     this.log = opts.log ?? quiet;
     this.preload = (opts.ledgers ?? []).filter((l) => l !== '*').map(normalizeLedgerId);
+    for (const id of this.preload) this.subscribed.add(id);
   }
 
   /** Start following: nameservice changes refresh ledgers; the event stream feeds the nameservice. */
   start(): void {
     this.unsubscribe = this.conn.ns.subscribe((c) => {
       if (c.record) this.proxy?.store.noteRecord(c.record);
+      this.follow(c.ledger_id);
       if (c.kind === 'retract' || c.kind === 'delete') this.conn.evict(c.ledger_id);
       else this.schedule(c.ledger_id);
     });
     this.conn.refresher = (id) => this.refreshFromServer(id);
+    this.subscribe();
+  }
+
+  /**
+   * Make sure a ledger's events reach this peer: a ledger outside a per-ledger subscription that
+   * a read touched (its record came from GET /storage/ns) is added, and the stream reconnects.
+   */
+  private follow(id: string): void {
+    const ev = this.opts.events;
+    if (!ev || ev.all || !this.proxy || this.subscribed.has(id)) return; // shared storage sees every ledger itself
+    this.subscribed.add(id);
+    this.subscription?.close();
+    this.subscribe();
+  }
+
+  private subscribe(): void {
     const ev = this.opts.events;
     if (ev) {
+      const url = eventsUrl(ev.url, { all: ev.all, ledgers: ev.all ? [] : [...this.subscribed], graphSources: ev.graphSources ?? [] });
       this.subscription = followEvents({
-        url: ev.url, token: ev.token ?? null, fetch: this.opts.fetch,
+        url, token: ev.token ?? null, fetch: this.opts.fetch,
         onConnect: () => {
           this.counters.connects++;
           this.seenSinceConnect = new Set();
-          this.log.info('peer: events connected', { url: ev.url });
+          this.log.info('peer: events connected', { url });
           for (const id of this.preload) void this.load(id);
         },
         onRecord: (rec) => this.onRecord(rec),
@@ -295,6 +319,7 @@ export class PeerFollower {
 
   /** Stop following (the Connection stays open). */
   close(): void {
+    this.opts.events = null;
     this.subscription?.close();
     this.subscription = null;
     this.unsubscribe?.();

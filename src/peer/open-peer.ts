@@ -5,7 +5,6 @@
  */
 import { Connection, type ConnectionOptions } from '../core/ledger/connection.js';
 import type { ContentStore, NameService } from '../core/store.js';
-import { eventsUrl } from './events-client.js';
 import { PeerFollower, type PeerLog, type ProxyParts } from './follower.js';
 import { PeerNameService } from './peer-ns.js';
 import { ProxyClient } from './proxy-client.js';
@@ -62,10 +61,10 @@ export function openPeer(opts: PeerOptions): Peer {
     conn = new Connection({ content: store, ns }, connOpts);
   }
   const all = opts.subscribeAll ?? !(opts.ledgers?.length || opts.graphSources?.length);
-  const url = opts.eventsUrl === false ? null
-    : eventsUrl(opts.eventsUrl || `${opts.api}/events`, { all, ledgers: all ? [] : opts.ledgers ?? [], graphSources: opts.graphSources ?? [] });
+  const events = opts.eventsUrl === false ? null
+    : { url: opts.eventsUrl || `${opts.api}/events`, token: opts.eventsToken ?? null, all, graphSources: opts.graphSources ?? [] };
   const follower = new PeerFollower({
-    conn, proxy, events: url ? { url, token: opts.eventsToken ?? null } : null,
+    conn, proxy, events,
     ledgers: opts.ledgers ?? [], fetch: opts.fetch, log: opts.log,
   });
   follower.start();

@@ -103,6 +103,31 @@ for (const proxy of [false, true]) {
       expect((await get.text()).trim()).toBe('<http://example.org/carol> <http://example.org/name> "Carol" .');
     });
 
+    it('follows an index publish: switches to the new root (or reloads) with the same answers', async () => {
+      const f = peerOf(peer).follower;
+      const before = f.counters.indexSwitches + f.counters.reloads;
+      const r = await fetch(`${peer.api}/reindex`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: L }) });
+      expect(r.status, await r.clone().text()).toBe(200);
+      const { index_t: indexT } = (await r.json()) as { index_t: number };
+      expect(indexT).toBe(3);
+      await until(async () => (await peerOf(peer).conn.loadedLedger(L))?.tree?.t === indexT, 10_000, 'the peer to use the new index');
+      expect(f.counters.indexSwitches + f.counters.reloads).toBe(before + 1);
+      for (const t of [1, 2, 3]) expect(await sparql(peer.api, `${L}@t:${t}`)).toEqual(await sparql(tx.api, `${L}@t:${t}`));
+    });
+
+    it('a ledger dropped on the server disappears from the peer', async () => {
+      const other = `gone${proxy ? 'p' : 's'}`;
+      expect((await fetch(`${peer.api}/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: other }) })).status).toBe(201);
+      await until(async () => (await fetch(`${peer.api}/exists/${other}`)).status === 200, 10_000, 'the peer to see the new ledger');
+      expect(await infoT(peer.api, other)).toBe(0);
+      const d = await fetch(`${peer.api}/drop`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: other }) });
+      expect(d.status, await d.clone().text()).toBe(200);
+      await until(async () => (await infoT(peer.api, other)) === -1, 10_000, 'the peer to drop the ledger');
+      const info = await fetch(`${peer.api}/info/${other}`);
+      expect(info.status).toBe(404);
+      expect(((await info.json()) as Record<string, unknown>)['@type']).toBe('err:db/LedgerNotFound');
+    });
+
     it('survives an SSE drop: commits made while disconnected arrive after the reconnect, none lost', async () => {
       // A second peer that follows the events through a relay we can cut.
       const relay: EventsRelay = await startEventsRelay(tx.api);
@@ -110,6 +135,7 @@ for (const proxy of [false, true]) {
       const p2 = await startPeer(proxy ? dir2.dir : txDir.dir, tx.url, { proxy, ledgers: [L], eventsUrl: relay.url });
       try {
         await until(async () => (await infoT(p2.api, L)) === 3, 10_000, 'the second peer to load');
+        await until(async () => peerOf(p2).follower.connected, 10_000, 'the second peer to subscribe');
         const f = peerOf(p2).follower;
         const before = { ...f.counters };
         relay.block(true);
