@@ -99,7 +99,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     role: config.role,
     storage: config.memory ? 'memory' : 'file',
     storage_path: storagePath,
-    indexing_enabled: config.indexingEnabled,
+    indexing_enabled: config.role !== 'peer' && config.indexingEnabled, // a peer never indexes
     cors_enabled: config.corsEnabled,
     pid: process.pid,
   });
