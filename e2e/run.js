@@ -13,6 +13,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } f
 import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserPeerCase } from './browser-peer-case.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -88,6 +89,8 @@ cases.push({
     }
   },
 });
+
+cases.push(browserPeerCase);
 
 const CONTENT_TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',

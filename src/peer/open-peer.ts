@@ -4,7 +4,7 @@
  * keeps it current from `/events`. The Node server role and the browser peer both start here.
  */
 import { Connection, type ConnectionOptions } from '../core/ledger/connection.js';
-import type { ContentStore, NameService } from '../core/store.js';
+import type { ContentStore, NameService, NsRecord } from '../core/store.js';
 import { PeerFollower, type PeerLog, type ProxyParts } from './follower.js';
 import { PeerNameService } from './peer-ns.js';
 import { ProxyClient } from './proxy-client.js';
@@ -20,6 +20,8 @@ export interface PeerOptions {
   shared?: { content: ContentStore; ns: NameService } | null;
   cache?: ContentStore | null;
   storageToken?: string | null;
+  /** Proxy mode: records persisted by an earlier run (offline reopen) and where to persist new ones. */
+  records?: { seed: readonly NsRecord[]; save(rec: NsRecord): void } | null;
   /** Follow every ledger (`all=true`) or these ledgers (loaded at connect). */
   subscribeAll?: boolean;
   ledgers?: readonly string[];
@@ -52,7 +54,8 @@ export function openPeer(opts: PeerOptions): Peer {
   } else {
     if (!opts.cache) throw new Error('openPeer: proxy mode needs a local cache store');
     const client = new ProxyClient({ api: opts.api, token: opts.storageToken ?? null, fetch: opts.fetch });
-    const ns = new PeerNameService((id) => client.record(id));
+    const ns = new PeerNameService((id) => client.record(id), opts.records ? (r) => opts.records!.save(r) : undefined);
+    if (opts.records) ns.seed(opts.records.seed);
     const followed = () => [...(opts.ledgers ?? []), ...[...nsIds].sort()];
     const nsIds = new Set<string>();
     ns.subscribe((c) => { nsIds.add(c.ledger_id); });

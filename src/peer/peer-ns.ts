@@ -14,8 +14,19 @@ export class PeerNameService implements NameService {
   private readonly records = new Map<string, NsRecord>();
   private readonly listeners = new Set<(c: NsChange) => void>();
 
-  /** `fetchRecord` reads one record from the server (`GET /storage/ns`), null when it serves none. */
-  constructor(private readonly fetchRecord: (ledgerId: string) => Promise<NsRecord | null>) {}
+  /**
+   * `fetchRecord` reads one record from the server (`GET /storage/ns`), null when it serves none;
+   * `save`, when given, persists every record taken (a browser peer reopens offline from them).
+   */
+  constructor(
+    private readonly fetchRecord: (ledgerId: string) => Promise<NsRecord | null>,
+    private readonly save?: (rec: NsRecord) => void,
+  ) {}
+
+  /** Start from records persisted earlier (they count as known; fresher ones replace them). */
+  seed(records: readonly NsRecord[]): void {
+    for (const r of records) if (!this.records.has(r.ledger_id)) this.records.set(r.ledger_id, { ...r });
+  }
 
   /**
    * Take a record from the server. Kept when the ledger is new to this peer, when `commit_t` or
@@ -28,6 +39,7 @@ export class PeerNameService implements NameService {
     if (prev && prev.commit_head_id === rec.commit_head_id && prev.index_head_id === rec.index_head_id && prev.retracted === rec.retracted &&
       prev.commit_t === rec.commit_t && prev.index_t === rec.index_t) return false;
     this.records.set(rec.ledger_id, { ...rec });
+    this.save?.({ ...rec });
     this.emit({ ledger_id: rec.ledger_id, kind: prev ? (rec.commit_t !== prev.commit_t ? 'commit' : 'index') : 'create', record: { ...rec } });
     return true;
   }
@@ -38,12 +50,23 @@ export class PeerNameService implements NameService {
     if (!prev || prev.retracted) return;
     const next = { ...prev, retracted: true };
     this.records.set(ledgerId, next);
+    this.save?.({ ...next });
     this.emit({ ledger_id: ledgerId, kind: 'retract', record: { ...next } });
   }
 
-  /** Read the record from the server now (Ledgraph-Min-T, first use) and keep it. */
+  /**
+   * Read the record from the server now (Ledgraph-Min-T, first use) and keep it. When the server
+   * cannot be reached, a record known already (persisted, or from events) is kept and returned.
+   */
   async refresh(ledgerId: string): Promise<NsRecord | null> {
-    const rec = await this.fetchRecord(ledgerId);
+    let rec: NsRecord | null;
+    try {
+      rec = await this.fetchRecord(ledgerId);
+    } catch (e) {
+      const known = this.records.get(ledgerId);
+      if (known && !(e instanceof LedgraphError)) return { ...known }; // offline: serve what we have
+      throw e;
+    }
     if (rec) this.observe(rec, true);
     return this.records.get(ledgerId) ?? null;
   }
