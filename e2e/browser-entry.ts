@@ -12,7 +12,6 @@ import { xsd } from '../src/core/rdf/vocab.js';
 import type { NsChange, NsRecord } from '../src/core/store.js';
 import { IdbContentStore, IdbNameService } from '../src/storage/indexeddb-store.js';
 import { ledgerChecks } from './ledger-checks.js';
-import './browser-peer-entry.js';
 
 /** One named check of the self-test. */
 export interface SelfTestCheck { name: string; ok: boolean; ms: number; error?: string }

@@ -1,12 +1,13 @@
 /**
  * e2e case of the browser peer (issue 12): a live transaction server (from dist/, CORS on, storage
- * proxy on), a page that opens a peer of one ledger in a Web Worker over IndexedDB; it answers
+ * proxy on), a page that loads the library build (dist of vite.peer.config.ts) and opens a peer of
+ * one ledger in its Web Worker over IndexedDB; it answers
  * SPARQL and JSON-LD at the head and at earlier t, sees a new commit within 1 s, reopens after a
  * reload with the server gone and answers the same, and refuses a leaf tampered by a proxy in
  * front of the server (and caches nothing of it).
  */
 import { createServer } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,6 +19,25 @@ const names = (r) => r.results.bindings.map((b) => b.name.value);
 function eq(actual, expected, what) {
   const a = JSON.stringify(actual), e = JSON.stringify(expected);
   if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
+}
+
+/**
+ * Build the browser peer library (vite.peer.config.ts, Vite library mode) into `<dist>/peer` and a
+ * page there that exposes `window.ledgraphBrowserPeer` = its `openLedgerPeer`: the case tests the
+ * library build itself.
+ */
+export async function buildPeerLibrary(root, dist) {
+  const { build } = await import('vite');
+  process.env.LEDGRAPH_PEER_OUT_DIR = join(dist, 'peer');
+  try {
+    await build({ configFile: join(root, 'vite.peer.config.ts'), logLevel: 'error' });
+  } finally {
+    delete process.env.LEDGRAPH_PEER_OUT_DIR;
+  }
+  await writeFile(join(dist, 'peer', 'index.html'), [
+    '<!doctype html><meta charset="utf-8"><title>ledgraph browser peer</title>',
+    '<script type="module">import { openLedgerPeer } from "./ledgraph-peer.js"; window.ledgraphBrowserPeer = openLedgerPeer;</script>',
+  ].join('\n'));
 }
 
 /** A pass-through proxy to `target` that flips the first byte of every index leaf it serves. */
@@ -72,7 +92,7 @@ export const browserPeerCase = {
       await insert('Carol');
 
       const page = await newPage();
-      await page.goto(`${baseUrl}/index.html`);
+      await page.goto(`${baseUrl}/peer/index.html`);
       await page.waitForFunction(() => typeof window.ledgraphBrowserPeer === 'function', null, { timeout: 15_000 });
       const online = await page.evaluate(async ({ url, token, SELECT, JSONLD }) => {
         const p = await window.ledgraphBrowserPeer({ url, token, ledger: 'web', database: 'e2e-peer' });

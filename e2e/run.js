@@ -13,7 +13,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } f
 import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserPeerCase } from './browser-peer-case.js';
+import { browserPeerCase, buildPeerLibrary } from './browser-peer-case.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -140,6 +140,7 @@ async function runAll(selected) {
   try {
     const { build } = await import('vite');
     await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
+    await buildPeerLibrary(ROOT, DIST);
     const site = await serveStatic(DIST);
     cleanups.push(site.close);
 
