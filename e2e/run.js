@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserPeerCase, buildPeerLibrary } from './browser-peer-case.js';
+import { w3cCase } from './w3c-case.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -91,6 +92,7 @@ cases.push({
 });
 
 cases.push(browserPeerCase);
+cases.push(w3cCase);
 
 const CONTENT_TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
