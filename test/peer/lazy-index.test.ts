@@ -60,8 +60,10 @@ describe('cold proxy peer: lazy index', () => {
     const stats = peer.client!.stats;
     await peer.conn.ledger('big');
     const opened = { ...stats, byKind: { ...stats.byKind }, bytesByKind: { ...stats.bytesByKind } };
-    // Opening reads the root, the dictionary, one branch node per order and the head commit only.
+    // Opening reads the root, the dictionary and one branch node per order; no leaf, and not the
+    // commit the index covers (the root carries its time).
     expect(opened.byKind.indexLeaf ?? 0).toBe(0);
+    expect(opened.byKind.commit ?? 0).toBe(0);
     expect(opened.byKind.indexRoot).toBe(1);
     expect(opened.byKind.indexBranch).toBe(4);
     const r = await runSparql(peer.conn, 'SELECT ?name ?age WHERE { <http://example.org/p12345> <http://example.org/name> ?name ; <http://example.org/age> ?age }', { ledger: 'big' });

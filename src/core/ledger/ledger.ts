@@ -85,7 +85,7 @@ export class Ledger {
       l.stats.load(root.stats);
       l.tree = tree;
       stopAt = root.commit_id;
-      l.head = { t: root.index_t, cid: root.commit_id, time: '' };
+      l.head = { t: root.index_t, cid: root.commit_id, time: root.commit_time ?? '' };
     }
     if (record.commit_head_id) {
       await l.replayChain(record.commit_head_id, stopAt);
