@@ -7,7 +7,8 @@
  *      server's acknowledgement (the HTTP response) to the peer having applied that commit (its
  *      follower's change event), then confirmed by a query on the peer — p50 / p99 (targets 50 /
  *      250 ms); for a peer in proxy mode and one in shared-storage mode;
- *   2. cold first query: a new proxy-mode peer with an empty cache answers a point query
+ *   2. cold first query: a new proxy-mode peer with an empty cache (against a server that has served
+ *      one proxied read already) answers a point query
  *      (`SELECT ?label WHERE { <product> rdfs:label ?label }`) — time (target ≤ 300 ms) and the
  *      bytes it fetched, against the ledger's object bytes on the server; the comparison is the same
  *      query on the transaction server itself;
@@ -98,6 +99,10 @@ try {
 
   // 2. cold first query (proxy mode, empty cache) vs the same query on the server
   const s = ready.subjects[Math.floor(ready.subjects.length / 2)];
+  // The server builds its set of a ledger's objects on the first proxied read (once per process);
+  // do that read first, so the figure is a cold peer against a running server.
+  const rec = await (await fetch(`${api(ready.url)}/storage/ns/bsbm`, { headers: { Authorization: `Bearer ${token}` } })).json();
+  await (await fetch(`${api(ready.url)}/storage/objects/${rec.index_head_id}?ledger=bsbm`, { headers: { Authorization: `Bearer ${token}` } })).arrayBuffer();
   const cold = await startPeer({ proxy: true, ledgers: [] });
   const coldQ = await query(cold.url, 'bsbm', pointQuery(s));
   const stats = cold.peer.client.stats;
@@ -107,8 +112,8 @@ try {
   for (let i = 0; i < 7; i++) warmOnPeer.push((await query(cold.url, 'bsbm', pointQuery(ready.subjects[i * 13]))).ms);
   result.coldFirstQuery = {
     ms: round(coldQ.ms), rows: coldQ.rows, fetchedObjects: stats.objects, fetchedBytes: stats.bytes, fetchedByKind: stats.byKind,
-    fetchedBytesByKind: stats.bytesByKind, ledgerObjectBytes: ready.storageBytes,
-    fetchedShare: round(stats.bytes / ready.storageBytes),
+    fetchedBytesByKind: stats.bytesByKind, ledgerObjectBytes: ready.storageBytes.bytes,
+    fetchedShare: round(stats.bytes / ready.storageBytes.bytes),
     serverPointQueryMedianMs: round(median(onTx)), peerPointQueryMedianMsAfterwards: round(median(warmOnPeer)),
   };
   result.coldFirstQuery.ratioColdToServer = round(coldQ.ms / result.coldFirstQuery.serverPointQueryMedianMs);
