@@ -89,9 +89,10 @@ export class PeerFollower {
 
   /**
    * Make sure a ledger's events reach this peer: a ledger outside a per-ledger subscription that
-   * a read touched (its record came from GET /storage/ns) is added, and the stream reconnects.
+   * a read touched (its record came from GET /storage/ns, or the server had none yet) is added,
+   * and the stream reconnects; its creation then arrives as an event.
    */
-  private follow(id: string): void {
+  follow(id: string): void {
     const ev = this.opts.events;
     if (!ev || ev.all || !this.proxy || this.subscribed.has(id)) return; // shared storage sees every ledger itself
     this.subscribed.add(id);

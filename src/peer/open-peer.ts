@@ -70,6 +70,7 @@ export function openPeer(opts: PeerOptions): Peer {
     conn, proxy, events,
     ledgers: opts.ledgers ?? [], fetch: opts.fetch, log: opts.log,
   });
+  if (proxy) proxy.ns.onMiss = (id) => follower.follow(id);
   follower.start();
   return {
     conn, follower, client: proxy?.client ?? null, mode: proxy ? 'proxy' : 'shared',

@@ -23,6 +23,9 @@ export class PeerNameService implements NameService {
     private readonly save?: (rec: NsRecord) => void,
   ) {}
 
+  /** Called with a ledger the server does not (yet) serve, so the follower can watch for it. */
+  onMiss: ((ledgerId: string) => void) | null = null;
+
   /** Start from records persisted earlier (they count as known; fresher ones replace them). */
   seed(records: readonly NsRecord[]): void {
     for (const r of records) if (!this.records.has(r.ledger_id)) this.records.set(r.ledger_id, { ...r });
@@ -68,6 +71,7 @@ export class PeerNameService implements NameService {
       throw e;
     }
     if (rec) this.observe(rec, true);
+    else this.onMiss?.(ledgerId);
     return this.records.get(ledgerId) ?? null;
   }
 

@@ -115,6 +115,13 @@ for (const proxy of [false, true]) {
       for (const t of [1, 2, 3]) expect(await sparql(peer.api, `${L}@t:${t}`)).toEqual(await sparql(tx.api, `${L}@t:${t}`));
     });
 
+    it('a ledger asked for before it exists becomes visible once the server creates it', async () => {
+      const later = `later${proxy ? 'p' : 's'}`;
+      expect(await infoT(peer.api, later)).toBe(-1);
+      expect((await fetch(`${tx.api}/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: later }) })).status).toBe(201);
+      await until(async () => (await infoT(peer.api, later)) === 0, 10_000, 'the peer to see the ledger created after it was asked for');
+    });
+
     it('a ledger dropped on the server disappears from the peer', async () => {
       const other = `gone${proxy ? 'p' : 's'}`;
       expect((await fetch(`${peer.api}/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: other }) })).status).toBe(201);
