@@ -19,7 +19,7 @@ const { silentLogger } = await dist('server/log.js');
 const dir = await mkdtemp(join(tmpdir(), 'lg-peer-bench-tx-'));
 const config = {
   ...defaultServerConfig(), host: '127.0.0.1', port: 0, storagePath: dir,
-  storageProxyEnabled: true, storageProxyTrustedIssuers: [String(args.did)], eventsKeepAliveMs: 5000,
+  storageProxyEnabled: true, storageProxyTrustedIssuers: [String(args.did)], eventsKeepAliveMs: 5000, corsEnabled: true,
 };
 const server = await startLedgraphServer(config, { version: 'bench', log: silentLogger });
 const conn = server.state.conn;

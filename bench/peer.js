@@ -13,11 +13,17 @@
  *      bytes it fetched, against the ledger's object bytes on the server; the comparison is the same
  *      query on the transaction server itself;
  *   3. warm reopen: a peer restarted on that cache directory answers its first query (target
- *      < 200 ms, the Node analogue of the browser's reopen figure).
+ *      < 200 ms, the Node analogue of the browser's reopen figure);
+ *   4. in Chromium (bench/peer-browser.js; skipped with --no-browser or without Chromium): the
+ *      browser peer's cold open and first query, the BSBM explore queries on IndexedDB against the
+ *      same queries on a Node peer over file storage (target within 2×), and the first query after
+ *      a reload reopens the cached ledger (target < 200 ms).
  *
- * Flags: --data <bsbm.nt> (run.js passes it), --inserts <n> (200). Prints one JSON result line.
+ * Flags: --data <bsbm.nt> (run.js passes it), --params <file>, --inserts <n> (200), --no-browser.
+ * Prints one JSON result line.
  */
 import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,8 +130,21 @@ try {
   const reopened = await startPeer({ proxy: true, ledgers: [], dir: cold.dir });
   const warm = await query(reopened.url, 'bsbm', pointQuery(s));
   result.warmReopenFirstQuery = { ms: round(warm.ms), fetchedObjects: reopened.peer.client.stats.objects, fetchedBytes: reopened.peer.client.stats.bytes };
-  await reopened.server.close(1000);
   log(`peer: warm reopen ${JSON.stringify(result.warmReopenFirstQuery)}`);
+
+  // 4. the browser peer in Chromium, compared with this Node peer
+  if (!args['no-browser'] && existsSync(process.env.LEDGRAPH_CHROMIUM || '/usr/bin/chromium')) {
+    const { browserFigures } = await import('./peer-browser.js');
+    const { loadQueries } = await import('./queries.js');
+    const { runSparql } = await dist('core/query/sparql-service.js');
+    const { toSparqlJson } = await dist('core/query/results/sparql-json.js');
+    const params = String(args.params ?? data.replace(/\.nt$/, '.params.json'));
+    const queries = loadQueries(params).explore;
+    const nodeRun = async (text) => toSparqlJson((await runSparql(reopened.server.state.conn, text, { ledger: 'bsbm' })).result);
+    result.browser = await browserFigures({ txUrl: ready.url, token, queries, nodeRun });
+    log(`peer: browser ${JSON.stringify(result.browser)}`);
+  }
+  await reopened.server.close(1000);
 
   // 1b. lag in shared-storage mode (after the cold/warm figures, so they are not disturbed)
   const shared = await startPeer({ proxy: false, ledgers: ['writes'], dir: ready.dir });
