@@ -138,9 +138,14 @@ try {
     const { loadQueries } = await import('./queries.js');
     const { runSparql } = await dist('core/query/sparql-service.js');
     const { toSparqlJson } = await dist('core/query/results/sparql-json.js');
+    const { toNQuads } = await dist('core/query/results/rdf-writers.js');
     const params = String(args.params ?? data.replace(/\.nt$/, '.params.json'));
     const queries = loadQueries(params).explore;
-    const nodeRun = async (text) => toSparqlJson((await runSparql(reopened.server.state.conn, text, { ledger: 'bsbm' })).result);
+    // The same work as the browser peer's worker: run, then write SPARQL JSON (N-Quads for graphs).
+    const nodeRun = async (text) => {
+      const { result } = await runSparql(reopened.server.state.conn, text, { ledger: 'bsbm' });
+      return result.type === 'quads' ? toNQuads(result) : toSparqlJson(result);
+    };
     result.browser = await browserFigures({ txUrl: ready.url, token, queries, nodeRun });
     log(`peer: browser ${JSON.stringify(result.browser)}`);
   }

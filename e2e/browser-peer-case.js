@@ -97,8 +97,10 @@ export const browserPeerCase = {
       const online = await page.evaluate(async ({ url, token, SELECT, JSONLD }) => {
         const p = await window.ledgraphBrowserPeer({ url, token, ledger: 'web', database: 'e2e-peer' });
         window.__peer = p;
-        return { opened: p.opened, head: await p.query(SELECT), t1: await p.query(SELECT, { t: 1 }), t2: await p.query(SELECT, { t: 2 }), jsonld: await p.query(JSONLD) };
+        const graph = await p.query('CONSTRUCT { ?s <http://example.org/label> ?name } WHERE { ?s <http://example.org/name> ?name }', { t: 1 });
+        return { opened: p.opened, head: await p.query(SELECT), t1: await p.query(SELECT, { t: 1 }), t2: await p.query(SELECT, { t: 2 }), jsonld: await p.query(JSONLD), graph };
       }, { url: tx.url, token, SELECT, JSONLD });
+      eq(online.graph, '<http://example.org/alice> <http://example.org/label> "Alice" .\n', 'CONSTRUCT at t 1 (N-Quads)');
       eq(online.opened, { ledger: 'web:main', t: 3 }, 'opened');
       eq(names(online.head), ['Alice', 'Bob', 'Carol'], 'head');
       eq(names(online.t1), ['Alice'], 't 1');

@@ -41,9 +41,12 @@ export interface QueryOptions { t?: number }
 export interface BrowserPeer {
   /** The ledger id and its t when opened. */
   readonly opened: { ledger: string; t: number };
-  /** SPARQL (results as SPARQL JSON) or a JSON-LD query (its result), at the head or at `t`. */
+  /**
+   * SPARQL (SELECT / ASK: the SPARQL JSON results object; CONSTRUCT / DESCRIBE: N-Quads text) or a
+   * JSON-LD query (its result), at the head or at `t`.
+   */
   query(q: string | Record<string, unknown>, opts?: QueryOptions): Promise<unknown>;
-  /** SPARQL results as SPARQL JSON text, chunk by chunk as the engine produces them. */
+  /** SPARQL results as text (SPARQL JSON, or N-Quads for graphs), chunk by chunk as the engine writes them. */
   stream(q: string, opts?: QueryOptions): AsyncIterable<string>;
   /** Called with the ledger's new t whenever the peer applied commits; returns unsubscribe. */
   subscribe(onChange: (change: { ledger: string; t: number }) => void): () => void;
@@ -77,14 +80,14 @@ export async function openBrowserPeer(opts: BrowserPeerOptions): Promise<Browser
   const api = opts.url.replace(/\/+$/, '') + (opts.apiBase ?? '/v1/ledgraph');
   const opened = (await call({ op: 'open', api, token: opts.token ?? null, ledger: opts.ledger, database: opts.database ?? 'ledgraph-peer' })) as { ledger: string; t: number };
 
-  const stream = (q: string, o: QueryOptions = {}): AsyncIterable<string> => ({
+  const chunks = (q: string, o: QueryOptions, onFormat: (f: string) => void): AsyncIterable<string> => ({
     [Symbol.asyncIterator]() {
       const queue: string[] = [];
       let finished = false;
       let failure: unknown = null;
       let wake: (() => void) | null = null;
       call({ op: 'query', query: q, ...(o.t !== undefined ? { t: o.t } : {}) }, (t) => { queue.push(t); wake?.(); })
-        .then(() => { finished = true; wake?.(); }, (e: unknown) => { failure = e; finished = true; wake?.(); });
+        .then((r) => { onFormat((r as { format?: string } | undefined)?.format ?? ''); finished = true; wake?.(); }, (e: unknown) => { failure = e; finished = true; wake?.(); });
       return {
         async next(): Promise<IteratorResult<string>> {
           while (queue.length === 0 && !finished) await new Promise<void>((r) => { wake = r; });
@@ -97,13 +100,16 @@ export async function openBrowserPeer(opts: BrowserPeerOptions): Promise<Browser
     },
   });
 
+  const stream = (q: string, o: QueryOptions = {}): AsyncIterable<string> => chunks(q, o, () => {});
+
   return {
     opened,
     async query(q, o = {}) {
       if (typeof q !== 'string') return call({ op: 'query', query: q, ...(o.t !== undefined ? { t: o.t } : {}) });
       let text = '';
-      for await (const c of stream(q, o)) text += c;
-      return JSON.parse(text) as unknown;
+      let format = '';
+      for await (const c of chunks(q, o, (f) => { format = f; })) text += c;
+      return format === 'application/n-quads' ? text : JSON.parse(text) as unknown;
     },
     stream,
     subscribe(onChange) {

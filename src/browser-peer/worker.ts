@@ -2,12 +2,13 @@
  * The browser peer's Web Worker: the engine and the follower of src/peer run here, over an
  * IndexedDB cache of verified objects and the nameservice records last seen, so queries never
  * block the page and the peer reopens offline. Query results go back to the page as they are
- * written (SPARQL JSON text chunks), then a `done` message.
+ * written (SPARQL JSON, or N-Quads for graphs, in text chunks), then a `done` message naming the format.
  */
 /// <reference lib="webworker" />
 import { createStore, set, values } from 'idb-keyval';
 import { isLedgraphError } from '../core/errors.js';
 import { runJsonLdQuery } from '../core/query/jsonld/service.js';
+import { writeNQuads } from '../core/query/results/rdf-writers.js';
 import { writeSparqlJson } from '../core/query/results/sparql-json.js';
 import { runSparql } from '../core/query/sparql-service.js';
 import type { NsRecord } from '../core/store.js';
@@ -46,8 +47,10 @@ async function query(m: Extract<WorkerRequest, { op: 'query' }>): Promise<void> 
   const at = m.t === undefined ? undefined : { kind: 't' as const, t: m.t };
   if (typeof m.query === 'string') {
     const r = await runSparql(peer.conn, m.query, { ledger, ...(at ? { at } : {}) });
-    for await (const text of writeSparqlJson(r.result)) post({ id: m.id, kind: 'chunk', text });
-    post({ id: m.id, kind: 'done' });
+    // Solutions and booleans as SPARQL JSON; CONSTRUCT / DESCRIBE graphs as N-Quads.
+    const graph = r.result.type === 'quads';
+    for await (const text of graph ? writeNQuads(r.result) : writeSparqlJson(r.result)) post({ id: m.id, kind: 'chunk', text });
+    post({ id: m.id, kind: 'done', result: { format: graph ? 'application/n-quads' : 'application/sparql-results+json' } });
     return;
   }
   const r = await runJsonLdQuery(peer.conn, m.query, { ledger, ...(at ? { at } : {}) });
