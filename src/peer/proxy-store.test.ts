@@ -30,6 +30,7 @@ describe('ProxyContentStore', () => {
     const client = new ProxyClient({ api: 'http://tx.test/v1/ledgraph', token: 't', fetch: fakeProxy(new Map([[cid.toString(), blob]]), { seen }) });
     const store = new ProxyContentStore(local, client, () => ['other:main', 'hr:main']);
     expect(await store.get(cid)).toEqual(blob);
+    await store.idle(); // the cache write finishes after the bytes were handed out
     expect(await store.get(cid)).toEqual(blob);
     // Unknown owner: tried against each followed ledger, then remembered; the second read is local.
     expect(seen).toEqual([`/v1/ledgraph/storage/objects/${cid}?ledger=other%3Amain`, `/v1/ledgraph/storage/objects/${cid}?ledger=hr%3Amain`]);

@@ -46,6 +46,8 @@ export class ProxyContentStore implements ContentStore {
   /** Ledger each known CID was reached from. */
   private readonly owner = new Map<string, string>();
   private readonly pending = new Map<string, Promise<Uint8Array>>();
+  /** Cache writes still running. */
+  private readonly writes = new Set<Promise<void>>();
 
   /**
    * `local` caches verified objects; `ledgers` lists the ledgers to try for an object of unknown
@@ -66,21 +68,29 @@ export class ProxyContentStore implements ContentStore {
   }
 
   async get(cid: CID): Promise<Uint8Array> {
+    const k = cid.toString();
+    // An object being fetched (or still being written to the cache) is served from that fetch:
+    // the cache file may exist half-written meanwhile.
+    const inflight = this.pending.get(k);
+    if (inflight) return inflight;
     if (await this.local.has(cid)) {
       const bytes = await this.local.get(cid);
       this.noteChildren(cid, bytes);
       return bytes;
     }
-    const k = cid.toString();
     let p = this.pending.get(k);
     if (!p) {
-      p = this.fetchRemote(cid).finally(() => this.pending.delete(k));
+      const fetched = this.fetchRemote(cid);
+      p = fetched.then((r) => r.bytes);
       this.pending.set(k, p);
+      // Forgotten once the cache holds it (or the fetch failed); the caller need not wait for the write.
+      const done = fetched.then((r) => r.written, () => undefined).finally(() => { this.pending.delete(k); this.writes.delete(done); });
+      this.writes.add(done);
     }
     return p;
   }
 
-  private async fetchRemote(cid: CID): Promise<Uint8Array> {
+  private async fetchRemote(cid: CID): Promise<{ bytes: Uint8Array; written: Promise<void> }> {
     const k = cid.toString();
     const known = this.owner.get(k);
     const candidates = known ? [known] : [...new Set(this.ledgers())];
@@ -89,9 +99,10 @@ export class ProxyContentStore implements ContentStore {
       try {
         const bytes = await this.client.object(cid, ledger); // verified, or throws
         this.owner.set(k, ledger);
-        await this.local.putWithCid(cid, bytes);
         this.noteChildren(cid, bytes);
-        return bytes;
+        // A failed cache write only means the object is fetched again next time.
+        const written = this.local.putWithCid(cid, bytes).catch(() => undefined);
+        return { bytes, written };
       } catch (e) {
         if (!(isLedgraphError(e) && e.status === 404)) throw e;
         last = e;
@@ -123,5 +134,13 @@ export class ProxyContentStore implements ContentStore {
   put(_codec: number, _bytes: Uint8Array): Promise<CID> { return Promise.reject(readOnly()); }
   putWithCid(_cid: CID, _bytes: Uint8Array): Promise<void> { return Promise.reject(readOnly()); }
   delete(cid: CID): Promise<boolean> { return this.local.delete(cid); }
-  close(): Promise<void> { return this.local.close(); }
+  /** Resolves when every cache write started so far has finished. */
+  async idle(): Promise<void> {
+    while (this.writes.size > 0) await Promise.all([...this.writes]);
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    await this.local.close();
+  }
 }
