@@ -103,13 +103,27 @@ for (const proxy of [false, true]) {
       expect((await get.text()).trim()).toBe('<http://example.org/carol> <http://example.org/name> "Carol" .');
     });
 
+    it('forwards SPARQL updates sent to /sparql (direct and as a form) and answers /sparql queries itself', async () => {
+      const direct = await fetch(`${peer.api}/sparql/${L}`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-update' },
+        body: 'INSERT DATA { <http://example.org/erin> <http://example.org/name> "Erin" }' });
+      expect(direct.status, await direct.clone().text()).toBe(200);
+      const form = await fetch(`${peer.api}/sparql/${L}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ update: 'DELETE DATA { <http://example.org/erin> <http://example.org/name> "Erin" }' }).toString() });
+      expect(form.status, await form.clone().text()).toBe(200);
+      expect(await infoT(tx.api, L)).toBe(5); // both landed on the server
+      const q = await fetch(`${peer.api}/sparql/${L}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/sparql-results+json', 'Ledgraph-Min-T': '5' },
+        body: new URLSearchParams({ query: SELECT }).toString() });
+      expect(q.status, await q.clone().text()).toBe(200);
+      expect(((await q.json()) as { results: { bindings: unknown[] } }).results.bindings).toEqual(await sparql(tx.api, L));
+    });
+
     it('follows an index publish: switches to the new root (or reloads) with the same answers', async () => {
       const f = peerOf(peer).follower;
       const before = f.counters.indexSwitches + f.counters.reloads;
       const r = await fetch(`${peer.api}/reindex`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: L }) });
       expect(r.status, await r.clone().text()).toBe(200);
       const { index_t: indexT } = (await r.json()) as { index_t: number };
-      expect(indexT).toBe(3);
+      expect(indexT).toBe(5);
       await until(async () => (await peerOf(peer).conn.loadedLedger(L))?.tree?.t === indexT, 10_000, 'the peer to use the new index');
       expect(f.counters.indexSwitches + f.counters.reloads).toBe(before + 1);
       for (const t of [1, 2, 3]) expect(await sparql(peer.api, `${L}@t:${t}`)).toEqual(await sparql(tx.api, `${L}@t:${t}`));
@@ -141,7 +155,7 @@ for (const proxy of [false, true]) {
       const dir2 = await tempDir();
       const p2 = await startPeer(proxy ? dir2.dir : txDir.dir, tx.url, { proxy, ledgers: [L], eventsUrl: relay.url });
       try {
-        await until(async () => (await infoT(p2.api, L)) === 3, 10_000, 'the second peer to load');
+        await until(async () => (await infoT(p2.api, L)) === 5, 10_000, 'the second peer to load');
         await until(async () => peerOf(p2).follower.connected, 10_000, 'the second peer to subscribe');
         const f = peerOf(p2).follower;
         const before = { ...f.counters };
@@ -149,16 +163,16 @@ for (const proxy of [false, true]) {
         relay.cut();
         for (let i = 0; i < 7; i++) await insert(tx.api, L, `p${i}`, `Person ${i}`);
         // With the stream down, Ledgraph-Min-T still gets the new state: the peer reads the record first.
-        const atMinT = await sparql(p2.api, L, { 'Ledgraph-Min-T': '10' });
+        const atMinT = await sparql(p2.api, L, { 'Ledgraph-Min-T': '12' });
         expect(atMinT).toEqual(await sparql(tx.api, L));
         expect(peerOf(p2).follower.counters.connects).toBe(before.connects);
         relay.block(false);
         await until(async () => peerOf(p2).follower.counters.connects > before.connects, 15_000, 'the reconnect');
-        await until(async () => (await peerOf(p2).conn.loadedLedger(L))?.t === 10, 10_000, 'the second peer to reach t 10');
+        await until(async () => (await peerOf(p2).conn.loadedLedger(L))?.t === 12, 10_000, 'the second peer to reach t 12');
         // The Min-T read caught up with one pack (proxy mode: 7 commits behind, above the walk limit).
         if (proxy) expect(f.counters.packCatchUps).toBe(before.packCatchUps + 1);
         expect(await logOf(p2.api, L)).toEqual(await logOf(tx.api, L));
-        for (const t of [1, 3, 5, 10]) expect(await sparql(p2.api, `${L}@t:${t}`)).toEqual(await sparql(tx.api, `${L}@t:${t}`));
+        for (const t of [1, 3, 5, 12]) expect(await sparql(p2.api, `${L}@t:${t}`)).toEqual(await sparql(tx.api, `${L}@t:${t}`));
       } finally {
         await p2.close();
         await relay.close();
@@ -175,8 +189,8 @@ for (const proxy of [false, true]) {
       expect(down.status).toBe(502);
       tx = await startTx(txDir.dir, port);
       const t = await insert(tx.api, L, 'dave', 'Dave');
-      expect(t).toBe(11);
-      await until(async () => (await peerOf(peer).conn.loadedLedger(L))?.t === 11, 20_000, 'the peer to reach t 11 after the restart');
+      expect(t).toBe(13);
+      await until(async () => (await peerOf(peer).conn.loadedLedger(L))?.t === 13, 20_000, 'the peer to reach t 13 after the restart');
       expect(await sparql(peer.api, L)).toEqual(await sparql(tx.api, L));
       expect(await logOf(peer.api, L)).toEqual(await logOf(tx.api, L));
     });
