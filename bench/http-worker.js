@@ -20,13 +20,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { ROOT_DIR, log, parseArgs } from './measure.js';
+import { ROOT_DIR, labelledSubjects, log, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const data = args.data ?? join(ROOT_DIR, 'bench/data/bsbm-2825.nt');
 const streamRows = Number(args['stream-rows'] ?? 1_000_000);
-const LABEL = 'http://www.w3.org/2000/01/rdf-schema#label';
 
 const { startLedgraphServer } = await import(join(ROOT_DIR, 'dist/server/main.js'));
 const { defaultServerConfig } = await import(join(ROOT_DIR, 'dist/server/config.js'));
@@ -36,20 +34,6 @@ const dir = await mkdtemp(join(tmpdir(), 'lg-http-bench-'));
 const config = { ...defaultServerConfig(), host: '127.0.0.1', port: 0, storagePath: dir, memory: false };
 const server = await startLedgraphServer(config, { version: 'bench', log: silentLogger });
 const conn = server.state.conn;
-
-/** Up to `max` subjects that carry an rdfs:label in the N-Triples file (the point-query targets). */
-async function labelledSubjects(file, max) {
-  const out = [];
-  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const line of rl) {
-    if (!line.includes(LABEL)) continue;
-    const m = /^<([^>]+)> <([^>]+)>/.exec(line);
-    if (m && m[2] === LABEL) out.push(m[1]);
-    if (out.length >= max) break;
-  }
-  rl.close();
-  return out;
-}
 
 /** N-Triples of the streaming ledger, in chunks. */
 async function* generated(n) {

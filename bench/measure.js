@@ -170,3 +170,20 @@ export async function loadLedgraphInMemory(data, ledger, opts = {}) {
   process.stderr.write(`loaded ${data} in ${loadSeconds.toFixed(1)} s\n`);
   return { conn, receipt, loadSeconds };
 }
+
+const RDFS_LABEL = 'http://www.w3.org/2000/01/rdf-schema#label';
+
+/** Up to `max` subjects that carry an rdfs:label in the N-Triples file (point-query targets). */
+export async function labelledSubjects(file, max) {
+  const { createInterface } = await import('node:readline');
+  const out = [];
+  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (!line.includes(RDFS_LABEL)) continue;
+    const m = /^<([^>]+)> <([^>]+)>/.exec(line);
+    if (m && m[2] === RDFS_LABEL) out.push(m[1]);
+    if (out.length >= max) break;
+  }
+  rl.close();
+  return out;
+}

@@ -32,12 +32,13 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL; policy: restricted vs
  * unrestricted; http: a server under load). Each script prints one JSON result line.
  */
-const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js' };
+const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js', peer: 'peer.js' };
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
 }
-const products = Number(args.products ?? 2825);
+// The peer suite is specified on the ≈100k-triple ledger (issue 12).
+const products = Number(args.products ?? (suite === 'peer' ? 265 : 2825));
 const engines = String(args.engines ?? 'oxigraph,n3,ledgraph').split(',').map((s) => s.trim()).filter(Boolean);
 const timeoutSec = Number(args.timeout ?? 3600);
 const DATA_DIR = join(BENCH_DIR, 'data');

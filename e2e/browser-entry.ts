@@ -12,6 +12,7 @@ import { xsd } from '../src/core/rdf/vocab.js';
 import type { NsChange, NsRecord } from '../src/core/store.js';
 import { IdbContentStore, IdbNameService } from '../src/storage/indexeddb-store.js';
 import { ledgerChecks } from './ledger-checks.js';
+import './w3c-entry.js';
 
 /** One named check of the self-test. */
 export interface SelfTestCheck { name: string; ok: boolean; ms: number; error?: string }

@@ -8,11 +8,13 @@
  * Usage: node e2e/run.js [substring]   (only cases whose name contains the substring)
  * Env:   LEDGRAPH_CHROMIUM=/path/to/chromium (default /usr/bin/chromium)
  */
-import { createServer } from 'node:http';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserPeerCase, buildPeerLibrary } from './browser-peer-case.js';
+import { w3cCase } from './w3c-case.js';
+import { serveStatic } from './static-server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -89,36 +91,8 @@ cases.push({
   },
 });
 
-const CONTENT_TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.map': 'application/json', '.svg': 'image/svg+xml',
-  '.wasm': 'application/wasm', '.png': 'image/png', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
-};
-
-/** Serve `dir` read-only on 127.0.0.1 (random port); resolves to { url, close }. */
-async function serveStatic(dir) {
-  const server = createServer(async (req, res) => {
-    try {
-      const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-      const file = resolve(dir, '.' + (path.endsWith('/') ? path + 'index.html' : path));
-      if (file !== dir && !file.startsWith(dir + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
-      if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
-      const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : body);
-    } catch (e) {
-      const missing = e?.code === 'ENOENT' || e?.code === 'ENOTDIR' || e instanceof URIError;
-      res.writeHead(missing ? 404 : 500, { 'Content-Type': 'text/plain' });
-      res.end(missing ? 'not found' : 'error');
-    }
-  });
-  await new Promise((ok, fail) => { server.once('error', fail); server.listen(0, '127.0.0.1', ok); });
-  const { port } = server.address();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((ok) => { server.close(() => ok()); server.closeAllConnections(); }),
-  };
-}
+cases.push(browserPeerCase);
+cases.push(w3cCase);
 
 function withTimeout(promise, ms, what) {
   let timer;
@@ -137,6 +111,7 @@ async function runAll(selected) {
   try {
     const { build } = await import('vite');
     await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
+    await buildPeerLibrary(ROOT, DIST);
     const site = await serveStatic(DIST);
     cleanups.push(site.close);
 

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   SERVER_FLAGS, defaultServerConfig, parseByteSize, parseListenAddr, parseServerArgs, serverHelp, type ServerConfig,
 } from './config.js';
@@ -51,6 +54,9 @@ describe('parseServerArgs', () => {
       '--federation-allow', 'http://127.0.0.1:3030/', '--federation-allow', 'https://dbpedia.org/sparql',
       '--max-nesting-depth', '64', '--max-query-bytes', '64KiB', '--max-triple-patterns', '200', '--max-json-depth', '32',
       '--max-literal-bytes', '1MB', '--max-ledger-name-length', '50',
+      '--peer-subscribe-all', '--peer-ledger', 'hr', '--peer-ledger', 'ops:dev', '--peer-graph-source', 'search:main',
+      '--peer-events-url', 'http://tx.example:8090/v1/ledgraph/events', '--peer-events-token', 'ev.tok',
+      '--storage-proxy-token', 'st.tok',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -69,6 +75,8 @@ describe('parseServerArgs', () => {
       role: 'peer', txServerUrl: 'http://tx.example:8090', defaultPolicyClass: 'https://ex.org/Policy',
       federationAllow: ['http://127.0.0.1:3030', 'https://dbpedia.org/sparql'],
       maxNestingDepth: 64, maxQueryBytes: 65536, maxTriplePatterns: 200, maxJsonDepth: 32, maxLiteralBytes: 1_000_000, maxLedgerNameLength: 50,
+      peerSubscribeAll: true, peerLedgers: ['hr', 'ops:dev'], peerGraphSources: ['search:main'],
+      peerEventsUrl: 'http://tx.example:8090/v1/ledgraph/events', peerEventsToken: 'ev.tok', storageProxyToken: 'st.tok',
     } satisfies ServerConfig);
   });
 
@@ -104,6 +112,17 @@ describe('parseServerArgs', () => {
     expect(run([], { LEDGRAPH_MAX_JSON_DEPTH: '500' }).maxJsonDepth).toBe(500);
     expect(failure(['--max-nesting-depth', '501'])).toBe('invalid value for --max-nesting-depth: "501" (expected an integer from 1 to 500)');
     expect(failure(['--max-ledger-name-length', '0'])).toBe('invalid value for --max-ledger-name-length: "0" (expected an integer from 1 to 200)');
+  });
+
+  it('reads peer tokens from @file and --storage-proxy-token-file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgraph-cfg-'));
+    writeFileSync(join(dir, 'ev'), 'events.token\n');
+    writeFileSync(join(dir, 'st'), ' storage.token \n');
+    const c = run(['--peer-events-token', '@' + join(dir, 'ev'), '--storage-proxy-token-file', join(dir, 'st')]);
+    expect(c.peerEventsToken).toBe('events.token');
+    expect(c.storageProxyToken).toBe('storage.token');
+    expect(failure(['--peer-events-token', '@' + join(dir, 'missing')])).toMatch(/^invalid value for --peer-events-token: cannot read token file .*missing \(ENOENT\)$/);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('ignores empty environment variables', () => {

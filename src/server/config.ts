@@ -3,6 +3,7 @@
  * equivalent, default and help text), the typed ServerConfig it produces, and the parser.
  * Precedence: command-line flag > environment variable > default.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LedgraphError } from '../core/errors.js';
 import { DEFAULT_INPUT_LIMITS, MAX_SAFE_DEPTH, type InputLimits } from '../core/limits.js';
@@ -69,6 +70,18 @@ export interface ServerConfig extends InputLimits {
   defaultPolicyClass: string | null;
   /** URL prefixes SPARQL SERVICE and LOAD may reach (empty: federation and LOAD <url> are off). */
   federationAllow: string[];
+  /** Peer: follow every ledger of the transaction server (the default when no --peer-ledger is given). */
+  peerSubscribeAll: boolean;
+  /** Peer: ledgers to follow and preload. */
+  peerLedgers: string[];
+  /** Peer: graph sources to subscribe to. */
+  peerGraphSources: string[];
+  /** Peer: the /events URL (default: the transaction server's api base + /events). */
+  peerEventsUrl: string | null;
+  /** Peer: bearer token for /events (a value, or read from @file). */
+  peerEventsToken: string | null;
+  /** Peer: bearer token for the storage proxy; set means proxy storage mode. */
+  storageProxyToken: string | null;
 }
 
 /** The defaults of every setting. */
@@ -106,6 +119,12 @@ export function defaultServerConfig(): ServerConfig {
     txServerUrl: null,
     defaultPolicyClass: null,
     federationAllow: [],
+    peerSubscribeAll: false,
+    peerLedgers: [],
+    peerGraphSources: [],
+    peerEventsUrl: null,
+    peerEventsToken: null,
+    storageProxyToken: null,
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -200,6 +219,19 @@ function parseNonEmpty(raw: string, where: string): string {
   const s = raw.trim();
   if (!s) throw bad(`invalid value for ${where}: value is empty`);
   return s;
+}
+
+/** A token given inline, or `@file` to read it (trimmed) from a file. */
+export function tokenValue(raw: string, where: string): string {
+  const s = raw.trim();
+  if (!s.startsWith('@')) return parseNonEmpty(s, where);
+  let text: string;
+  try {
+    text = readFileSync(s.slice(1), 'utf8');
+  } catch (e) {
+    throw bad(`invalid value for ${where}: cannot read token file ${s.slice(1)} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  return parseNonEmpty(text, `${where} (file ${s.slice(1)})`);
 }
 
 /** `host:port`, `[ipv6]:port`, or `:port` (all interfaces). */
@@ -349,6 +381,20 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Largest literal a write may assert (413 beyond it)'),
   valueFlag('max-ledger-name-length', 'LEDGRAPH_MAX_LEDGER_NAME_LENGTH', '<n>', 'maxLedgerNameLength', (r, w) => parseIntValue(r, w, 1, 200),
     String(DEFAULT_INPUT_LIMITS.maxLedgerNameLength), 'Longest ledger name and branch name in characters (400 beyond it; at most 200)'),
+  boolFlag('peer-subscribe-all', 'LEDGRAPH_PEER_SUBSCRIBE_ALL', 'peerSubscribeAll', false,
+    'Peer: follow every ledger of the transaction server (the default without --peer-ledger)'),
+  listFlag('peer-ledger', 'LEDGRAPH_PEER_LEDGERS', '<ledger>', 'peerLedgers', parseNonEmpty,
+    'Peer: a ledger to follow and preload'),
+  listFlag('peer-graph-source', 'LEDGRAPH_PEER_GRAPH_SOURCES', '<id>', 'peerGraphSources', parseNonEmpty,
+    'Peer: a graph source to subscribe to'),
+  valueFlag('peer-events-url', 'LEDGRAPH_PEER_EVENTS_URL', '<url>', 'peerEventsUrl', nullable(parseHttpUrl), '(none)',
+    'Peer: the /events stream to follow (default: the transaction server\'s API base + /events)'),
+  valueFlag('peer-events-token', 'LEDGRAPH_PEER_EVENTS_TOKEN', '<token|@file>', 'peerEventsToken', nullable(tokenValue), '(none)',
+    'Peer: bearer token for /events, or @file to read it from a file'),
+  valueFlag('storage-proxy-token', 'LEDGRAPH_STORAGE_PROXY_TOKEN', '<token>', 'storageProxyToken', nullable(tokenValue), '(none)',
+    'Peer: storage-proxy bearer token; with it the peer reads through the storage proxy into its own --storage-path'),
+  valueFlag('storage-proxy-token-file', 'LEDGRAPH_STORAGE_PROXY_TOKEN_FILE', '<file>', 'storageProxyToken', nullable((r, w) => tokenValue('@' + r.trim(), w)), '(none)',
+    'Peer: file holding the storage-proxy token (as --storage-proxy-token)'),
 ];
 
 /** What the command line asked for. */
@@ -413,6 +459,9 @@ function validate(cfg: ServerConfig): void {
     throw bad(`--reindex-min-bytes (${cfg.reindexMinBytes}) must not exceed --reindex-max-bytes (${cfg.reindexMaxBytes})`);
   }
   if (cfg.role === 'peer' && !cfg.txServerUrl) throw bad('--role peer requires --tx-server-url');
+  if (cfg.role === 'peer' && cfg.memory && !cfg.storageProxyToken) {
+    throw bad('--role peer with --memory needs --storage-proxy-token (a shared-storage peer reads the transaction server\'s --storage-path)');
+  }
 }
 
 /** The text of `ledgraph server --help`: every flag with its default and environment variable. */

@@ -15,6 +15,7 @@ import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { ledgerRouteGroups } from './routes/index.js';
 import { closeServerState, createServerState, type ServerState } from './server-context.js';
+import { createPeerState, peerRouteGroups } from './peer-role.js';
 
 /** Collaborators of a running server. */
 export interface ServerDeps {
@@ -98,7 +99,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     role: config.role,
     storage: config.memory ? 'memory' : 'file',
     storage_path: storagePath,
-    indexing_enabled: config.indexingEnabled,
+    indexing_enabled: config.role !== 'peer' && config.indexingEnabled, // a peer never indexes
     cors_enabled: config.corsEnabled,
     pid: process.pid,
   });
@@ -130,25 +131,28 @@ export interface LedgraphServer extends RunningServer {
 }
 
 /**
- * Start the transaction server: open the configured storage and Connection, mount every endpoint
- * group of routes/index.ts (plus `deps.routes`), and close the engine after the listener on shutdown.
+ * Start the server: for the transaction role open the configured storage and Connection and mount
+ * every endpoint group of routes/index.ts; for the peer role the follower's Connection, the read
+ * groups and the forwarder (peer-role.ts). Plus `deps.routes`; the engine closes after the listener.
  */
 export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps): Promise<LedgraphServer> {
   if (!config.memory) await ensureWritableDir(config.storagePath);
-  const state = await createServerState(config);
-  const routes = [...ledgerRouteGroups(state), ...(deps.routes ?? [])];
+  const peer = config.role === 'peer';
+  const state = peer ? await createPeerState(config, deps.log) : await createServerState(config);
+  const routes = [...(peer ? peerRouteGroups(state) : ledgerRouteGroups(state)), ...(deps.routes ?? [])];
   const onClose = async () => {
     await closeServerState(state);
     if (deps.onClose) await deps.onClose();
   };
   try {
     // The ledger routes include /push-merges (http-api.md §9.4).
-    const running = await startServer(config, { ...deps, routes, onClose, discovery: { push: { merged_commits: true }, ...deps.discovery } });
+    const discovery = peer ? deps.discovery : { push: { merged_commits: true }, ...deps.discovery };
+    const running = await startServer(config, { ...deps, routes, onClose, ...(discovery ? { discovery } : {}) });
     // Event streams never finish by themselves: end them when shutdown starts, not after the grace period.
     const close = (graceMs?: number) => { state.events.close(); return running.close(graceMs); };
     return { ...running, close, state };
   } catch (e) {
-    await state.conn.close();
+    await closeServerState(state);
     throw e;
   }
 }
@@ -158,14 +162,7 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
  * closes gracefully and exits 0; a second one drops open connections at once).
  */
 export async function runServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
-  let running: RunningServer;
-  if (config.role === 'peer') {
-    // A peer must not write locally; until the peer role exists it serves the root diagnostics only.
-    deps.log.warn('peer role is not implemented yet; serving diagnostics only', { tx_server_url: config.txServerUrl });
-    running = await startServer(config, deps);
-  } else {
-    running = await startLedgraphServer(config, deps);
-  }
+  const running: RunningServer = await startLedgraphServer(config, deps);
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {

@@ -105,6 +105,11 @@ export interface MinTOptions {
 export async function waitForMinT(conn: Connection, ledgerId: string, minT: number, opts: MinTOptions = {}): Promise<void> {
   const id = normalizeLedgerId(ledgerId);
   if ((await conn.ledger(id)).t >= minT) return;
+  // A peer first asks its transaction server for the current record (replication.md §14.5).
+  if (conn.refresher) {
+    await conn.refresher(id);
+    if ((await conn.ledger(id)).t >= minT) return;
+  }
   await new Promise<void>((resolve, reject) => {
     let settled = false;
     let checking = false;

@@ -61,6 +61,8 @@ export interface ServerState {
   admission: Admission;
   /** The `/events` fan-out of the nameservice change feed. */
   events: EventsHub;
+  /** On a peer: the follower of the transaction server, stopped before the Connection closes. */
+  peer?: { close(): Promise<void> };
 }
 
 /** What a registrar receives: the app's route context plus the server state. */
@@ -86,5 +88,6 @@ export async function createServerState(config: ServerConfig): Promise<ServerSta
 export async function closeServerState(state: ServerState): Promise<void> {
   state.events.close();
   await state.admission.close();
-  await state.conn.close();
+  if (state.peer) await state.peer.close(); // closes the Connection too
+  else await state.conn.close();
 }

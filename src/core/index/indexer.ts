@@ -22,6 +22,7 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
   const snap = await ledger.lock.run(async () => ({
     toT: ledger.head.t,
     commitId: ledger.head.cid,
+    commitTime: ledger.head.time,
     dictSize: ledger.dict.size,
     ns: ledger.ns.allocated(),
     graphs: ledger.graphs.named(),
@@ -44,7 +45,7 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
     chunks.push((await store.put(Codec.dict, encodeDictChunk(i, ledger.dict.slice(i, end)))).toString());
   }
   const root: IndexRoot = {
-    v: 1, ledger_id: ledger.id, index_t: snap.toT, base_t: 0, commit_id: snap.commitId, ns: snap.ns, graphs: snap.graphs,
+    v: 1, ledger_id: ledger.id, index_t: snap.toT, base_t: 0, commit_id: snap.commitId, commit_time: snap.commitTime, ns: snap.ns, graphs: snap.graphs,
     datatypes: snap.datatypes, dict: { size: snap.dictSize, chunks }, orders: tops, stats: snap.stats,
     prev_root: snap.tree ? snap.tree.rootCid.toString() : null,
   };

@@ -30,6 +30,11 @@ export interface IndexRoot {
   base_t: number;
   /** Commit the index covers (the commit at index_t). */
   commit_id: string;
+  /**
+   * That commit's time, so opening a ledger need not read the commit (a peer would fetch it whole
+   * just for this). Absent in roots written before it was added; readers then read the commit.
+   */
+  commit_time?: string;
   /** Commit namespace table beyond the reserved codes: [code, prefix]. */
   ns: [number, string][];
   /** Graph table beyond the reserved ids: [id, IRI]. */

@@ -68,12 +68,17 @@ export class IndexTree {
 
   /** Load a root and its branch nodes. */
   static async load(store: ContentStore, rootCid: CID, cache: LeafCache): Promise<IndexTree> {
-    const root = parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root');
-    const leaves = {} as Record<IndexOrder, LeafRef[]>;
-    for (const order of ORDERS) {
+    return IndexTree.fromRoot(store, rootCid, parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root'), cache);
+  }
+
+  /** The tree of an already parsed root: its branch nodes, the four orders read concurrently (a peer reads them over the network). */
+  static async fromRoot(store: ContentStore, rootCid: CID, root: IndexRoot, cache: LeafCache): Promise<IndexTree> {
+    const lists = await Promise.all(ORDERS.map((order) => {
       const top = root.orders[order];
-      leaves[order] = top ? await flatten(store, CID.parse(top)) : [];
-    }
+      return top ? flatten(store, CID.parse(top)) : Promise.resolve([] as LeafRef[]);
+    }));
+    const leaves = {} as Record<IndexOrder, LeafRef[]>;
+    ORDERS.forEach((order, i) => { leaves[order] = lists[i]!; });
     return new IndexTree(store, rootCid, root, leaves, cache);
   }
 

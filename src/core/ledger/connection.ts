@@ -52,6 +52,11 @@ export class Connection implements WriteEnv, LedgerStores {
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
   private readonly records = new Map<string, NsRecord | null>();
   private unsubscribe: (() => void) | null = null;
+  /**
+   * A peer's way to bring a ledger's record up to date from its transaction server before a read
+   * that needs a newer t (Ledgraph-Min-T); null on a transaction server.
+   */
+  refresher: ((ledgerId: string) => Promise<void>) | null = null;
 
   constructor(storage: Storage, opts: ConnectionOptions = {}) {
     this.content = storage.content;
@@ -130,6 +135,35 @@ export class Connection implements WriteEnv, LedgerStores {
       this.loaded.delete(id);
       throw e;
     }
+  }
+
+  /** The ledger if it is loaded (or loading), else undefined; never loads. */
+  loadedLedger(ledgerId: string): Promise<Ledger> | undefined {
+    return this.loaded.get(normalizeLedgerId(ledgerId));
+  }
+
+  /** Load a ledger afresh from its current record, replacing the loaded one (a peer's reload). */
+  async reload(ledgerId: string): Promise<Ledger> {
+    const id = normalizeLedgerId(ledgerId);
+    const rec = await this.ns.get(id);
+    if (!rec || rec.retracted) {
+      this.loaded.delete(id);
+      throw notFound(`ledger ${id} not found`);
+    }
+    this.records.set(id, rec);
+    const p = Ledger.open(this.content, rec, this.leafCache);
+    this.loaded.set(id, p);
+    try {
+      return await p;
+    } catch (e) {
+      if (this.loaded.get(id) === p) this.loaded.delete(id);
+      throw e;
+    }
+  }
+
+  /** Forget a loaded ledger (a peer evicts a retracted one). */
+  evict(ledgerId: string): void {
+    this.loaded.delete(normalizeLedgerId(ledgerId));
   }
 
   /** Apply commits another process published after our head (a peer sharing the storage). */

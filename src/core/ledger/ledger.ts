@@ -10,7 +10,7 @@ import { badRequest, internalError, notFound } from '../errors.js';
 import { GRAPH_TXN_META, type Flake } from '../flake/flake.js';
 import { TermDict } from '../index/dict.js';
 import { Novelty } from '../index/novelty.js';
-import { parseJsonNode, type DictChunk } from '../index/root-codec.js';
+import { parseJsonNode, type DictChunk, type IndexRoot } from '../index/root-codec.js';
 import { IndexTree, type LeafCache } from '../index/tree.js';
 import { termKey, type NamedNode, type Term } from '../rdf/terms.js';
 import { rdf } from '../rdf/vocab.js';
@@ -72,10 +72,15 @@ export class Ledger {
     const l = new Ledger(store, record);
     let stopAt: string | null = null;
     if (record.index_head_id) {
-      const tree = await IndexTree.load(store, CID.parse(record.index_head_id), cache);
-      const root = tree.root;
-      for (const c of root.dict.chunks) {
-        const chunk = parseJsonNode<DictChunk>(await store.get(CID.parse(c)), 'dictionary chunk');
+      const rootCid = CID.parse(record.index_head_id);
+      const root = parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root');
+      // Branch nodes and dictionary chunks are independent reads: issue them together.
+      const [tree, chunkBytes] = await Promise.all([
+        IndexTree.fromRoot(store, rootCid, root, cache),
+        Promise.all(root.dict.chunks.map((c) => store.get(CID.parse(c)))),
+      ]);
+      for (const bytes of chunkBytes) {
+        const chunk = parseJsonNode<DictChunk>(bytes, 'dictionary chunk');
         if (chunk.from !== l.dict.size) throw badRequest('dictionary chunks out of order in index root');
         for (const k of chunk.keys) l.dict.internKey(k);
       }
@@ -85,7 +90,7 @@ export class Ledger {
       l.stats.load(root.stats);
       l.tree = tree;
       stopAt = root.commit_id;
-      l.head = { t: root.index_t, cid: root.commit_id, time: '' };
+      l.head = { t: root.index_t, cid: root.commit_id, time: root.commit_time ?? '' };
     }
     if (record.commit_head_id) {
       await l.replayChain(record.commit_head_id, stopAt);

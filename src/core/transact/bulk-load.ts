@@ -204,7 +204,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, source: Asy
   const chunks = await inParallel(starts, 4, async (i) =>
     (await stores.content.put(Codec.dict, encodeDictChunk(i, dict.slice(i, Math.min(dict.size, i + DICT_CHUNK_KEYS))))).toString());
   const root: IndexRoot = {
-    v: 1, ledger_id: ledger.id, index_t: t, base_t: 0, commit_id: prev, ns: ledger.ns.allocated(), graphs: ledger.graphs.named(),
+    v: 1, ledger_id: ledger.id, index_t: t, base_t: 0, commit_id: prev, commit_time: ledger.head.time, ns: ledger.ns.allocated(), graphs: ledger.graphs.named(),
     datatypes: [...ledger.datatypes].sort(), dict: { size: dict.size, chunks }, orders: tops, stats: ledger.stats.toJson(), prev_root: null,
   };
   const rootCid = await stores.content.put(Codec.indexRoot, canonicalJsonBytes(root));

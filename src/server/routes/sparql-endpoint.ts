@@ -20,7 +20,7 @@ import { handleUpdate } from './write.js';
 type Ctx = Context<AppEnv>;
 
 /** True when the request is a SPARQL UPDATE (direct, or a form carrying `update=`). */
-async function isUpdate(c: Ctx): Promise<boolean> {
+export async function isUpdate(c: Ctx): Promise<boolean> {
   const type = parseMediaType(c.req.header('Content-Type'))?.type;
   if (type === 'application/sparql-update') return true;
   if (type !== 'application/x-www-form-urlencoded') return false;

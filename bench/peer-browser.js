@@ -1,0 +1,88 @@
+/**
+ * The Chromium part of the peer bench (bench/peer.js): the browser peer library build
+ * (vite.peer.config.ts) in Debian's Chromium, on IndexedDB, following the bench's transaction
+ * server. Measures the cold open + first query, the BSBM explore queries (median of timed runs;
+ * compared with the same queries on a Node peer's Connection over file storage, in the bench
+ * process), and the first query after a reload reopens the cached ledger.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT_DIR, median } from './measure.js';
+import { serveStatic } from '../e2e/static-server.js';
+
+const CHROMIUM = process.env.LEDGRAPH_CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const round = (x) => Math.round(x * 100) / 100;
+
+/** Time `queries` (name, text) `reps` times each after one warm-up; returns name -> median ms. */
+async function timed(queries, reps, run) {
+  const out = {};
+  for (const q of queries) {
+    await run(q.text);
+    const ts = [];
+    for (let i = 0; i < reps; i++) { const t0 = performance.now(); await run(q.text); ts.push(performance.now() - t0); }
+    out[q.name] = round(median(ts));
+  }
+  return out;
+}
+
+/** Figures of the browser peer against `txUrl` (ledger `bsbm`), compared with `nodeRun(text)`. */
+export async function browserFigures({ txUrl, token, queries, reps = 3, nodeRun }) {
+  const { build } = await import('vite');
+  const { chromium } = await import('playwright-core');
+  const dir = await mkdtemp(join(tmpdir(), 'lg-peer-bench-web-'));
+  const profile = await mkdtemp(join(tmpdir(), 'lg-peer-bench-profile-'));
+  process.env.LEDGRAPH_PEER_OUT_DIR = dir;
+  try {
+    await build({ configFile: join(ROOT_DIR, 'vite.peer.config.ts'), logLevel: 'error' });
+  } finally {
+    delete process.env.LEDGRAPH_PEER_OUT_DIR;
+  }
+  await writeFile(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module">import { openLedgerPeer } from "./ledgraph-peer.js"; window.openLedgerPeer = openLedgerPeer;</script>');
+  const site = await serveStatic(dir);
+  const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
+  try {
+    const page = await browser.newPage();
+    const open = async () => {
+      await page.goto(`${site.url}/index.html`);
+      await page.waitForFunction(() => typeof window.openLedgerPeer === 'function');
+      return page.evaluate(async ({ url, token, text }) => {
+        const t0 = performance.now();
+        window.peer = await window.openLedgerPeer({ url, token, ledger: 'bsbm', database: 'bench' });
+        const opened = performance.now();
+        await window.peer.query(text);
+        return { openMs: opened - t0, firstQueryMs: performance.now() - opened, totalMs: performance.now() - t0 };
+      }, { url: txUrl, token, text: queries[0].text });
+    };
+    const cold = await open();
+    // Timed inside the page (peer.query: page → worker → engine → page), not across the DevTools link.
+    const browserMs = {};
+    for (const q of queries) {
+      browserMs[q.name] = round(await page.evaluate(async ({ text, reps }) => {
+        await window.peer.query(text);
+        const ts = [];
+        for (let i = 0; i < reps; i++) { const t0 = performance.now(); await window.peer.query(text); ts.push(performance.now() - t0); }
+        ts.sort((a, b) => a - b);
+        return ts[Math.floor(ts.length / 2)];
+      }, { text: q.text, reps }));
+    }
+    const nodeMs = await timed(queries, reps, nodeRun);
+    await page.evaluate(() => window.peer.close());
+    await page.reload();
+    const reopened = await open();
+    const ratios = Object.fromEntries(queries.map((q) => [q.name, round(browserMs[q.name] / Math.max(0.01, nodeMs[q.name]))]));
+    return {
+      chromium: browser.browser()?.version() ?? null,
+      cold: { openMs: round(cold.openMs), firstQueryMs: round(cold.firstQueryMs), totalMs: round(cold.totalMs) },
+      reopened: { openMs: round(reopened.openMs), firstQueryMs: round(reopened.firstQueryMs), totalMs: round(reopened.totalMs) },
+      exploreBrowserMs: browserMs, exploreNodeMs: nodeMs, ratioBrowserToNode: ratios,
+      medianRatio: round(median(Object.values(ratios))),
+    };
+  } finally {
+    await browser.close();
+    await site.close();
+    await rm(dir, { recursive: true, force: true });
+    await rm(profile, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The `--role peer` server (replication.md §14): a read-only Connection kept current by the
+ * follower of src/peer, the read endpoints over it, and the forwarder in front of everything else.
+ * Storage mode: with a storage-proxy token the peer reads through the transaction server's storage
+ * proxy into its own --storage-path (proxy mode); without one it opens --storage-path as the
+ * transaction server's own storage (shared mode).
+ */
+import { openPeer, type Peer } from '../peer/open-peer.js';
+import { FileContentStore, MemoryContentStore, openFileStorage } from '../storage/index.js';
+import type { RouteGroup } from './app.js';
+import type { ServerConfig } from './config.js';
+import { EventsHub } from './events/hub.js';
+import type { Logger } from './log.js';
+import { ledgerRouteGroups } from './routes/index.js';
+import { authRoutes } from './auth/index.js';
+import { dataRoutes } from './routes/data.js';
+import { diagnosticsRoutes } from './routes/diagnostics.js';
+import { forwardRoutes } from './routes/forward.js';
+import { multiQueryRoutes } from './routes/multi-query.js';
+import { queryRoutes } from './routes/query.js';
+import { sparqlEndpointRoutes } from './routes/sparql-endpoint.js';
+import { streamRoutes } from './routes/stream.js';
+import { Admission, type Registrar, type ServerState } from './server-context.js';
+
+/** The endpoint groups of a peer: the forwarder first, then the reads it answers itself. */
+export const PEER_REGISTRARS: readonly Registrar[] = [
+  forwardRoutes, authRoutes(), diagnosticsRoutes, dataRoutes, queryRoutes, sparqlEndpointRoutes, streamRoutes, multiQueryRoutes,
+];
+
+/**
+ * The API base of the transaction server from its discovery document, else this server's own
+ * api_base_url (the default of both is /v1/ledgraph).
+ */
+export async function txApiBase(txServerUrl: string, fallback: string): Promise<string> {
+  try {
+    const res = await fetch(`${txServerUrl}/.well-known/ledgraph.json`, { signal: AbortSignal.timeout(5000) });
+    if (res.ok) {
+      const doc = (await res.json()) as { api_base_url?: unknown };
+      if (typeof doc.api_base_url === 'string' && doc.api_base_url.startsWith('/')) return txServerUrl + doc.api_base_url.replace(/\/+$/, '');
+    }
+  } catch { /* the transaction server is not up yet: assume its base is ours */ }
+  return txServerUrl + fallback;
+}
+
+/** Open the peer's storage and follower, and the server state over its Connection. */
+export async function createPeerState(config: ServerConfig, log: Logger): Promise<ServerState & { peer: Peer }> {
+  const tx = config.txServerUrl!;
+  const api = await txApiBase(tx, config.apiBaseUrl);
+  const common = {
+    api, subscribeAll: config.peerSubscribeAll || config.peerLedgers.length === 0,
+    ledgers: config.peerLedgers, graphSources: config.peerGraphSources,
+    eventsUrl: config.peerEventsUrl, eventsToken: config.peerEventsToken, log,
+    connection: { reindexMinBytes: config.reindexMinBytes, reindexMaxBytes: config.reindexMaxBytes, federation: { allow: config.federationAllow } },
+  };
+  let peer: Peer;
+  if (config.storageProxyToken) {
+    // The cache can always be fetched again, so it is not fsynced.
+    const cache = config.memory ? new MemoryContentStore() : await FileContentStore.open(config.storagePath, { durable: 'none' });
+    peer = openPeer({ ...common, cache, storageToken: config.storageProxyToken });
+  } else {
+    peer = openPeer({ ...common, shared: await openFileStorage(config.storagePath) });
+  }
+  log.info('peer following', { tx_server_url: tx, api, mode: peer.mode, subscribe_all: common.subscribeAll, ledgers: config.peerLedgers });
+  return {
+    conn: peer.conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(),
+    admission: new Admission(config.maxInFlight), events: new EventsHub(peer.conn.ns, { keepAliveMs: config.eventsKeepAliveMs }),
+    peer,
+  };
+}
+
+/** The peer's route groups bound to its state. */
+export function peerRouteGroups(state: ServerState): RouteGroup[] {
+  return ledgerRouteGroups(state, PEER_REGISTRARS);
+}
