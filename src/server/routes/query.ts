@@ -549,7 +549,7 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   }
   if (form === 'ask') return respondChunks(c, writeResult({ type: 'boolean', value: res.result === true }, format), MEDIA_TYPE[format]);
   // A construct document as triples, read back with the JSON-LD transaction parser.
-  const txn = parseJsonLdTxn(res.result, 'insert');
+  const txn = await parseJsonLdTxn(res.result, 'insert');
   const quads = txn.kind === 'insert' ? txn.quads : [];
   return respondChunks(c, writeResult({ type: 'quads', quads: (async function* () { yield* quads; })() }, format), MEDIA_TYPE[format]);
 }

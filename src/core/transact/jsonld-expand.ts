@@ -1,0 +1,86 @@
+/**
+ * JSON-LD 1.1 context processing and expansion of transaction documents through jsonld.js, the
+ * reference implementation (jsonld-transactions.md §1, docs/jsonld-transactions.md). The document
+ * loader serves only contexts given inline or preloaded by the caller (the ledger's default context,
+ * the `context` request parameter); nothing is ever fetched from the network. JSON-LD errors become
+ * 400s that name the JSON-LD error code.
+ */
+import jsonld from 'jsonld';
+import { badRequest, isLedgraphError, LedgraphError } from '../errors.js';
+
+/** Options of `expandJsonLd`. */
+export interface ExpandOptions {
+  /** Base IRI for relative references (the `base` request parameter); `@base` in a context wins. */
+  base?: string;
+  /** A context applied before the document's own (the ledger's default context), as JSON. */
+  expandContext?: unknown;
+  /** Remote contexts the loader may serve, by URL (preloaded; never fetched). */
+  contexts?: ReadonlyMap<string, unknown>;
+}
+
+/** An expanded JSON-LD element: node, value or list object, or an array of them. */
+export type Expanded = Record<string, unknown>;
+
+/** The relative IRIs jsonld.js reports while expanding; a transaction stores none of them. */
+const RELATIVE_EVENTS = new Set(['relative @id reference', 'relative @type reference', 'relative @vocab reference']);
+
+/**
+ * Expand `doc` (JSON-LD 1.1 processing mode). Keys that do not expand to an IRI are dropped as
+ * JSON-LD requires; their names are returned in `dropped` so an empty result can say why.
+ */
+export async function expandJsonLd(doc: unknown, opts: ExpandOptions = {}): Promise<{ expanded: Expanded[]; dropped: string[] }> {
+  const dropped: string[] = [];
+  const relative: string[] = [];
+  const options: Record<string, unknown> = {
+    base: opts.base ?? null,
+    processingMode: 'json-ld-1.1',
+    documentLoader: loaderFor(opts.contexts),
+    eventHandler: ({ event, next }: { event: { code: string; details?: Record<string, unknown> }; next: () => void }) => {
+      if (event.code === 'invalid property') dropped.push(String(event.details?.['property']));
+      else if (RELATIVE_EVENTS.has(event.code)) relative.push(String(event.details?.['expandedId'] ?? event.details?.['id'] ?? event.details?.['type'] ?? event.details?.['vocab'] ?? ''));
+      else next();
+    },
+  };
+  if (opts.expandContext !== undefined && opts.expandContext !== null) options['expandContext'] = opts.expandContext;
+  let expanded: unknown;
+  try {
+    expanded = await jsonld.expand(doc as jsonld.JsonLdDocument, options as jsonld.Options.Expand);
+  } catch (e) {
+    throw jsonLdError(e);
+  }
+  if (relative.length > 0) throw relativeIriError(relative[0]!);
+  return { expanded: expanded as Expanded[], dropped };
+}
+
+/** The 400 for an IRI reference that no base made absolute. */
+export function relativeIriError(value: string): LedgraphError {
+  if (value.startsWith('?')) return badRequest(`variables such as ${value} are only allowed in update templates`);
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) return badRequest(`invalid IRI ${JSON.stringify(value)}: an IRI cannot contain spaces or <>"{}|^\`\\`);
+  return badRequest(`relative IRI ${JSON.stringify(value)}: give "@base" in the context or the base request parameter, or write an absolute IRI`);
+}
+
+/** Serves preloaded contexts only; any other URL is a JSON-LD "loading remote context failed". */
+function loaderFor(contexts: ReadonlyMap<string, unknown> | undefined) {
+  return async (url: string) => {
+    const document = contexts?.get(url);
+    if (document === undefined) {
+      throw new LedgraphError(400, 'err:db/BadRequest',
+        `loading remote context failed: ${url} is not fetched (Ledgraph never loads contexts over the network); send the context inline`);
+    }
+    return { contextUrl: null, documentUrl: url, document };
+  };
+}
+
+/** jsonld.js errors as 400s naming the JSON-LD error code (e.g. "protected term redefinition"). */
+export function jsonLdError(e: unknown): LedgraphError {
+  if (isLedgraphError(e)) return e;
+  const err = e as { name?: string; message?: string; details?: { code?: string; cause?: unknown } };
+  if (err && typeof err === 'object' && typeof err.name === 'string' && err.name.startsWith('jsonld.')) {
+    const code = err.details?.code;
+    // A loader refusal arrives wrapped; keep its own message.
+    const inner = err.details?.cause;
+    if (isLedgraphError(inner)) return badRequest(`invalid JSON-LD (${code ?? 'loading remote context failed'}): ${inner.message}`);
+    return badRequest(`invalid JSON-LD${code ? ` (${code})` : ''}: ${err.message ?? String(e)}`);
+  }
+  throw e;
+}
