@@ -7,7 +7,7 @@
  */
 import { badRequest } from '../errors.js';
 import {
-  type BlankNode, type NamedNode, type Term, type Variable, blankNode, defaultGraph, literal, namedNode, termKey, variable,
+  type BlankNode, type NamedNode, type Term, type Variable, blankNode, defaultGraph, literal, namedNode, variable,
 } from '../rdf/terms.js';
 import { F, OWL, RDF, RDFS, SHACL, XSD, rdf } from '../rdf/vocab.js';
 import { coerceJsonValue, doubleLiteral, typedLiteral } from '../rdf/values.js';
@@ -214,6 +214,10 @@ export function valueTerm(v: Expanded): { term: Term; loose: boolean } {
   return { term: coerceJsonValue(scalar, 'http://www.w3.org/2001/XMLSchema#boolean'), loose: true };
 }
 
+/** IRIs already checked (vocabulary and datatype IRIs repeat in every document). */
+const checkedIris = new Map<string, NamedNode>();
+const CHECKED_LIMIT = 10_000;
+
 function isJsonLdInteger(n: number): boolean { return Number.isInteger(n) && Math.abs(n) < 1e21; }
 
 function jsonLdNumberText(n: number): string {
@@ -223,11 +227,16 @@ function jsonLdNumberText(n: number): string {
 
 /** An absolute IRI term: a relative reference or a string no IRI may contain is a 400 naming it. */
 export function iri(raw: string, what: string): NamedNode {
+  const known = checkedIris.get(raw);
+  if (known !== undefined) return known;
   if (raw === '') throw badRequest(`empty IRI in ${what}`);
   const s = withBuiltinPrefix(raw);
   if (!SCHEME.test(s)) throw relativeIriError(s);
   if (INVALID_IRI_CHARS.test(s) || s.indexOf('#') !== s.lastIndexOf('#')) throw badRequest(`invalid IRI ${JSON.stringify(s)} in ${what}`);
-  return namedNode(s);
+  const n = namedNode(s);
+  if (checkedIris.size >= CHECKED_LIMIT) checkedIris.clear();
+  checkedIris.set(raw, n);
+  return n;
 }
 
 /**
@@ -253,7 +262,7 @@ export function dedupeQuads(quads: TemplateQuad[]): TemplateQuad[] {
   const seen = new Set<string>();
   const out: TemplateQuad[] = [];
   for (const q of quads) {
-    const k = [q.subject, q.predicate, q.object, q.graph].map(tkey).join(' ') + ' ' + (q.listIndex ?? '') + (q.looseObject ? ' ~' : '');
+    const k = part(q.subject) + part(q.predicate) + part(q.object) + part(q.graph) + (q.listIndex ?? '') + (q.looseObject ? '~' : '');
     if (seen.has(k)) continue;
     seen.add(k);
     out.push(q);
@@ -261,8 +270,8 @@ export function dedupeQuads(quads: TemplateQuad[]): TemplateQuad[] {
   return out;
 }
 
-function tkey(t: Term | Variable | GraphRef): string {
-  if (t.termType === 'Variable') return '?' + t.value;
-  if (t.termType === 'DefaultGraph') return '';
-  return termKey(t).replace(/ /g, '\\u0020');
+/** An unambiguous key part: kind, then length-prefixed strings. */
+function part(t: Term | Variable | GraphRef): string {
+  if (t.termType === 'Literal') return `L${t.value.length}:${t.value}${t.language.length}:${t.language}${t.datatype.value.length}:${t.datatype.value}`;
+  return `${t.termType[0]}${t.value.length}:${t.value}`;
 }

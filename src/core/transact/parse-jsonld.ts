@@ -274,6 +274,8 @@ async function templates(t: TemplateScope, which: 'delete' | 'insert', value: un
  * `"?o"` objects when `objectVars`).
  */
 function withGraphMarkers(n: unknown, templates: boolean, objectVars = false): unknown {
+  // Plain data without a string-valued @graph anywhere goes to jsonld.js as it is (no copy).
+  if (!templates && !hasStringGraph(n)) return n;
   const varIri = (s: string) => VAR_PREFIX + varName(s);
   const node = (o: Record<string, unknown>): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
@@ -310,6 +312,17 @@ function withGraphMarkers(n: unknown, templates: boolean, objectVars = false): u
     return node(v);
   };
   return isObject(n) ? node(n) : n;
+}
+
+/** Does any object inside `v` have a string-valued `@graph`? */
+function hasStringGraph(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(hasStringGraph);
+  if (!isObject(v)) return false;
+  for (const k in v) {
+    const x = v[k];
+    if (k === '@graph' ? typeof x === 'string' || hasStringGraph(x) : k !== '@context' && typeof x === 'object' && x !== null && hasStringGraph(x)) return true;
+  }
+  return false;
 }
 
 // -----------------------------------------------------------------------------------------------
