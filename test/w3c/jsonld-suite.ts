@@ -21,7 +21,7 @@ import { canonicalLexical, isKnownDatatype } from '../../src/core/rdf/datatypes.
 import { openMemoryStorage } from '../../src/storage/index.js';
 import { matchRows, type Row } from './compare.js';
 import { W3C_DIR } from './manifest.js';
-import { parseKnownFailures } from './harness.js';
+import { parseKnownFailures, type Outcome } from './harness.js';
 
 export const JSONLD_DIR = resolve(W3C_DIR, 'jsonld11');
 /** Upstream location of the suite: the base of every test document. */
@@ -107,6 +107,28 @@ export async function insertAndRead(doc: unknown, opts: JsonLdTxnOptions): Promi
   }
   await conn.transact(ledger, req);
   return storedQuads(conn, ledger);
+}
+
+/**
+ * A negative test through the insert pipeline: passes when the write is refused with a 400 whose
+ * message names `code` and the ledger is left at t = 0 with no facts.
+ */
+export async function expectRefused(doc: unknown, opts: JsonLdTxnOptions, code: string): Promise<Outcome> {
+  const conn = new Connection(openMemoryStorage(), { indexingEnabled: false });
+  const { ledger } = await conn.create('w3c-jsonld');
+  let error: unknown;
+  try {
+    await conn.transact(ledger, await parseJsonLdTxn(doc, 'insert', opts));
+  } catch (e) {
+    error = e;
+  }
+  const db = await conn.db(ledger);
+  const stored = (await storedQuads(conn, ledger)).length;
+  if (db.t !== 0 || stored !== 0) return { status: 'fail', message: `expected nothing written, but t = ${db.t} with ${stored} facts (${code})` };
+  if (error === undefined) return { status: 'fail', message: `expected a 400 naming "${code}", but the write was accepted` };
+  if (!isLedgraphError(error) || error.status !== 400) return { status: 'fail', message: `expected a 400 naming "${code}", got ${String(error)}` };
+  if (!error.message.includes(code)) return { status: 'fail', message: `the 400 does not name "${code}": ${error.message}` };
+  return { status: 'pass' };
 }
 
 /** Every fact of a ledger's default and named graphs at the head, with list indexes. */

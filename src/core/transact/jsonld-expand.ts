@@ -42,6 +42,7 @@ export async function expandJsonLd(doc: unknown, opts: ExpandOptions = {}): Prom
     },
   };
   if (opts.expandContext !== undefined && opts.expandContext !== null) options['expandContext'] = opts.expandContext;
+  checkContextKeywords(doc);
   let expanded: unknown;
   try {
     expanded = await jsonld.expand(doc as jsonld.JsonLdDocument, options as jsonld.Options.Expand);
@@ -50,6 +51,22 @@ export async function expandJsonLd(doc: unknown, opts: ExpandOptions = {}): Prom
   }
   if (relative.length > 0) throw relativeIriError(relative[0]!);
   return { expanded: expanded as Expanded[], dropped };
+}
+
+/**
+ * A local context defining the keyword `@context` is a JSON-LD "keyword redefinition" error that
+ * jsonld.js 9 lets pass (W3C expand/toRdf test er56); checked here before expansion.
+ */
+function checkContextKeywords(v: unknown): void {
+  if (Array.isArray(v)) { for (const x of v) checkContextKeywords(x); return; }
+  if (typeof v !== 'object' || v === null) return;
+  for (const [k, x] of Object.entries(v)) {
+    if (k === '@context') {
+      for (const c of Array.isArray(x) ? x : [x]) {
+        if (typeof c === 'object' && c !== null && '@context' in c) throw badRequest('invalid JSON-LD (keyword redefinition): a context cannot define @context');
+      }
+    } else if (typeof x === 'object' && x !== null) checkContextKeywords(x);
+  }
 }
 
 /** The 400 for an IRI reference that no base made absolute. */
