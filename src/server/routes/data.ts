@@ -11,7 +11,8 @@
 import type { Context } from 'hono';
 import { badRequest, isLedgraphError, notFound } from '../../core/errors.js';
 import { parseLedgerRef, type LedgerRef } from '../../core/ledger/ledger-id.js';
-import { toJsonLd, toNQuads, toNTriples, toRdfXml, toTriG, toTurtle } from '../../core/query/results/rdf-writers.js';
+import { toNQuads, toNTriples, toRdfXml, toTriG, toTurtle } from '../../core/query/results/rdf-writers.js';
+import { toJsonLd } from '../../core/query/results/jsonld-writer.js';
 import { defaultGraph, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
 import { rdf, xsd } from '../../core/rdf/vocab.js';
 import type { Receipt } from '../../core/transact/pipeline.js';
@@ -117,7 +118,10 @@ async function scanGraph(view: Awaited<ReturnType<typeof requestView>>, db: Db, 
       if (p.value !== rdf.type) compactor.iri(p.value);
       if (o.termType === 'NamedNode') compactor.iri(o.value);
       else if (o.termType === 'Literal' && !o.language && o.datatype.value !== xsd.string) compactor.iri(o.datatype.value);
-      quads.push({ subject: s, predicate: p, object: o, graph: defaultGraph });
+      const q: Quad = { subject: s, predicate: p, object: o, graph: defaultGraph };
+      // List items keep their index: the JSON-LD writer turns them back into an ordered @list.
+      if (b.m[k]! >= 0) q.listIndex = b.m[k]!;
+      quads.push(q);
     }
   }
   return quads;
