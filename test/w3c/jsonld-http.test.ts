@@ -122,6 +122,22 @@ describe('negative toRdf documents over HTTP', () => {
   });
 });
 
+describe('JSON-LD out over HTTP', () => {
+  it('graph store GET writes stored list items as an ordered @list (jsonld.js fromRDF)', async () => {
+    await createLedger(srv, 'lists');
+    const ins = await postJson(`${srv.api}/insert/lists`, {
+      '@context': { ex: 'http://example.org/' }, '@id': 'ex:s', 'ex:steps': { '@list': ['wake', 'coffee', { '@id': 'ex:work' }] }, 'ex:tag': 'x',
+    });
+    expect(ins.status).toBe(200);
+    const doc = JSON.parse(await get('/data/lists?default', 'application/ld+json')) as unknown[];
+    expect(doc).toEqual([{
+      '@id': 'http://example.org/s',
+      'http://example.org/steps': [{ '@list': [{ '@value': 'wake' }, { '@value': 'coffee' }, { '@id': 'http://example.org/work' }] }],
+      'http://example.org/tag': [{ '@value': 'x' }],
+    }]);
+  });
+});
+
 describe('relative IRIs over HTTP', () => {
   it('are refused with 400 naming the value, or resolved against ?base= (RFC 3986)', async () => {
     await createLedger(srv, 'rel');

@@ -7,6 +7,7 @@
  */
 import jsonld from 'jsonld';
 import { badRequest, isLedgraphError, LedgraphError } from '../errors.js';
+import { fastExpand, type Expanded } from './jsonld-fast.js';
 
 /** Options of `expandJsonLd`. */
 export interface ExpandOptions {
@@ -16,10 +17,11 @@ export interface ExpandOptions {
   expandContext?: unknown;
   /** Remote contexts the loader may serve, by URL (preloaded; never fetched). */
   contexts?: ReadonlyMap<string, unknown>;
+  /** false: always jsonld.js, even for a plain document (the fast path's tests compare both). */
+  fastPath?: boolean;
 }
 
-/** An expanded JSON-LD element: node, value or list object, or an array of them. */
-export type Expanded = Record<string, unknown>;
+export type { Expanded } from './jsonld-fast.js';
 
 /** The relative IRIs jsonld.js reports while expanding; a transaction stores none of them. */
 const RELATIVE_EVENTS = new Set(['relative @id reference', 'relative @type reference', 'relative @vocab reference']);
@@ -29,6 +31,10 @@ const RELATIVE_EVENTS = new Set(['relative @id reference', 'relative @type refer
  * JSON-LD requires; their names are returned in `dropped` so an empty result can say why.
  */
 export async function expandJsonLd(doc: unknown, opts: ExpandOptions = {}): Promise<{ expanded: Expanded[]; dropped: string[] }> {
+  if (opts.fastPath !== false && (opts.expandContext === undefined || opts.expandContext === null)) {
+    const fast = fastExpand(doc);
+    if (fast !== undefined) return { expanded: fast, dropped: [] };
+  }
   const dropped: string[] = [];
   const relative: string[] = [];
   const options: Record<string, unknown> = {

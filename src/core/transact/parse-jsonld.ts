@@ -28,6 +28,8 @@ export interface JsonLdTxnOptions {
   base?: string;
   /** Contexts the document may name by URL, preloaded by the caller (never fetched). */
   contexts?: ReadonlyMap<string, unknown>;
+  /** false: expand plain documents through jsonld.js too, not the fast path (for comparing both). */
+  fastPath?: boolean;
 }
 
 const UPDATE_KEYS = new Set(['@context', 'context', 'where', 'delete', 'insert', 'values', 'graph', 'from', 'fromNamed', 'from-named', 'opts', 'ledger']);
@@ -329,7 +331,8 @@ function hasStringGraph(v: unknown): boolean {
 // helpers
 
 function expandOptions(o: JsonLdTxnOptions, ownContext: unknown) {
-  const out: { base?: string; expandContext?: unknown; contexts?: ReadonlyMap<string, unknown> } = {};
+  const out: { base?: string; expandContext?: unknown; contexts?: ReadonlyMap<string, unknown>; fastPath?: boolean } = {};
+  if (o.fastPath === false) out.fastPath = false;
   if (o.base !== undefined) out.base = o.base;
   // The ledger's default context applies only to a body without its own @context (jsonld-query.md §2.3).
   if (ownContext === undefined && o.ledgerDefaultContext !== undefined) out.expandContext = o.ledgerDefaultContext;
