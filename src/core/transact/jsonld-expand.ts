@@ -8,6 +8,9 @@
 import jsonld from 'jsonld';
 import { badRequest, isLedgraphError, LedgraphError } from '../errors.js';
 import { fastExpand, type Expanded } from './jsonld-fast.js';
+import { relativeIriError } from './iri-errors.js';
+
+export { relativeIriError } from './iri-errors.js';
 
 /** Options of `expandJsonLd`. */
 export interface ExpandOptions {
@@ -75,12 +78,6 @@ function checkContextKeywords(v: unknown): void {
   }
 }
 
-/** The 400 for an IRI reference that no base made absolute. */
-export function relativeIriError(value: string): LedgraphError {
-  if (value.startsWith('?')) return badRequest(`variables such as ${value} are only allowed in update templates`);
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) return badRequest(`invalid IRI ${JSON.stringify(value)}: an IRI cannot contain spaces or <>"{}|^\`\\`);
-  return badRequest(`relative IRI ${JSON.stringify(value)}: give "@base" in the context or the base request parameter, or write an absolute IRI`);
-}
 
 /** Serves preloaded contexts only; any other URL is a JSON-LD "loading remote context failed". */
 function loaderFor(contexts: ReadonlyMap<string, unknown> | undefined) {
