@@ -3,8 +3,8 @@
  * preloaded context is POSTed to `/insert/<ledger>?base=<document URL>` on a real server, and then
  * everything the server writes out about those facts is parsed back by `n3` (RDF/XML, which n3
  * does not read, by oxigraph) and must be the stored dataset: graph store GET as N-Quads and TriG
- * (whole dataset), Turtle, N-Triples and RDF/XML (each graph), and SPARQL results (JSON, every
- * binding rebuilt as an N-Quads line n3 must accept). A few negative tests check the 400 body and
+ * (whole dataset), Turtle, N-Triples and RDF/XML (each graph), and SPARQL results (JSON and XML,
+ * every binding rebuilt as an N-Quads line n3 must accept). A few negative tests check the 400 body and
  * that nothing was written.
  */
 import { Parser as N3Parser } from 'n3';
@@ -12,6 +12,8 @@ import * as oxigraph from 'oxigraph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger, postJson, startTestServer, type TestServer } from '../support/server.js';
 import { blankNode, defaultGraph, fromRdfJs, namedNode, type Quad, type Term } from '../../src/core/rdf/terms.js';
+import { parseSparqlXml } from '../../src/core/query/results/sparql-xml.js';
+import { BlankLabeler, termToNTriples } from '../../src/core/query/results/rdf-writers.js';
 import { compareIndexed, loadJsonLdManifest, loadKnownDifferences, notApplicable, readSuiteFile, storedQuads, TESTS_BASE, type IndexedQuad } from './jsonld-suite.js';
 
 type RdfJsTerm = { termType: string; value: string; language?: string; datatype?: { value: string } };
@@ -94,7 +96,16 @@ describe('toRdf documents over HTTP: stored, then every output format parses bac
         });
         const json = await q.json() as { results: { bindings: Record<string, { type: string; value: string }>[] } };
         const lines = json.results.bindings.map((b) => `${ntTerm(b['s']!)} ${ntTerm(b['p']!)} ${ntTerm(b['o']!)} ${b['g'] ? ntTerm(b['g']) : ''} .`).join('\n');
-        check('SPARQL results', stored, toQuads(new N3Parser({ format: 'N-Quads' }).parse(lines) as RdfJsQuad[], 'srj'));
+        check('SPARQL results JSON', stored, toQuads(new N3Parser({ format: 'N-Quads' }).parse(lines) as RdfJsQuad[], 'srj'));
+        const x = await fetch(`${srv.api}/query/${name}`, {
+          method: 'POST', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+xml' },
+          body: 'SELECT ?s ?p ?o ?g WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }',
+        });
+        const table = parseSparqlXml(await x.text());
+        if (table.type !== 'bindings') throw new Error('SPARQL XML: expected bindings');
+        const labeler = new BlankLabeler();
+        const xmlLines = table.rows.map((b) => [b['s'], b['p'], b['o'], b['g']].filter((t) => t !== undefined).map((t) => termToNTriples(t!, labeler)).join(' ') + ' .').join('\n');
+        check('SPARQL results XML', stored, toQuads(new N3Parser({ format: 'N-Quads' }).parse(xmlLines) as RdfJsQuad[], 'srx'));
       } catch (e) {
         failures.push(`${t.id}: ${e instanceof Error ? e.message : String(e)}`);
       }
