@@ -167,5 +167,12 @@ describe('relative IRIs over HTTP', () => {
     });
     expect(r.status).toBe(200);
     expect(await get('/data/rel?default', 'application/n-triples')).toContain('<http://a/bb/x> <http://example.org/label> "x" .');
+    // Graph store PUT and Turtle bodies take the same parameter; without it nothing is written.
+    const put = (q: string, type: string, body: string) => fetch(`${srv.api}/data/rel?graph=${encodeURIComponent('http://example.org/g')}${q}`, { method: 'PUT', headers: { 'Content-Type': type }, body });
+    expect((await put('', 'application/ld+json', doc)).status).toBe(400);
+    expect((await put('', 'text/turtle', '<a> <http://example.org/p> 1 .')).status).toBe(400);
+    expect((await put(`&base=${encodeURIComponent('http://b/dir/')}`, 'text/turtle', '<a> <http://example.org/p> 1 .')).status).toBe(201);
+    expect(await get(`/data/rel?graph=${encodeURIComponent('http://example.org/g')}`, 'application/n-triples'))
+      .toBe('<http://b/dir/a> <http://example.org/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n');
   });
 });
