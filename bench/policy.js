@@ -46,7 +46,7 @@ const policyTxn = {
       'f:onSubject': hidden.map((iri) => ({ '@id': iri })), 'f:allow': false },
   ],
 };
-await conn.transact(LEDGER, parseJsonLdTxn(policyTxn, 'insert'), { body: policyTxn, contentType: 'application/json' });
+await conn.transact(LEDGER, await parseJsonLdTxn(policyTxn, 'insert'), { body: policyTxn, contentType: 'application/json' });
 process.stderr.write(`policy hides ${hidden.length} of ${products.length} products\n`);
 
 /** Every term is read, as a client materialising results would. */

@@ -29,10 +29,11 @@ const suite = args._[0] ?? 'load';
 const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
 /**
  * Suites that measure Ledgraph against itself or with their own comparison inside one script
- * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL; policy: restricted vs
- * unrestricted; http: a server under load). Each script prints one JSON result line.
+ * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL queries, then JSON-LD inserts
+ * against the build this branch forked from; policy: restricted vs unrestricted; http: a server
+ * under load). Each script prints one JSON result line; a suite may run several scripts.
  */
-const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js', peer: 'peer.js' };
+const SCRIPT_SUITES = { churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js' };
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
@@ -284,18 +285,23 @@ function queryAcceptance(ratios, names) {
   return out;
 }
 
-/** Run a single-script suite (ledgraph only) and print its result line. */
+/** Run a script suite (ledgraph only; one or more scripts) and print each result line. */
 async function runScript(name, data) {
-  const script = SCRIPT_SUITES[name];
-  if (!existsSync(join(BENCH_DIR, script))) {
-    console.log(`\n== ${name}: bench/${script} is not in this tree yet`);
-    return { results: { status: 'missing' } };
+  const scripts = [SCRIPT_SUITES[name]].flat();
+  const results = [];
+  for (const script of scripts) {
+    if (!existsSync(join(BENCH_DIR, script))) {
+      console.log(`\n== ${name}: bench/${script} is not in this tree yet`);
+      results.push({ status: 'missing' });
+      continue;
+    }
+    if (!args['no-build']) buildLedgraph();
+    console.log(`\n== ${name} (bench/${script})`);
+    const r = await runWorker(script, ['--data', data.nt, '--params', data.params, '--products', String(products)]);
+    console.log(JSON.stringify(r, null, 2));
+    results.push(r);
   }
-  if (!args['no-build']) buildLedgraph();
-  console.log(`\n== ${name} (bench/${script})`);
-  const r = await runWorker(script, ['--data', data.nt, '--params', data.params, '--products', String(products)]);
-  console.log(JSON.stringify(r, null, 2));
-  return { results: r };
+  return { results: results.length === 1 ? results[0] : results };
 }
 
 async function main() {

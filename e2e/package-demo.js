@@ -11,7 +11,7 @@ export async function demo(lib, storage) {
   const { Connection, parseJsonLdTxn, runJsonLdQuery, runSparql, collect, LedgerStore, isLedgraphError } = lib;
   const conn = new Connection(storage);
   await conn.create('demo:main');
-  await conn.transact('demo:main', parseJsonLdTxn({ '@context': ctx, '@graph': [
+  await conn.transact('demo:main', await parseJsonLdTxn({ '@context': ctx, '@graph': [
     { '@id': 'ex:ana', 'schema:name': 'Ana', 'schema:age': 34 },
     { '@id': 'ex:ben', 'schema:name': 'Ben', 'schema:age': 27 }] }, 'insert'));
   const { result } = await runJsonLdQuery(conn, {

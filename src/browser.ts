@@ -18,7 +18,8 @@ export { runJsonLdQuery, streamJsonLdSelect, type JsonLdQueryRequest, type JsonL
 export { collect, type Binding, type QueryResult } from './core/query/results/types.js';
 export { toSparqlJson, writeSparqlJson } from './core/query/results/sparql-json.js';
 export { toCsv, toTsv } from './core/query/results/sparql-csv-tsv.js';
-export { toNTriples, toNQuads, toTurtle, toTriG, toRdfXml, toJsonLd } from './core/query/results/rdf-writers.js';
+export { toNTriples, toNQuads, toTurtle, toTriG, toRdfXml } from './core/query/results/rdf-writers.js';
+export { toJsonLd } from './core/query/results/jsonld-writer.js';
 
 // Transactions
 export { parseJsonLdTxn } from './core/transact/parse-jsonld.js';

@@ -59,7 +59,7 @@ async function loadQuads(url: string, fed: FederationOptions | undefined, limits
   let parsed: TxnRequest;
   try {
     if (type === RDF_XML) parsed = await parseRdfXmlTxn(text, 'insert', url);
-    else if (type === 'application/ld+json' || type === 'application/json') parsed = parseJsonLdTxn(parseJsonWithinLimits(text, 'the loaded document'), 'insert');
+    else if (type === 'application/ld+json' || type === 'application/json') parsed = await parseJsonLdTxn(parseJsonWithinLimits(text, 'the loaded document'), 'insert', { base: url });
     else if (RDF_TYPES[type]) parsed = parseRdfTxn(text, RDF_TYPES[type], 'insert', url);
     else throw badRequest(`LOAD <${url}>: unsupported Content-Type ${type || '(none)'}; expected Turtle, N-Triples, TriG, N-Quads, JSON-LD or RDF/XML`);
   } catch (e) {

@@ -19,10 +19,10 @@ describe('datasets across ledgers and times', () => {
   beforeAll(async () => {
     await conn.create('people');
     await conn.create('names/v1');
-    await conn.transact('people', parseJsonLdTxn({ '@context': C, '@id': 'ex:ana', 'ex:knows': { '@id': 'ex:ben' } }, 'insert'));
-    await conn.transact('names/v1', parseJsonLdTxn({ '@context': C, '@id': 'ex:ben', 'schema:name': 'Ben' }, 'insert'));
-    await conn.transact('names/v1', parseJsonLdTxn({ '@context': C, '@id': 'ex:ben', 'schema:name': 'Benjamin' }, 'upsert'));
-    await conn.transact('people', parseJsonLdTxn({ '@context': C, '@id': 'http://example.org/g1', '@graph': [{ '@id': 'ex:cat', 'schema:name': 'Cat' }] }, 'insert'));
+    await conn.transact('people', await parseJsonLdTxn({ '@context': C, '@id': 'ex:ana', 'ex:knows': { '@id': 'ex:ben' } }, 'insert'));
+    await conn.transact('names/v1', await parseJsonLdTxn({ '@context': C, '@id': 'ex:ben', 'schema:name': 'Ben' }, 'insert'));
+    await conn.transact('names/v1', await parseJsonLdTxn({ '@context': C, '@id': 'ex:ben', 'schema:name': 'Benjamin' }, 'upsert'));
+    await conn.transact('people', await parseJsonLdTxn({ '@context': C, '@id': 'http://example.org/g1', '@graph': [{ '@id': 'ex:cat', 'schema:name': 'Cat' }] }, 'insert'));
   });
 
   it('joins two ledgers in one default graph', async () => {

@@ -26,7 +26,7 @@ async function select(conn: Connection, ref: string, q: string): Promise<string[
 }
 
 const tx = async (conn: Connection, body: unknown, mode: 'insert' | 'upsert' | 'update' = 'insert') =>
-  conn.transact('crm', parseJsonLdTxn(body, mode), { body, contentType: 'application/json' });
+  conn.transact('crm', await parseJsonLdTxn(body, mode), { body, contentType: 'application/json' });
 
 describe('jsonld-transactions.md examples', () => {
   const conn = new Connection(openMemoryStorage());

@@ -29,6 +29,15 @@ beforeAll(async () => {
     `<${EX}ana> <${EX}name> "Ana" ; <${EX}age> 34 . <${EX}ben> <${EX}name> "Ben"@en . <${EX}caro> <${EX}name> "Caro" .`)).status).toBe(200);
   // A SPARQL endpoint that answers slowly: headers, then (on /first) one binding, then nothing for 5 s.
   slow = createServer((req, res) => {
+    if (req.url?.startsWith('/docs/')) {
+      // JSON-LD documents for LOAD: relative references resolve against the document's URL.
+      const bad = req.url === '/docs/bad.jsonld';
+      res.writeHead(200, { 'Content-Type': 'application/ld+json' });
+      res.end(JSON.stringify(bad
+        ? { '@context': [{ name: { '@id': `${EX}name`, '@protected': true } }, { name: `${EX}other` }], '@id': 'x', name: 'X' }
+        : { '@context': { '@vocab': EX, knows: { '@type': '@id' } }, '@id': 'ana', name: 'Ana', knows: '../people/ben' }));
+      return;
+    }
     res.writeHead(200, { 'Content-Type': 'application/sparql-results+json' });
     res.write('{"head":{"vars":["x"]},"results":{"bindings":[');
     if (req.url === '/first') res.write('{"x":{"type":"literal","value":"1"}}');
@@ -114,6 +123,15 @@ describe('LOAD <url>', () => {
     expect(both.status, await both.clone().text()).toBe(200);
     expect(await names(local, 'loaded', `SELECT ?s ?n { GRAPH <${EX}extra> { ?s <${EX}name> ?n } }`)).toEqual([`${EX}eve Eve`]);
     expect(await names(local, 'loaded', `SELECT ?s ?n { ?s <${EX}name> ?n } ORDER BY ?n`)).toHaveLength(3);
+  });
+
+  it('expands a JSON-LD document through jsonld.js, resolving relative references against its URL', async () => {
+    await createLedger(local, 'jsonld-load');
+    const r = await update(local, 'jsonld-load', `LOAD <${slowUrl}/docs/a.jsonld> INTO GRAPH <${EX}g>`);
+    expect(r.status, await r.clone().text()).toBe(200);
+    expect(await rows(await sparql(local, 'jsonld-load', `SELECT ?s ?o { GRAPH <${EX}g> { ?s <${EX}knows> ?o } }`), ['s', 'o']))
+      .toEqual([`${slowUrl}/docs/ana ${slowUrl}/people/ben`]);
+    await expectError(await update(local, 'jsonld-load', `LOAD <${slowUrl}/docs/bad.jsonld>`), 400, 'err:db/BadRequest', 'protected term redefinition');
   });
 
   it('is refused outside the allow-list and when federation is off; a failed LOAD is 502, SILENT drops it', async () => {

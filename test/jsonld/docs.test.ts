@@ -10,7 +10,7 @@ let conn: Connection;
 beforeAll(async () => {
   conn = new Connection(openMemoryStorage());
   await conn.create('demo:main');
-  await conn.transact('demo:main', parseJsonLdTxn({
+  await conn.transact('demo:main', await parseJsonLdTxn({
     '@context': ctx, '@graph': [
       { '@id': 'ex:ana', '@type': 'ex:Person', 'schema:name': 'Ana', 'schema:age': 34, 'ex:knows': { '@id': 'ex:ben' } },
       { '@id': 'ex:ben', '@type': 'ex:Person', 'schema:name': 'Ben', 'schema:age': 27 },

@@ -43,15 +43,15 @@ async function buildEq(): Promise<void> {
     if (i % 6 === 1) node['ex:motto'] = { '@value': `motto ${i}`, '@language': i % 12 === 1 ? 'en' : 'pt' };
     return node;
   });
-  await conn.transact('eq:main', parseJsonLdTxn({ '@context': C, '@graph': people }, 'insert'));
-  await conn.transact('eq:main', parseJsonLdTxn({
+  await conn.transact('eq:main', await parseJsonLdTxn({ '@context': C, '@graph': people }, 'insert'));
+  await conn.transact('eq:main', await parseJsonLdTxn({
     '@context': C, '@id': 'http://example.org/g/pay',
     '@graph': Array.from({ length: 8 }, (_, i) => ({ '@id': `ex:p${i * 3}`, 'ex:salary': 1000 + i * 250 })),
   }, 'insert'));
-  await conn.transact('eq:main', parseJsonLdTxn({
+  await conn.transact('eq:main', await parseJsonLdTxn({
     '@context': C, '@graph': Array.from({ length: 24 }, (_, i) => ({ '@id': `ex:p${i}`, 'ex:city': CITIES[(i + 1) % 4] })),
   }, 'upsert'));
-  await conn.transact('eq:main', parseJsonLdTxn({
+  await conn.transact('eq:main', await parseJsonLdTxn({
     '@context': C, where: { '@id': '?s', 'ex:knows': '?o', 'ex:nick': '?n' }, delete: { '@id': '?s', 'ex:knows': '?o' },
   }, 'update'));
 }

@@ -13,7 +13,7 @@ let conn: Connection;
 beforeAll(async () => {
   conn = await sampleConnection();
   await conn.create('misc:main');
-  await conn.transact('misc:main', parseJsonLdTxn({
+  await conn.transact('misc:main', await parseJsonLdTxn({
     '@context': C, '@graph': [
       {
         '@id': 'ex:a', 'ex:steps': { '@list': ['wake', 'coffee', 'work'] }, 'ex:prefs': { '@value': { theme: 'dark' }, '@type': '@json' },

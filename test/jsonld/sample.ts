@@ -26,6 +26,6 @@ export const COMMITS: [unknown, 'insert' | 'update'][] = [
 export async function sampleConnection(): Promise<Connection> {
   const conn = new Connection(openMemoryStorage());
   await conn.create('demo:main');
-  for (const [body, mode] of COMMITS) await conn.transact('demo:main', parseJsonLdTxn(body, mode));
+  for (const [body, mode] of COMMITS) await conn.transact('demo:main', await parseJsonLdTxn(body, mode));
   return conn;
 }

@@ -46,13 +46,13 @@ export async function hrLedger(): Promise<Connection> {
 /** Insert JSON-LD nodes (context CTX) as one transaction. */
 export async function insert(conn: Connection, ledger: string, graph: unknown[], opts?: Record<string, unknown>) {
   const body = { '@context': CTX, '@graph': graph, ...(opts ? { opts } : {}) };
-  return conn.transact(ledger, parseJsonLdTxn(body, 'insert'), { body, contentType: 'application/json' });
+  return conn.transact(ledger, await parseJsonLdTxn(body, 'insert'), { body, contentType: 'application/json' });
 }
 
 /** Run a JSON-LD update/insert body. */
 export async function update(conn: Connection, ledger: string, body: Record<string, unknown>, mode: 'insert' | 'upsert' | 'update' = 'update') {
   const full = { '@context': CTX, ...body };
-  return conn.transact(ledger, parseJsonLdTxn(full, mode), { body: full, contentType: 'application/json' });
+  return conn.transact(ledger, await parseJsonLdTxn(full, mode), { body: full, contentType: 'application/json' });
 }
 
 /** A term as a plain JSON value: IRIs compacted with ex:, numbers as numbers, strings as strings. */

@@ -114,7 +114,8 @@ export class ActiveContext {
     if (colon === 0 || def) return s;
     if (vocab) return this.vocab !== null ? this.vocab + s : s;
     if (this.base === null) return s;
-    return isBareWord(s) ? this.base + s : resolveIri(s, this.base);
+    // RFC 3986 resolution, as JSON-LD does: "g" against http://a/bb/ccc/d;p?q is http://a/bb/ccc/g.
+    return resolveIri(s, this.base);
   }
 
   /**
@@ -355,7 +356,6 @@ class ContextBuilder {
   }
 }
 
-function isBareWord(s: string): boolean { return !/[/?#.]/.test(s.charAt(0)) && !s.includes('/'); }
 
 /** Resolve a relative IRI reference against an absolute base (RFC 3986 §5.2.2, no normalisation). */
 export function resolveIri(ref: string, base: string): string {

@@ -1,161 +1,180 @@
 /**
  * JSON-LD transaction bodies -> `TxnRequest` (jsonld-transactions.md §1–§10): the document, node,
- * array and update forms, node objects and values, blank-node labelling, named graphs and commit
- * metadata. The `opts` object and the metadata rules and limits are in txn-opts.ts; the update
- * form's `where` is compiled by the shared JSON-LD where compiler.
+ * array and update forms, commit metadata and named graphs. Context processing and expansion of
+ * every data node and update template go through jsonld.js (jsonld-expand.ts); the expanded form
+ * becomes quads in jsonld-quads.ts. The update form's `where`, `values`, `from` and `graph` are the
+ * query language's (compiled by the shared JSON-LD where compiler); `opts` is in txn-opts.ts.
  */
 import { badRequest } from '../errors.js';
-import { checkJsonValueDepth } from '../json-depth.js';
-import { withinStack } from '../limits.js';
-import { ActiveContext } from '../rdf/jsonld-context.js';
-import {
-  type BlankNode, type NamedNode, type Term, type Variable, blankNode, defaultGraph, namedNode, termKey, variable,
-} from '../rdf/terms.js';
-import { rdf } from '../rdf/vocab.js';
-import type { Op } from '../query/algebra/algebra.js';
-import { coercedTerm, iriOrBlank, isVariableString, jsonLiteral, valueObjectTerm, varName } from '../query/jsonld/expr.js';
-import { WhereCompiler } from '../query/jsonld/where.js';
-import type { GraphRef, MetaEntry, TemplateQuad, TxnOpts, TxnQuad, TxnRequest } from './txn-request.js';
-import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, parseOpts, utf8Length } from './txn-opts.js';
 import { quote } from '../excerpt.js';
+import { checkJsonValueDepth } from '../json-depth.js';
+import { isStackOverflow, tooComplexError } from '../limits.js';
+import { ActiveContext } from '../rdf/jsonld-context.js';
+import { type NamedNode, type Term, defaultGraph, variable } from '../rdf/terms.js';
+import type { Op } from '../query/algebra/algebra.js';
+import { isVariableString, varName } from '../query/jsonld/expr.js';
+import { WhereCompiler } from '../query/jsonld/where.js';
+import type { GraphRef, MetaEntry, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
+import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, parseOpts, utf8Length } from './txn-opts.js';
+import { type Expanded, expandJsonLd } from './jsonld-expand.js';
+import {
+  DEFAULT_GRAPH_IRI, ExpandedWriter, GRAPH_KEY, type GraphTarget, VAR_PREFIX, checkedGraph, dedupeQuads, iri, valueTerm,
+} from './jsonld-quads.js';
 
 export { MAX_GRAPH_IRI_BYTES, checkMetaEntries, utf8Length } from './txn-opts.js';
 
 /** Options of `parseJsonLdTxn`. */
 export interface JsonLdTxnOptions {
-  /**
-   * The ledger's stored default context, used when the body has no `@context`: its JSON, or an
-   * ActiveContext the caller already processed (and may cache per ledger).
-   */
+  /** The ledger's default context (JSON), applied when the body has no `@context`. */
   ledgerDefaultContext?: unknown;
+  /** Base IRI for relative references (the `base` request parameter); a context's `@base` wins. */
+  base?: string;
+  /** Contexts the document may name by URL, preloaded by the caller (never fetched). */
+  contexts?: ReadonlyMap<string, unknown>;
+  /** false: expand plain documents through jsonld.js too, not the fast path (for comparing both). */
+  fastPath?: boolean;
 }
 
 const UPDATE_KEYS = new Set(['@context', 'context', 'where', 'delete', 'insert', 'values', 'graph', 'from', 'fromNamed', 'from-named', 'opts', 'ledger']);
-const INVALID_IRI_CHARS = /[\u0000-\u0020<>"{}|^`\\]/;
-
-type Subject = NamedNode | BlankNode | Variable;
-type GraphTarget = GraphRef | Variable;
-type Mode = 'data' | 'delete' | 'insert';
+/** Top-level keys of a document that are the request's, not data or metadata (unless the context defines them). */
+const REQUEST_KEYS = ['opts', 'ledger'] as const;
 
 /**
  * Parse a JSON-LD transaction body for the insert, upsert or update endpoint. On `update`, a body
  * without `where`/`delete`/`insert`/`values` is an insert (§1). Throws 400 LedgraphErrors.
  */
-export function parseJsonLdTxn(body: unknown, mode: 'insert' | 'upsert' | 'update', opts: JsonLdTxnOptions = {}): TxnRequest {
+export async function parseJsonLdTxn(body: unknown, mode: 'insert' | 'upsert' | 'update', opts: JsonLdTxnOptions = {}): Promise<TxnRequest> {
   if (body === null || typeof body !== 'object') throw badRequest('a JSON-LD transaction must be a JSON object or an array of node objects');
   checkJsonValueDepth(body, 'the JSON-LD transaction');
-  return withinStack('the JSON-LD transaction', () => parseTxnBody(body, mode, opts));
+  try {
+    return await parseTxnBody(body, mode, opts);
+  } catch (e) {
+    throw isStackOverflow(e) ? tooComplexError('the JSON-LD transaction') : e;
+  }
 }
 
-function parseTxnBody(body: object, mode: 'insert' | 'upsert' | 'update', opts: JsonLdTxnOptions): TxnRequest {
-  const defaultCtx = lazyContext(opts.ledgerDefaultContext);
+async function parseTxnBody(body: object, mode: 'insert' | 'upsert' | 'update', opts: JsonLdTxnOptions): Promise<TxnRequest> {
   const kind = mode === 'upsert' ? 'upsert' : 'insert';
-  if (Array.isArray(body)) return arrayForm(body, kind, defaultCtx);
+  if (Array.isArray(body)) {
+    for (const item of body) {
+      if (!isObject(item)) throw badRequest(`each element of a transaction array must be a node object, got ${quote(item)}`);
+    }
+    return dataForm(body, kind, opts, false);
+  }
   const obj = body as Record<string, unknown>;
   const updateKeys = ['where', 'delete', 'insert', 'values'].filter((k) => k in obj);
-  if (mode === 'update' && updateKeys.length > 0) return updateForm(obj, defaultCtx);
-  const ctx = '@context' in obj ? ActiveContext.create(obj['@context']) : defaultCtx();
-  if (updateKeys.length > 0 && updateKeys.some((k) => ctx.termDefinition(k) === undefined)) {
+  if (mode === 'update' && updateKeys.length > 0) return updateForm(obj, opts);
+  if (updateKeys.length > 0 && updateKeys.some((k) => !definesTerm(obj['@context'] ?? opts.ledgerDefaultContext, k, opts.contexts))) {
     throw badRequest(`${updateKeys.join('/')} are update keys: send where/delete/insert bodies to the update endpoint`);
   }
-  const graph = obj[findKey(obj, '@graph', ctx) ?? '@graph'];
-  if (graph !== undefined && typeof graph === 'object' && graph !== null) return documentForm(obj, kind, ctx);
-  return nodeForm(obj, kind, ctx);
-}
-
-function lazyContext(raw: unknown): () => ActiveContext {
-  let ctx: ActiveContext | undefined;
-  return () => (ctx ??= raw instanceof ActiveContext ? raw : raw === undefined ? ActiveContext.empty() : ActiveContext.create(raw));
+  return dataForm(obj, kind, opts, true);
 }
 
 // -----------------------------------------------------------------------------------------------
-// Forms
+// Data forms (document, node, array)
 
-function arrayForm(body: unknown[], kind: 'insert' | 'upsert', defaultCtx: () => ActiveContext): TxnRequest {
-  const b = new Builder('data', false);
-  for (const item of body) {
-    if (!isObject(item)) throw badRequest(`each element of a transaction array must be a node object, got ${quote(item)}`);
-    const ctx = '@context' in item ? ActiveContext.create(item['@context']) : defaultCtx();
-    b.node(item, ctx, defaultGraph, false, true);
-  }
-  return dataRequest(kind, b, [], {});
-}
-
-function nodeForm(obj: Record<string, unknown>, kind: 'insert' | 'upsert', ctx: ActiveContext): TxnRequest {
-  const node: Record<string, unknown> = {};
+async function dataForm(body: Record<string, unknown> | unknown[], kind: 'insert' | 'upsert', o: JsonLdTxnOptions, single: boolean): Promise<TxnRequest> {
+  let doc: unknown = body;
   let rawOpts: unknown;
-  for (const [k, v] of Object.entries(obj)) {
-    // `opts` and `ledger` belong to the request unless the context makes them data.
-    if ((k === 'opts' || k === 'ledger') && ctx.termDefinition(k) === undefined) {
-      if (k === 'opts') rawOpts = v;
-      continue;
+  let metaBytes = 0;
+  if (single) {
+    const obj = { ...(body as Record<string, unknown>) };
+    const ctxValue = obj['@context'] ?? o.ledgerDefaultContext;
+    for (const k of REQUEST_KEYS) {
+      if (k in obj && !definesTerm(ctxValue, k, o.contexts)) {
+        if (k === 'opts') rawOpts = obj[k];
+        delete obj[k];
+      }
     }
-    node[k] = v;
+    // Top-level @base/@vocab act as if they were written in the context (§8).
+    const local: Record<string, unknown> = {};
+    for (const k of ['@base', '@vocab'] as const) if (k in obj) { local[k] = obj[k]; delete obj[k]; }
+    if (Object.keys(local).length > 0) obj['@context'] = obj['@context'] === undefined ? local : [...listOf(obj['@context']), local];
+    for (const [k, v] of Object.entries(obj)) {
+      if (k.startsWith('@')) continue;
+      if (v === null && isDocument(obj)) throw badRequest(`metadata ${k} cannot be null`);
+      metaBytes += utf8Length(JSON.stringify({ [k]: v }));
+    }
+    doc = withGraphMarkers(obj, false);
+  } else {
+    doc = (body as unknown[]).map((n) => withGraphMarkers(n, false));
   }
-  const { opts } = parseOpts(rawOpts, ctx);
-  const b = new Builder('data', false);
-  b.node(node, ctx, defaultGraph, false, false);
-  return dataRequest(kind, b, [], opts);
+  const { expanded, dropped } = await expandJsonLd(doc, expandOptions(o, single ? (body as Record<string, unknown>)['@context'] : undefined));
+  const w = new ExpandedWriter('data');
+  let meta: MetaEntry[] = [];
+  const top = single && expanded.length === 1 && '@graph' in expanded[0]! ? expanded[0]! : undefined;
+  if (top) {
+    // Document form: keys beside @graph are commit metadata (§8), the nodes go to the default graph or to @id's graph.
+    const id = top['@id'] as string | undefined;
+    if (id !== undefined && (id.startsWith('_:') || id.startsWith(VAR_PREFIX))) throw badRequest('the @id of a document (its named graph) must be an IRI');
+    const g: GraphRef = id !== undefined ? checkedGraph(id) : defaultGraph;
+    for (const n of top['@graph'] as Expanded[]) w.node(n, g, false);
+    for (const n of (top['@included'] as Expanded[] | undefined) ?? []) w.node(n, defaultGraph, false);
+    if (top['@type'] !== undefined) {
+      if (id === undefined) throw badRequest('@type on a document needs an @id naming the graph it describes');
+      w.node({ '@id': id, '@type': top['@type'] }, defaultGraph, false);
+    }
+    if (top['@reverse'] !== undefined) throw badRequest('@reverse is not allowed at the top of a document');
+    meta = metaEntries(top, metaBytes);
+  } else {
+    for (const n of expanded) w.node(n, defaultGraph, false);
+  }
+  const quads = w.finish() as TxnQuad[];
+  if (quads.length === 0) {
+    const why = dropped.length > 0 ? ` (${dropped.map((k) => JSON.stringify(k)).join(', ')} expand to no IRI: define them in the @context or set @vocab)` : '';
+    throw badRequest(`nothing to write: the transaction contains no facts${why}`);
+  }
+  const ctx = lazyQueryContext(single ? (body as Record<string, unknown>)['@context'] : undefined, o);
+  return { kind, quads, meta, opts: parseOpts(rawOpts, { expandIri: (s, v) => ctx().expandIri(s, v) }).opts };
 }
 
-function documentForm(obj: Record<string, unknown>, kind: 'insert' | 'upsert', outer: ActiveContext): TxnRequest {
-  let ctx = outer;
-  const local: Record<string, unknown> = {};
-  for (const k of ['@base', '@vocab'] as const) if (k in obj) local[k] = obj[k];
-  // Top-level @base/@vocab act as if they were written in the context.
-  if (Object.keys(local).length > 0) ctx = ActiveContext.create(local, ctx);
-  let graphIri: NamedNode | undefined;
-  let nodes: unknown;
-  let types: unknown;
-  const metaKeys: string[] = [];
-  for (const key of Object.keys(obj)) {
-    if (key === 'opts' || key === 'ledger' || key === '@context') continue;
-    const kw = ctx.keyword(key);
-    if (kw === '@graph') nodes = obj[key];
-    else if (kw === '@id') {
-      const id = obj[key];
-      if (typeof id !== 'string' || id.startsWith('_:') || isVariableString(id)) throw badRequest('the @id of a document (its named graph) must be an IRI');
-      graphIri = graphNode(id, ctx);
-    } else if (kw === '@type') types = obj[key];
-    else if (kw === '@base' || kw === '@vocab') continue;
-    else metaKeys.push(key);
-  }
-  const { opts } = parseOpts(obj['opts'], ctx);
-  const b = new Builder('data', false);
-  const g: GraphRef = graphIri ?? defaultGraph;
-  for (const n of Array.isArray(nodes) ? nodes : [nodes]) {
-    if (!isObject(n)) throw badRequest(`each @graph entry must be a node object, got ${quote(n)}`);
-    b.node(n, ctx, g, false, true);
-  }
-  if (types !== undefined) {
-    if (!graphIri) throw badRequest('@type on a document needs an @id naming the graph it describes');
-    b.node({ '@id': graphIri.value, '@type': types }, ctx, defaultGraph, false, false);
-  }
-  return dataRequest(kind, b, parseMeta(obj, metaKeys, ctx), opts);
+/** True when `obj` is in the document form (a `@graph` holding nodes, not naming a graph). */
+function isDocument(obj: Record<string, unknown>): boolean {
+  const g = obj['@graph'];
+  return typeof g === 'object' && g !== null;
 }
 
-function dataRequest(kind: 'insert' | 'upsert', b: Builder, meta: MetaEntry[], opts: TxnOpts): TxnRequest {
-  const quads = b.finish() as TxnQuad[];
-  if (quads.length === 0) throw badRequest('nothing to write: the transaction contains no facts');
-  return { kind, quads, meta, opts };
+/** Commit metadata from the document's expanded top-level properties (§8). */
+function metaEntries(top: Expanded, bytes: number): MetaEntry[] {
+  const out: MetaEntry[] = [];
+  for (const key of Object.keys(top)) {
+    if (key.startsWith('@') || key === GRAPH_KEY) continue;
+    const predicate = iri(key, 'metadata key').value;
+    for (const v of top[key] as Expanded[]) out.push({ predicate, object: metaValue(key, v) });
+  }
+  checkMetaEntries(out, bytes);
+  return out;
 }
 
-function updateForm(obj: Record<string, unknown>, defaultCtx: () => ActiveContext): TxnRequest {
+function metaValue(key: string, v: Expanded): Term {
+  if ('@value' in v) return valueTerm(v).term;
+  const keys = Object.keys(v);
+  const id = v['@id'];
+  if (keys.length === 1 && typeof id === 'string' && !id.startsWith('_:')) return iri(id, 'metadata reference');
+  throw badRequest(`metadata ${key} must be a string, number, boolean, {"@id": ...} or a value object (no nested nodes or lists)`);
+}
+
+// -----------------------------------------------------------------------------------------------
+// Update form
+
+async function updateForm(obj: Record<string, unknown>, o: JsonLdTxnOptions): Promise<TxnRequest> {
   for (const k of Object.keys(obj)) {
     if (!UPDATE_KEYS.has(k)) throw badRequest(`unknown key "${k}" in an update body (commit metadata is only accepted in the document form)`);
   }
   const ctxKey = '@context' in obj ? '@context' : 'context' in obj ? 'context' : undefined;
-  const ctx = ctxKey ? ActiveContext.create(obj[ctxKey]) : defaultCtx();
-  const { opts, objectVarParsing } = parseOpts(obj['opts'], ctx);
+  const rawCtx = ctxKey ? obj[ctxKey] : undefined;
+  // The query language's context processor serves where/values/from/graph (jsonld-query.md §2.2).
+  const qctx = lazyQueryContext(rawCtx, o);
+  const { opts, objectVarParsing } = parseOpts(obj['opts'], { expandIri: (s, v) => qctx().expandIri(s, v) });
   const hasWhere = obj['where'] !== undefined || obj['values'] !== undefined;
   if (!('delete' in obj) && !('insert' in obj)) throw badRequest('nothing to write: an update needs delete and/or insert');
 
   const aliases = new Map<string, string>();
   const usingNamed = obj['fromNamed'] ?? obj['from-named'];
   const named = usingNamed === undefined ? undefined : listOf(usingNamed).map((x) => {
-    if (typeof x === 'string') return graphNode(x, ctx);
+    if (typeof x === 'string') return graphNode(x, qctx());
     if (isObject(x) && typeof x['graph'] === 'string') {
-      const g = graphNode(x['graph'], ctx);
+      const g = graphNode(x['graph'], qctx());
       if (x['alias'] !== undefined) {
         if (typeof x['alias'] !== 'string') throw badRequest('fromNamed alias must be a string');
         if (aliases.has(x['alias'])) throw badRequest(`duplicate fromNamed alias ${x['alias']}`);
@@ -169,7 +188,7 @@ function updateForm(obj: Record<string, unknown>, defaultCtx: () => ActiveContex
   let templateGraph: GraphRef = defaultGraph;
   if (obj['graph'] !== undefined) {
     if (typeof obj['graph'] !== 'string') throw badRequest('graph must be an IRI string');
-    templateGraph = graphRef(obj['graph'], ctx);
+    templateGraph = obj['graph'] === 'default' ? defaultGraph : graphNode(obj['graph'], qctx());
   }
   let using: NamedNode[] | undefined;
   if (obj['from'] !== undefined) {
@@ -182,48 +201,63 @@ function updateForm(obj: Record<string, unknown>, defaultCtx: () => ActiveContex
       // The ledger's default graph is what an absent `using` means; it cannot be listed beside IRIs.
       if (from.length > 1) throw badRequest('from: "default" cannot be combined with graph IRIs');
     } else {
-      using = from.map((x) => graphNode(x, ctx));
+      using = from.map((x) => graphNode(x, qctx()));
     }
   } else if (templateGraph.termType === 'NamedNode') {
     // Like SPARQL WITH: the update's graph is also the default graph of its WHERE.
     using = [templateGraph];
   }
 
-  const compiler = new WhereCompiler({ objectVarParsing, graphAliases: aliases });
   let where: Op | null = null;
-  if (obj['values'] !== undefined) where = compiler.values(obj['values'], ctx);
-  if (obj['where'] !== undefined) {
-    const w = compiler.where(obj['where'], ctx);
-    where = where ? { type: 'join', inputs: [where, w] } : w;
+  if (hasWhere) {
+    const compiler = new WhereCompiler({ objectVarParsing, graphAliases: aliases });
+    if (obj['values'] !== undefined) where = compiler.values(obj['values'], qctx());
+    if (obj['where'] !== undefined) {
+      const w = compiler.where(obj['where'], qctx());
+      where = where ? { type: 'join', inputs: [where, w] } : w;
+    }
   }
 
-  const b = new Builder('insert', hasWhere && objectVarParsing);
-  const del = templates(b, 'delete', obj['delete'], ctx, templateGraph, aliases);
-  const ins = templates(b, 'insert', obj['insert'], ctx, templateGraph, aliases);
-  b.finish();
-  const req: TxnRequest = { kind: 'update', where, delete: dedupe(del), insert: dedupe(ins), meta: [], opts };
+  const w = new ExpandedWriter('insert');
+  const t = { writer: w, rawCtx, options: o, graph: templateGraph, aliases, objectVars: hasWhere && objectVarParsing, ctx: qctx };
+  const del = await templates(t, 'delete', obj['delete']);
+  const ins = await templates(t, 'insert', obj['insert']);
+  w.finish();
+  const req: TxnRequest = { kind: 'update', where, delete: dedupeQuads(del), insert: dedupeQuads(ins), meta: [], opts };
   if (using) req.using = using;
   if (named) req.usingNamed = named;
   return req;
 }
 
+interface TemplateScope {
+  writer: ExpandedWriter;
+  rawCtx: unknown;
+  options: JsonLdTxnOptions;
+  graph: GraphRef;
+  aliases: ReadonlyMap<string, string>;
+  objectVars: boolean;
+  ctx: () => ActiveContext;
+}
+
 /** The quads of a `delete` or `insert` value: a node, an array of nodes / graph blocks, or `{"@graph": [...]}`. */
-function templates(b: Builder, which: 'delete' | 'insert', value: unknown, ctx: ActiveContext, graph: GraphRef,
-  aliases: ReadonlyMap<string, string>): TemplateQuad[] {
+async function templates(t: TemplateScope, which: 'delete' | 'insert', value: unknown): Promise<TemplateQuad[]> {
   if (value === undefined) return [];
-  b.mode = which;
-  const start = b.quads.length;
-  const one = (n: unknown, c: ActiveContext, g: GraphTarget) => {
+  const w = t.writer;
+  w.mode = which;
+  const start = w.quads.length;
+  const one = async (n: unknown, g: GraphTarget): Promise<void> => {
     if (!isObject(n)) throw badRequest(`each ${which} template must be a node object, got ${quote(n)}`);
-    const nctx = '@context' in n ? ActiveContext.create(n['@context'], c) : c;
-    const gk = findKey(n, '@graph', nctx);
-    if (gk && !findKey(n, '@id', nctx) && typeof n[gk] === 'object') {
-      for (const x of listOf(n[gk])) one(x, nctx, g);
+    const graphContent = n['@graph'];
+    if (typeof graphContent === 'object' && graphContent !== null && !('@id' in n)) {
+      for (const x of listOf(graphContent)) await one(isObject(x) && n['@context'] !== undefined ? { '@context': n['@context'], ...x } : x, g);
       return;
     }
-    const before = b.quads.length;
-    b.node(n, c, g, false, false);
-    if (b.quads.length === before) {
+    const doc = withGraphMarkers(n, true, t.objectVars) as Record<string, unknown>;
+    const wrapped = t.rawCtx === undefined ? doc : { ...doc, '@context': doc['@context'] === undefined ? t.rawCtx : [...listOf(t.rawCtx), ...listOf(doc['@context'])] };
+    const { expanded } = await expandJsonLd(wrapped, expandOptions(t.options, t.rawCtx));
+    const before = w.quads.length;
+    for (const x of expanded) w.node(x, g, false);
+    if (w.quads.length === before) {
       throw badRequest(`${which} template ${quote(n)} has no predicate or @type: say which facts to ${which}`);
     }
   };
@@ -235,295 +269,112 @@ function templates(b: Builder, which: 'delete' | 'insert', value: unknown, ctx: 
         throw badRequest(`invalid ${which} item ${quote(item)}: expected a node or ["graph", G, node...]`);
       }
       const g = item[1];
-      const target: GraphTarget = isVariableString(g) ? variable(varName(g)) : aliases.has(g) ? graphNode(aliases.get(g)!, ActiveContext.empty()) : graphRef(g, ctx);
-      for (const n of item.slice(2)) for (const x of listOf(n)) one(x, ctx, target);
+      const target: GraphTarget = isVariableString(g) ? variable(varName(g)) : t.aliases.has(g) ? checkedGraph(t.aliases.get(g)!) : g === 'default' ? defaultGraph : graphNode(g, t.ctx());
+      for (const n of item.slice(2)) for (const x of listOf(n)) await one(x, target);
     } else {
-      one(item, ctx, graph);
+      await one(item, t.graph);
     }
   }
-  return b.quads.slice(start);
+  return w.quads.slice(start);
 }
 
 // -----------------------------------------------------------------------------------------------
-// Node objects and values
+// Variables and node graphs through expansion
 
-/** Accumulates quads; labels unlabeled blank nodes b0, b1, ... once the whole document is seen. */
-class Builder {
-  readonly quads: TemplateQuad[] = [];
-  mode: Mode;
-  private readonly anon: BlankNode[] = [];
-  private readonly used = new Set<string>();
-
-  /** `objectVars`: bare "?x" objects are variables (update with where/values, objectVarParsing on). */
-  constructor(mode: Mode, private readonly objectVars: boolean) { this.mode = mode; }
-
-  private get templates(): boolean { return this.mode !== 'data'; }
-
-  /**
-   * Write one node object's facts into graph `g`; returns its subject. `nested` = it is the value
-   * of a property (so it needs a subject even without properties).
-   */
-  node(obj: Record<string, unknown>, outer: ActiveContext, g: GraphTarget, nested: boolean, allowGraphContent: boolean): Subject | undefined {
-    const ctx = '@context' in obj ? ActiveContext.create(obj['@context'], outer) : outer;
-    let id: unknown;
-    let types: unknown;
-    let graphValue: unknown;
-    const props: [string, unknown][] = [];
-    for (const [key, value] of Object.entries(obj)) {
-      if (key === '@context') continue;
-      const kw = ctx.keyword(key);
-      if (kw === undefined) {
-        if (key.startsWith('@')) throw badRequest(`unknown keyword ${key}`);
-        props.push([key, value]);
+/**
+ * A copy of a node object in which the Ledgraph extensions survive JSON-LD expansion: a node's
+ * `"@graph": "<IRI>"` becomes a `GRAPH_KEY` reference, and in update templates variables become
+ * `VAR_PREFIX` IRIs (`"@id": "?s"`, `"?p"` keys, `"@type": "?t"`, `{"@variable": "?x"}`, and bare
+ * `"?o"` objects when `objectVars`).
+ */
+function withGraphMarkers(n: unknown, templates: boolean, objectVars = false): unknown {
+  // Plain data without a string-valued @graph anywhere goes to jsonld.js as it is (no copy).
+  if (!templates && !hasStringGraph(n)) return n;
+  const varIri = (s: string) => VAR_PREFIX + varName(s);
+  const node = (o: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(o)) {
+      if (k === '@context') { out[k] = v; continue; }
+      if (k === '@graph' && typeof v === 'string') {
+        if (v === 'txn-meta') throw badRequest('the graph name "txn-meta" is reserved: txn-meta cannot be written directly; use document metadata');
+        if (isVariableString(v) && !templates) throw badRequest(`variables such as ${v} are only allowed in update templates`);
+        out[GRAPH_KEY] = { '@id': v === 'default' ? DEFAULT_GRAPH_IRI : isVariableString(v) ? varIri(v) : v };
         continue;
       }
-      switch (kw) {
-        case '@id': id = value; break;
-        case '@type': types = value; break;
-        case '@graph': graphValue = value; break;
-        case '@index': break;
-        case '@reverse': throw badRequest('reverse properties are query-only and cannot be written');
-        case '@value': case '@list': case '@set': case '@variable':
-          throw badRequest(`${key} is not allowed on a node object`);
-        default: throw badRequest(`${key} is not supported in transactions`);
-      }
+      if (!templates) { out[k] = k === '@graph' || !k.startsWith('@') ? value(v) : v; continue; }
+      const key = isVariableString(k) ? varIri(k) : k;
+      if (k === '@id' && isVariableString(v)) out[key] = varIri(v as string);
+      else if (k === '@type') out[key] = Array.isArray(v) ? v.map((x) => (isVariableString(x) ? varIri(x as string) : x)) : isVariableString(v) ? varIri(v as string) : v;
+      else if (k.startsWith('@') && k !== '@graph' && k !== '@reverse' && k !== '@included') out[key] = v;
+      else out[key] = value(v);
     }
-    let graph = g;
-    let content: unknown[] | undefined;
-    if (graphValue !== undefined) {
-      if (typeof graphValue === 'string') {
-        if (isVariableString(graphValue) && !this.templates) throw badRequest(`variables such as ${graphValue} are only allowed in update templates`);
-        graph = isVariableString(graphValue) ? variable(varName(graphValue)) : graphRef(graphValue, ctx);
-      } else if (typeof graphValue === 'object' && graphValue !== null && allowGraphContent) content = listOf(graphValue);
-      else throw badRequest('@graph must be a graph IRI or an array of node objects');
+    return out;
+  };
+  const value = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(value);
+    if (templates && objectVars && isVariableString(v)) return { '@id': varIri(v as string) };
+    if (!isObject(v)) return v;
+    if (templates && '@variable' in v) {
+      if (!isVariableString(v['@variable']) || Object.keys(v).length !== 1) throw badRequest('{"@variable": "?x"} must hold exactly one variable');
+      return { '@id': varIri(v['@variable'] as string) };
     }
-    const needSubject = nested || types !== undefined || props.length > 0 || (content !== undefined && id !== undefined);
-    const subject = needSubject ? this.subject(id, ctx) : undefined;
-    if (content) {
-      let cg: GraphTarget = graph;
-      if (subject) {
-        if (subject.termType === 'BlankNode') throw badRequest('a named graph needs an IRI, not a blank node');
-        cg = subject.termType === 'Variable' ? subject : graphRef(subject.value, ActiveContext.empty());
-      }
-      for (const n of content) {
-        if (!isObject(n)) throw badRequest(`each @graph entry must be a node object, got ${quote(n)}`);
-        this.node(n, ctx, cg, false, true);
-      }
+    if ('@value' in v) return v;
+    if ('@list' in v || '@set' in v) {
+      const k = '@list' in v ? '@list' : '@set';
+      return { ...v, [k]: value(v[k]) };
     }
-    if (!subject) return undefined;
-    if (types !== undefined) {
-      if (typeof types !== 'string' && !(Array.isArray(types) && types.every((t) => typeof t === 'string'))) {
-        throw badRequest(`@type must be a string or an array of strings, got ${quote(types)}`);
-      }
-      const p = namedNode(rdf.type);
-      for (const t of listOf(types) as string[]) this.push(subject, p, this.typeTerm(t, ctx), graph, undefined, false);
-    }
-    for (const [key, value] of props) this.property(subject, key, value, ctx, graph);
-    return subject;
-  }
-
-  private subject(id: unknown, ctx: ActiveContext): Subject {
-    if (id === undefined) {
-      if (this.mode === 'delete') throw badRequest('a delete template cannot contain a node without @id: use a variable ("@id": "?x")');
-      const b = blankNode('');
-      this.anon.push(b);
-      return b;
-    }
-    if (typeof id !== 'string') throw badRequest(`@id must be a string, got ${quote(id)}`);
-    if (isVariableString(id)) {
-      if (!this.templates) throw badRequest(`variables such as ${id} are only allowed in update templates`);
-      return variable(varName(id));
-    }
-    if (id.startsWith('_:')) return this.labeled(id.slice(2));
-    return iri(ctx.expandIri(id, false), '@id');
-  }
-
-  private labeled(label: string): BlankNode {
-    if (label === '') throw badRequest('invalid blank node identifier "_:"');
-    this.used.add(label);
-    return blankNode(label);
-  }
-
-  private typeTerm(t: string, ctx: ActiveContext): NamedNode | Variable {
-    if (isVariableString(t)) {
-      if (!this.templates) throw badRequest(`variables such as ${t} are only allowed in update templates`);
-      return variable(varName(t));
-    }
-    return iri(ctx.expandIri(t, true), '@type');
-  }
-
-  private property(s: Subject, key: string, value: unknown, ctx: ActiveContext, g: GraphTarget): void {
-    let p: NamedNode | Variable;
-    const def = ctx.termDefinition(key);
-    if (isVariableString(key)) {
-      if (!this.templates) throw badRequest(`variables such as ${key} are only allowed in update templates`);
-      p = variable(varName(key));
-    } else {
-      if (def?.reverse) throw badRequest(`${key} is a reverse property: reverse terms are query-only`);
-      if (def?.path !== undefined) throw badRequest(`${key} is a path alias: paths are query-only`);
-      if (def && def.id === null) return;
-      const e = ctx.expandIri(key, true);
-      if (e.startsWith('@')) throw badRequest(`${key} is not supported in transactions`);
-      if (e === rdf.type) throw badRequest(`${key} cannot be used as a property: write the type with @type`);
-      p = iri(e, 'property');
-    }
-    const vctx = def?.context !== undefined ? ActiveContext.create(def.context, ctx) : ctx;
-    if (value === null) return;
-    if (def?.type === '@json') {
-      // A @json term takes the whole value, arrays included, as one JSON literal.
-      this.push(s, p, jsonLiteral(value), g, undefined, false);
-      return;
-    }
-    const container = def?.container ?? [];
-    if (container.includes('@list')) {
-      if (isObject(value) && findKey(value, '@list', vctx)) this.value(s, p, value, def?.type, this.lang(def, vctx), vctx, g, undefined);
-      else this.list(s, p, listOf(value), def?.type, this.lang(def, vctx), vctx, g);
-      return;
-    }
-    if (container.includes('@language') && isObject(value) && !findKey(value, '@value', vctx)) {
-      for (const [tag, texts] of Object.entries(value)) {
-        for (const t of flatten(texts)) {
-          if (t === null) continue;
-          if (typeof t !== 'string') throw badRequest(`a language map of ${key} must hold strings`);
-          this.value(s, p, t, undefined, tag === '@none' ? null : tag, vctx, g, undefined);
-        }
-      }
-      return;
-    }
-    for (const v of flatten(value)) this.value(s, p, v, def?.type, this.lang(def, vctx), vctx, g, undefined);
-  }
-
-  private lang(def: { language?: string | null } | undefined, ctx: ActiveContext): string | null {
-    return def?.language !== undefined ? def.language : ctx.language;
-  }
-
-  private list(s: Subject, p: NamedNode | Variable, items: unknown[], type: string | undefined, lang: string | null,
-    ctx: ActiveContext, g: GraphTarget): void {
-    let i = 0;
-    for (const item of items) {
-      if (item === null) continue;
-      if (Array.isArray(item)) throw badRequest('nested lists are not supported');
-      this.value(s, p, item, type, lang, ctx, g, i++);
-    }
-  }
-
-  /** Write one value (scalar, value object, list object, reference or nested node). */
-  private value(s: Subject, p: NamedNode | Variable, v: unknown, type: string | undefined, lang: string | null,
-    ctx: ActiveContext, g: GraphTarget, listIndex: number | undefined): void {
-    if (v === null) return;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
-      if (typeof v === 'string' && this.objectVars && isVariableString(v)) {
-        this.push(s, p, variable(varName(v)), g, listIndex, false);
-        return;
-      }
-      const t = typeof v === 'string' && type === '@id' && v.startsWith('_:') ? this.labeled(v.slice(2)) : coercedTerm(v, type, lang, ctx);
-      // A plain JSON literal (no datatype or language from the context) retracts by value (§3.5).
-      const loose = t.termType === 'Literal' && (type === undefined || type === '@id' || type === '@vocab' || type === '@none') && !(typeof v === 'string' && lang);
-      if (t.termType !== 'Literal') this.checkRef(t);
-      this.push(s, p, t, g, listIndex, loose);
-      return;
-    }
-    if (!isObject(v)) throw badRequest(`invalid value ${quote(v)}`);
-    if (type === '@json') {
-      this.push(s, p, jsonLiteral(v), g, listIndex, false);
-      return;
-    }
-    if ('@variable' in v) {
-      const name = v['@variable'];
-      if (!this.templates) throw badRequest('{"@variable": ...} is only allowed in update templates');
-      if (!isVariableString(name) || Object.keys(v).length !== 1) throw badRequest('{"@variable": "?x"} must hold exactly one variable');
-      this.push(s, p, variable(varName(name)), g, listIndex, false);
-      return;
-    }
-    if (findKey(v, '@value', ctx)) {
-      const t = valueObjectTerm(v, ctx);
-      if (t.termType !== 'Literal') this.checkRef(t);
-      this.push(s, p, t, g, listIndex, false);
-      return;
-    }
-    const listKey = findKey(v, '@list', ctx);
-    if (listKey) {
-      if (listIndex !== undefined) throw badRequest('nested lists are not supported');
-      if (Object.keys(v).length !== 1) throw badRequest('a list object cannot have keys besides @list');
-      this.list(s, p, listOf(v[listKey]), type, lang, ctx, g);
-      return;
-    }
-    const setKey = findKey(v, '@set', ctx);
-    if (setKey) {
-      for (const x of flatten(v[setKey])) this.value(s, p, x, type, lang, ctx, g, listIndex);
-      return;
-    }
-    const keys = Object.keys(v);
-    const idKey = findKey(v, '@id', ctx);
-    let o: Subject;
-    if (keys.length === 1 && idKey) {
-      const id = v[idKey];
-      if (typeof id === 'string' && isVariableString(id) && this.templates) o = variable(varName(id));
-      else if (typeof id === 'string' && !isVariableString(id)) {
-        const ref = id.startsWith('_:') ? this.labeled(id.slice(2)) : iriOrBlank(id, ctx);
-        this.checkRef(ref);
-        o = ref;
-      } else o = this.subject(id, ctx);
-    } else {
-      o = this.node(v, ctx, g, true, false)!;
-    }
-    this.push(s, p, o, g, listIndex, false);
-  }
-
-  private checkRef(t: Term): void {
-    if (t.termType === 'NamedNode') iri(t.value, 'reference');
-  }
-
-  private push(s: Subject, p: NamedNode | Variable, o: Term | Variable, g: GraphTarget, listIndex: number | undefined, loose: boolean): void {
-    // Labels written in the document (also via "@type": "@id" values) are taken before b<n> labels are handed out.
-    if (s.termType === 'BlankNode') this.used.add(s.value);
-    if (o.termType === 'BlankNode') this.used.add(o.value);
-    const q: TemplateQuad = { subject: s, predicate: p, object: o, graph: g };
-    if (listIndex !== undefined) q.listIndex = listIndex;
-    if (loose && this.mode === 'delete') q.looseObject = true;
-    this.quads.push(q);
-  }
-
-  /** Give unlabeled blank nodes their labels (b0, b1, ... skipping used ones) and drop duplicates. */
-  finish(): TemplateQuad[] {
-    let n = 0;
-    for (const b of this.anon) {
-      while (this.used.has('b' + n)) n++;
-      (b as { value: string }).value = 'b' + n++;
-    }
-    this.anon.length = 0;
-    return dedupe(this.quads);
-  }
+    return node(v);
+  };
+  return isObject(n) ? node(n) : n;
 }
 
-function dedupe(quads: TemplateQuad[]): TemplateQuad[] {
-  const seen = new Set<string>();
-  const out: TemplateQuad[] = [];
-  for (const q of quads) {
-    const k = [q.subject, q.predicate, q.object, q.graph].map(tkey).join(' ') + ' ' + (q.listIndex ?? '') + (q.looseObject ? ' ~' : '');
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(q);
+/** Does any object inside `v` have a string-valued `@graph`? */
+function hasStringGraph(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(hasStringGraph);
+  if (!isObject(v)) return false;
+  for (const k in v) {
+    const x = v[k];
+    if (k === '@graph' ? typeof x === 'string' || hasStringGraph(x) : k !== '@context' && typeof x === 'object' && x !== null && hasStringGraph(x)) return true;
   }
+  return false;
+}
+
+// -----------------------------------------------------------------------------------------------
+// helpers
+
+function expandOptions(o: JsonLdTxnOptions, ownContext: unknown) {
+  const out: { base?: string; expandContext?: unknown; contexts?: ReadonlyMap<string, unknown>; fastPath?: boolean } = {};
+  if (o.fastPath === false) out.fastPath = false;
+  if (o.base !== undefined) out.base = o.base;
+  // The ledger's default context applies only to a body without its own @context (jsonld-query.md §2.3).
+  if (ownContext === undefined && o.ledgerDefaultContext !== undefined) out.expandContext = o.ledgerDefaultContext;
+  if (o.contexts) out.contexts = o.contexts;
   return out;
 }
 
-function tkey(t: Term | Variable | GraphRef): string {
-  if (t.termType === 'Variable') return '?' + t.value;
-  if (t.termType === 'DefaultGraph') return '';
-  return termKey(t).replace(/ /g, '\\u0020');
+/** The query-language context (where, values, from, graph, opts IRIs), processed on first use. */
+function lazyQueryContext(raw: unknown, o: JsonLdTxnOptions): () => ActiveContext {
+  let ctx: ActiveContext | undefined;
+  return () => {
+    if (ctx) return ctx;
+    const base = raw === undefined && o.ledgerDefaultContext !== undefined ? ActiveContext.create(o.ledgerDefaultContext) : ActiveContext.empty();
+    const withBase = o.base !== undefined ? ActiveContext.create({ '@base': o.base }, base) : base;
+    ctx = raw === undefined ? withBase : ActiveContext.create(raw, withBase);
+    return ctx;
+  };
 }
 
-// -----------------------------------------------------------------------------------------------
-// Graphs and metadata
-
-/** A graph target: "default" is the default graph; "txn-meta" cannot be written (§7). */
-function graphRef(g: string, ctx: ActiveContext): GraphRef {
-  if (g === 'default') return defaultGraph;
-  return graphNode(g, ctx);
+/** Does a context (inline JSON, array, or preloaded URL) define `term` at the top level? */
+function definesTerm(ctx: unknown, term: string, contexts: ReadonlyMap<string, unknown> | undefined): boolean {
+  if (typeof ctx === 'string') {
+    const doc = contexts?.get(ctx);
+    return isObject(doc) && definesTerm(doc['@context'], term, contexts);
+  }
+  if (Array.isArray(ctx)) return ctx.some((c) => definesTerm(c, term, contexts));
+  return isObject(ctx) && Object.prototype.hasOwnProperty.call(ctx, term) && ctx[term] !== null;
 }
 
-/** A named graph IRI from a graph name (expanded through `ctx`), enforcing the reserved names and size limit. */
+/** A named graph IRI from a graph name (expanded through the query context), enforcing the reserved names and size limit. */
 export function graphNode(g: string, ctx: ActiveContext): NamedNode {
   if (g === 'txn-meta' || g === 'default') throw badRequest(`the graph name "${g}" is reserved${g === 'txn-meta' ? ': txn-meta cannot be written directly; use document metadata' : ''}`);
   if (g.startsWith('_:')) throw badRequest('a graph name must be an IRI, not a blank node');
@@ -532,69 +383,8 @@ export function graphNode(g: string, ctx: ActiveContext): NamedNode {
   return iri(e, 'graph');
 }
 
-/** An IRI term, rejecting strings no IRI may contain (spaces, angle brackets, ...). */
-function iri(s: string, what: string): NamedNode {
-  if (s === '') throw badRequest(`empty IRI in ${what}`);
-  if (s.startsWith('@')) throw badRequest(`${s} is not an IRI (in ${what})`);
-  if (INVALID_IRI_CHARS.test(s)) throw badRequest(`invalid IRI ${quote(s)} in ${what}`);
-  return namedNode(s);
-}
-
-/** Commit metadata from the document form's extra top-level keys (§8). */
-function parseMeta(obj: Record<string, unknown>, keys: string[], ctx: ActiveContext): MetaEntry[] {
-  const out: MetaEntry[] = [];
-  let bytes = 0;
-  for (const key of keys) {
-    if (key.startsWith('@') || ctx.keyword(key) !== undefined) throw badRequest(`${key} is not allowed at the top of a document`);
-    const def = ctx.termDefinition(key);
-    if (def?.reverse || def?.path !== undefined) throw badRequest(`${key} cannot be used as metadata: reverse and path terms are query-only`);
-    if (def && def.id === null) continue;
-    const value = obj[key];
-    bytes += utf8Length(JSON.stringify({ [key]: value }));
-    const predicate = iri(ctx.expandIri(key, true), 'metadata key');
-    const vctx = def?.context !== undefined ? ActiveContext.create(def.context, ctx) : ctx;
-    for (const v of Array.isArray(value) ? value : [value]) {
-      out.push({ predicate: predicate.value, object: metaValue(key, v, def?.type, def?.language !== undefined ? def.language : vctx.language, vctx) });
-    }
-  }
-  checkMetaEntries(out, bytes);
-  return out;
-}
-
-function metaValue(key: string, v: unknown, type: string | undefined, lang: string | null, ctx: ActiveContext): Term {
-  if (v === null) throw badRequest(`metadata ${key} cannot be null`);
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
-    const t = coercedTerm(v, type, lang, ctx);
-    if (t.termType === 'BlankNode') throw badRequest(`metadata ${key} cannot reference a blank node`);
-    return t;
-  }
-  if (isObject(v)) {
-    if (findKey(v, '@value', ctx)) return valueObjectTerm(v, ctx);
-    const idKey = findKey(v, '@id', ctx);
-    if (idKey && Object.keys(v).length === 1 && typeof v[idKey] === 'string' && !(v[idKey] as string).startsWith('_:')) {
-      return iri(ctx.expandIri(v[idKey] as string, false), 'metadata reference');
-    }
-  }
-  throw badRequest(`metadata ${key} must be a string, number, boolean, {"@id": ...} or a value object (no nested nodes or arrays)`);
-}
-
-// -----------------------------------------------------------------------------------------------
-// helpers
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The key of `o` that is (or aliases) keyword `kw`. */
-function findKey(o: Record<string, unknown>, kw: string, ctx: ActiveContext): string | undefined {
-  for (const k of Object.keys(o)) if (k === kw || ctx.keyword(k) === kw) return k;
-  return undefined;
-}
-
 function listOf(v: unknown): unknown[] { return v === undefined ? [] : Array.isArray(v) ? v : [v]; }
-
-/** Nested arrays of a non-list property are flattened (JSON-LD expansion). */
-function flatten(v: unknown): unknown[] {
-  if (!Array.isArray(v)) return [v];
-  return v.flatMap((x) => flatten(x));
-}

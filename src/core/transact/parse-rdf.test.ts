@@ -98,6 +98,13 @@ ex:g2 { ex:a ex:p 3 }
     expect(r.kind === 'insert' && r.quads).toEqual([q(namedNode('http://base.org/x/a'), namedNode('http://base.org/x/p'), namedNode('http://base.org/b'))]);
   });
 
+  it('a relative IRI without a base is a 400 naming it, never stored', () => {
+    expect(() => parseRdfTxn('<a> <http://x/p> <http://x/o> .', 'text/turtle', 'insert')).toThrow(
+      'relative IRI "a": give "@base" in the context or the base request parameter, or write an absolute IRI');
+    expect(() => parseRdfTxn('<http://x/s> <http://x/p> <o> .', 'text/turtle', 'insert')).toThrow('relative IRI "o"');
+    expect(() => parseRdfTxn('GRAPH <g> { <http://x/s> <http://x/p> 1 }', 'application/trig', 'insert')).toThrow('relative IRI "g"');
+  });
+
   it('N-Quads: graphs and blank nodes', () => {
     const r = parseRdfTxn(`_:n <${EX}p> "x"@en-GB <${EX}g> .\n<${EX}a> <${EX}p> _:n .\n`, 'application/n-quads', 'insert');
     expect(r.kind === 'insert' && r.quads).toEqual([

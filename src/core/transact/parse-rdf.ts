@@ -7,6 +7,7 @@
 import { Parser } from 'n3';
 import { badRequest } from '../errors.js';
 import { capMessage, excerpt, EXCERPT_CHARS } from '../excerpt.js';
+import { hasScheme, relativeIriError } from './iri-errors.js';
 import { resolveIri } from '../rdf/jsonld-context.js';
 import { type BlankNode, type NamedNode, type Term, blankNode, defaultGraph, fromRdfJs, namedNode } from '../rdf/terms.js';
 import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, utf8Length } from './parse-jsonld.js';
@@ -53,6 +54,7 @@ export function txnFromRdfJs(parsed: readonly RdfJsQuad[], mode: 'insert' | 'ups
   const used = new Set<string>();
   const term = (t: RdfJsTerm): Term => {
     if (t.termType === 'Quad') throw badRequest('RDF-star triple terms are not supported');
+    if (t.termType === 'NamedNode' && !hasScheme(t.value)) throw relativeIriError(t.value);
     if (t.termType !== 'BlankNode') return fromRdfJs(t) as Term;
     if (t.value.startsWith(LABELED)) {
       const label = t.value.slice(LABELED.length);
@@ -100,6 +102,7 @@ function graphOf(g: RdfJsTerm): GraphRef {
   if (g.termType === 'DefaultGraph') return defaultGraph;
   if (g.termType !== 'NamedNode') throw badRequest('a graph name must be an IRI, not a blank node');
   if (g.value === 'txn-meta' || g.value === 'default') throw badRequest(`the graph name "${g.value}" is reserved`);
+  if (!hasScheme(g.value)) throw relativeIriError(g.value);
   if (utf8Length(g.value) > MAX_GRAPH_IRI_BYTES) throw badRequest(`graph IRI too long: at most ${MAX_GRAPH_IRI_BYTES} bytes`);
   return namedNode(g.value) as NamedNode;
 }

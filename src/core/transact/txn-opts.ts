@@ -44,7 +44,7 @@ export function checkMetaEntries(entries: readonly MetaEntry[], bytes: number): 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Parse `opts` (§10). `objectVarParsing` is a parser setting, not a pipeline option. */
-export function parseOpts(raw: unknown, ctx: ActiveContext): { opts: TxnOpts; objectVarParsing: boolean } {
+export function parseOpts(raw: unknown, ctx: Pick<ActiveContext, 'expandIri'>): { opts: TxnOpts; objectVarParsing: boolean } {
   const opts: TxnOpts = {};
   if (raw === undefined || raw === null) return { opts, objectVarParsing: true };
   if (!isObject(raw)) throw badRequest('opts must be an object');

@@ -11,7 +11,8 @@
 import type { Context } from 'hono';
 import { badRequest, isLedgraphError, notFound } from '../../core/errors.js';
 import { parseLedgerRef, type LedgerRef } from '../../core/ledger/ledger-id.js';
-import { toJsonLd, toNQuads, toNTriples, toRdfXml, toTriG, toTurtle } from '../../core/query/results/rdf-writers.js';
+import { toNQuads, toNTriples, toRdfXml, toTriG, toTurtle } from '../../core/query/results/rdf-writers.js';
+import { toJsonLd } from '../../core/query/results/jsonld-writer.js';
 import { defaultGraph, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
 import { rdf, xsd } from '../../core/rdf/vocab.js';
 import type { Receipt } from '../../core/transact/pipeline.js';
@@ -22,7 +23,7 @@ import { decodeUtf8, negotiate, parseJsonText, pathLedger as pathLedgerId, readB
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route, type ParamSpec, type RouteSpec } from '../swagger.js';
 import { Compactor } from './history.js';
-import { commitWrite, graphPayload, isAbsoluteIri, JSONLD_TYPES, RDF_TYPES, retarget } from './write.js';
+import { BASE_PARAM, baseParam, commitWrite, graphPayload, isAbsoluteIri, JSONLD_TYPES, RDF_TYPES, retarget } from './write.js';
 import { requestView } from '../auth/index.js';
 import { parseRdfXmlTxn, RDF_XML } from '../rdfxml.js';
 import { policyFromHeaders } from '../query-headers.js';
@@ -47,10 +48,10 @@ function targetGraph(c: Ctx): GraphRef | null {
 }
 
 /** The payload as quads; RDF/XML goes through its own parser, an empty document is no quads. */
-async function readPayload(ct: string, text: string, json: unknown): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
-  if (ct !== RDF_XML) return graphPayload(ct, text, json);
+async function readPayload(ct: string, text: string, json: unknown, base: string | undefined): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
+  if (ct !== RDF_XML) return graphPayload(ct, text, json, base);
   try {
-    const req = await parseRdfXmlTxn(text, 'insert');
+    const req = await parseRdfXmlTxn(text, 'insert', base);
     return req.kind === 'insert' ? { quads: req.quads, meta: req.meta, opts: req.opts } : { quads: [], meta: [], opts: {} };
   } catch (e) {
     if (isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write')) return { quads: [], meta: [], opts: {} };
@@ -117,7 +118,10 @@ async function scanGraph(view: Awaited<ReturnType<typeof requestView>>, db: Db, 
       if (p.value !== rdf.type) compactor.iri(p.value);
       if (o.termType === 'NamedNode') compactor.iri(o.value);
       else if (o.termType === 'Literal' && !o.language && o.datatype.value !== xsd.string) compactor.iri(o.datatype.value);
-      quads.push({ subject: s, predicate: p, object: o, graph: defaultGraph });
+      const q: Quad = { subject: s, predicate: p, object: o, graph: defaultGraph };
+      // List items keep their index: the JSON-LD writer turns them back into an ordered @list.
+      if (b.m[k]! >= 0) q.listIndex = b.m[k]!;
+      quads.push(q);
     }
   }
   return quads;
@@ -192,7 +196,7 @@ export const dataRoutes: Registrar = (api, ctx) => {
     const bytes = await readBytes(c);
     const text = decodeUtf8(bytes);
     const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
-    const payload = await readPayload(ct, text, json);
+    const payload = await readPayload(ct, text, json, baseParam(c));
     const head = await ctx.conn.db(ref.id);
     let req: TxnRequest;
     let created = false;
@@ -216,8 +220,9 @@ export const dataRoutes: Registrar = (api, ctx) => {
   const writeSpec = (method: RouteSpec['method'], summary: string, body: boolean): RouteSpec => ({
     ...base, method, summary, query: GRAPH_PARAMS, responses: WRITE_RESPONSES, ...(body ? { requestTypes: PAYLOAD_TYPES } : {}),
   });
-  route(api, ctx.table, writeSpec('PUT', 'Replace one graph with the payload (commits only the difference)', true), payloadWrite('replace'));
-  route(api, ctx.table, writeSpec('POST', 'Add the payload to one graph', true), payloadWrite('insert'));
+  const bodySpec = (method: RouteSpec['method'], summary: string): RouteSpec => ({ ...writeSpec(method, summary, true), query: [...GRAPH_PARAMS, BASE_PARAM] });
+  route(api, ctx.table, bodySpec('PUT', 'Replace one graph with the payload (commits only the difference)'), payloadWrite('replace'));
+  route(api, ctx.table, bodySpec('POST', 'Add the payload to one graph'), payloadWrite('insert'));
 
   route(api, ctx.table, {
     ...writeSpec('DELETE', 'Remove every triple of one graph', false),

@@ -11,7 +11,7 @@ import type { Connection } from '../../core/ledger/connection.js';
 import { parseLedgerRef, type TimeSpec } from '../../core/ledger/ledger-id.js';
 import { parseSparql } from '../../core/query/engine.js';
 import { bindingToSparqlJson } from '../../core/query/results/sparql-json.js';
-import { writeJsonLd } from '../../core/query/results/rdf-writers.js';
+import { writeJsonLd } from '../../core/query/results/jsonld-writer.js';
 import { runJsonLdQuery } from '../../core/query/jsonld/service.js';
 import type { PolicyInputs } from '../../core/policy/index.js';
 import type { AppEnv } from '../app.js';

@@ -20,7 +20,8 @@ import { EventView } from '../../core/query/jsonld/history.js';
 import { parseQueryOpts } from '../../core/query/jsonld/opts.js';
 import { effectiveContext } from '../../core/query/jsonld/parse.js';
 import { policyInputsOf, runJsonLdQuery, streamJsonLdSelect, type JsonLdQueryRequest } from '../../core/query/jsonld/service.js';
-import { writeJsonLd, writeNQuads, writeNTriples, writeRdfXml, writeTriG, writeTurtle } from '../../core/query/results/rdf-writers.js';
+import { writeNQuads, writeNTriples, writeRdfXml, writeTriG, writeTurtle } from '../../core/query/results/rdf-writers.js';
+import { writeJsonLd } from '../../core/query/results/jsonld-writer.js';
 import { writeCsv, writeTsv } from '../../core/query/results/sparql-csv-tsv.js';
 import { writeSparqlJsonChunked } from '../../core/query/results/sparql-json.js';
 import { writeSparqlXml } from '../../core/query/results/sparql-xml.js';
@@ -552,7 +553,7 @@ async function jsonLdQuery(c: Ctx, ctx: ServerContext, body: Record<string, unkn
   }
   if (form === 'ask') return respondChunks(c, writeResult({ type: 'boolean', value: res.result === true }, format), MEDIA_TYPE[format]);
   // A construct document as triples, read back with the JSON-LD transaction parser.
-  const txn = parseJsonLdTxn(res.result, 'insert');
+  const txn = await parseJsonLdTxn(res.result, 'insert');
   const quads = txn.kind === 'insert' ? txn.quads : [];
   return respondChunks(c, writeResult({ type: 'quads', quads: (async function* () { yield* quads; })() }, format), MEDIA_TYPE[format]);
 }

@@ -7,7 +7,8 @@
  */
 import type { Context } from 'hono';
 import { parseLedgerRef } from '../../core/ledger/ledger-id.js';
-import { writeJsonLd, writeRdfXml, writeTurtle, writeNTriples } from '../../core/query/results/rdf-writers.js';
+import { writeRdfXml, writeTurtle, writeNTriples } from '../../core/query/results/rdf-writers.js';
+import { writeJsonLd } from '../../core/query/results/jsonld-writer.js';
 import { blankNode, defaultGraph, literal, namedNode, type NamedNode, type Quad, type Term } from '../../core/rdf/terms.js';
 import { RDF, rdf, xsd } from '../../core/rdf/vocab.js';
 import { responseWithId, type AppEnv } from '../app.js';

@@ -10,7 +10,7 @@ import type { Connection } from '../../core/ledger/connection.js';
 import { normalizeLedgerId, parseLedgerRef } from '../../core/ledger/ledger-id.js';
 import { parseSparqlUpdate } from '../../core/query/sparql/update.js';
 import { defaultGraph, namedNode } from '../../core/rdf/terms.js';
-import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
+import { parseJsonLdTxn, type JsonLdTxnOptions } from '../../core/transact/parse-jsonld.js';
 import { parseRdfTxn, type RdfContentType } from '../../core/transact/parse-rdf.js';
 import type { Receipt, TxnContext } from '../../core/transact/pipeline.js';
 import type { GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
@@ -45,6 +45,11 @@ const CONTEXT_PARAM: ParamSpec = {
   name: 'context',
   description: 'Default JSON-LD context for a JSON-LD body without @context, given inline as JSON (remote context URLs are not fetched)',
 };
+/** The `base` parameter (exported for the graph store's routes). */
+export const BASE_PARAM: ParamSpec = {
+  name: 'base',
+  description: 'Base IRI (absolute) for relative IRI references in a JSON-LD or Turtle body that sets no @base; without it a relative reference is a 400',
+};
 
 /** An absolute IRI (scheme, then no whitespace or characters IRIs forbid). */
 export function isAbsoluteIri(s: string): boolean {
@@ -58,6 +63,27 @@ function contextParam(c: Ctx): unknown {
   const s = raw.trim();
   if (s.startsWith('{') || s.startsWith('[')) return parseJsonText(s);
   throw badRequest(`context=${raw}: remote JSON-LD contexts are not fetched; pass the context inline as JSON or put it in the body's @context`);
+}
+
+/**
+ * The `base` query parameter: the base IRI that relative references of a JSON-LD or Turtle body
+ * resolve against when the body gives no `@base` (docs/jsonld-transactions.md). Absolute only.
+ */
+export function baseParam(c: Ctx): string | undefined {
+  const raw = c.req.query('base');
+  if (raw === undefined) return undefined;
+  if (!isAbsoluteIri(raw)) throw badRequest(`base=${raw}: the base must be an absolute IRI`);
+  return raw;
+}
+
+/** Parser options from the request: the `context` and `base` parameters. */
+function jsonLdOptions(c: Ctx): JsonLdTxnOptions {
+  const o: JsonLdTxnOptions = {};
+  const ctx = contextParam(c);
+  if (ctx !== undefined) o.ledgerDefaultContext = ctx;
+  const base = baseParam(c);
+  if (base !== undefined) o.base = base;
+  return o;
 }
 
 /** 400 when a using-* parameter is given where only SPARQL UPDATE takes it (§4.2 rule 3). */
@@ -86,16 +112,18 @@ async function readData(c: Ctx, contentType: string, mode: 'insert' | 'upsert'):
   if (JSONLD_TYPES.includes(contentType)) {
     const json = parseJsonText(text);
     const ledger = requireLedger(c, json);
-    return { contentType, bytes, body: json, req: parseJsonLdTxn(json, mode, { ledgerDefaultContext: contextParam(c) }), ledger };
+    return { contentType, bytes, body: json, req: await parseJsonLdTxn(json, mode, jsonLdOptions(c)), ledger };
   }
   const ledger = requireLedger(c);
-  return { contentType, bytes, body: text, req: parseRdfTxn(text, contentType as RdfContentType, mode), ledger };
+  return { contentType, bytes, body: text, req: parseRdfTxn(text, contentType as RdfContentType, mode, baseParam(c)), ledger };
 }
 
 /** The quads, metadata and options of a graph payload; an empty document gives no quads (not a 400). */
-export function graphPayload(contentType: string, text: string, json: unknown): { quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts } {
+export async function graphPayload(contentType: string, text: string, json: unknown, base?: string): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
   try {
-    const req = JSONLD_TYPES.includes(contentType) ? parseJsonLdTxn(json, 'insert') : parseRdfTxn(text, contentType as RdfContentType, 'insert');
+    const req = JSONLD_TYPES.includes(contentType)
+      ? await parseJsonLdTxn(json, 'insert', base !== undefined ? { base } : {})
+      : parseRdfTxn(text, contentType as RdfContentType, 'insert', base);
     if (req.kind !== 'insert') throw badRequest('expected graph data, not an update');
     return { quads: req.quads, meta: req.meta, opts: req.opts };
   } catch (e) {
@@ -189,7 +217,7 @@ export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response
     rejectUsing(c, 'a JSON-LD update');
     const json = parseJsonText(text);
     const ledger = requireLedger(c, json);
-    const req = parseJsonLdTxn(json, 'update', { ledgerDefaultContext: contextParam(c) });
+    const req = await parseJsonLdTxn(json, 'update', jsonLdOptions(c));
     return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json, rawBody: bytes }));
   }
   let sparql = text;
@@ -218,7 +246,7 @@ export const writeRoutes: Registrar = (api, ctx) => {
     method: 'POST' as const, path, tag: 'write', summary: 'Update: JSON-LD where/delete/insert or SPARQL UPDATE',
     description: 'JSON-LD bodies without where/delete/insert/values are inserts. Turtle and TriG are not accepted here (use insert or upsert).',
     query: [
-      LEDGER_PARAM, CONTEXT_PARAM,
+      LEDGER_PARAM, CONTEXT_PARAM, BASE_PARAM,
       { name: USING_GRAPH, repeatable: true, description: 'SPARQL UPDATE only: the WHERE default graph of every DELETE/INSERT ... WHERE (as USING)' },
       { name: USING_NAMED, repeatable: true, description: 'SPARQL UPDATE only: the WHERE named graphs (as USING NAMED)' },
     ],
@@ -239,7 +267,7 @@ export const writeRoutes: Registrar = (api, ctx) => {
     const spec = (path: string) => ({
       method: 'POST' as const, path, tag: 'write',
       summary: mode === 'insert' ? 'Insert data (JSON-LD, Turtle, N-Triples, TriG, N-Quads)' : 'Upsert: replace the values of each supplied (subject, predicate)',
-      query: [LEDGER_PARAM, CONTEXT_PARAM],
+      query: [LEDGER_PARAM, CONTEXT_PARAM, BASE_PARAM],
       headers: [LEDGER_HEADER_PARAM],
       requestTypes: DATA_TYPES,
       responses: { 200: RECEIPT, ...WRITE_ERRORS },
@@ -258,7 +286,7 @@ export const writeRoutes: Registrar = (api, ctx) => {
     const text = decodeUtf8(bytes);
     const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
     const ledger = writeLedgerId(requireLedger(c, json));
-    const payload = graphPayload(ct, text, json);
+    const payload = await graphPayload(ct, text, json, baseParam(c));
     const quads = retarget(payload.quads, graph, 'sync');
     if (quads.length === 0 && !allowEmpty) {
       throw badRequest('the payload is empty, which would clear the graph; pass allowEmpty=true to confirm');
@@ -270,7 +298,7 @@ export const writeRoutes: Registrar = (api, ctx) => {
   const syncSpec = (path: string) => ({
     method: 'POST' as const, path, tag: 'write', summary: 'Sync: make one graph exactly the payload, committing only the delta',
     query: [
-      LEDGER_PARAM,
+      LEDGER_PARAM, BASE_PARAM,
       { name: 'graph', description: 'Target named graph IRI; omit (or give the word default) for the default graph' },
       { name: 'dryRun', type: 'boolean' as const, description: 'Stage and report the delta without committing' },
       { name: 'allowEmpty', type: 'boolean' as const, description: 'Confirm an empty payload, which clears the graph' },

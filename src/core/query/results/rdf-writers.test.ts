@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Parser } from 'n3';
 import jsonld from 'jsonld';
+import { toJsonLd } from './jsonld-writer.js';
 import * as oxigraph from 'oxigraph';
 import { blankNode, defaultGraph, literal, namedNode, type Quad, type Term } from '../../rdf/terms.js';
 import { rdf, xsd } from '../../rdf/vocab.js';
 import type { QueryResult } from './types.js';
 import {
-  termToNTriples, toJsonLd, toNQuads, toNTriples, toRdfXml, toTriG, toTurtle, writeTurtle,
+  termToNTriples, toNQuads, toNTriples, toRdfXml, toTriG, toTurtle, writeTurtle,
 } from './rdf-writers.js';
 
 const ex = (s: string) => namedNode('http://example.org/' + s);

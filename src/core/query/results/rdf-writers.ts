@@ -1,6 +1,6 @@
 /**
  * RDF serialisations of graph results (CONSTRUCT, DESCRIBE, graph store reads): N-Triples,
- * N-Quads, Turtle, TriG (through n3's Writer), RDF/XML and JSON-LD (expanded, flattened form).
+ * N-Quads, Turtle, TriG (through n3's Writer), RDF/XML, and JSON-LD (jsonld-writer.ts, re-exported).
  * Every writer is an async generator of text chunks plus a `toX` helper that joins them.
  */
 import { DataFactory, Writer as N3Writer } from 'n3';
@@ -8,7 +8,7 @@ import type * as RDF from '@rdfjs/types';
 import { badRequest } from '../../errors.js';
 import type { Quad, Term } from '../../rdf/terms.js';
 import { RDF as RDF_NS, rdf, xsd } from '../../rdf/vocab.js';
-import type { QueryResult } from './types.js';
+import { quadsOf, type QueryResult } from './types.js';
 
 /** Options shared by the RDF writers. */
 export interface RdfWriterOptions {
@@ -85,10 +85,6 @@ function graphToNQuads(g: Quad['graph'], labeler: BlankLabeler): string {
   return g.termType === 'DefaultGraph' ? '' : ' ' + termToNTriples(g, labeler);
 }
 
-function quadsOf(result: QueryResult, format: string): AsyncIterable<Quad> {
-  if (result.type !== 'quads') throw badRequest(`${format} serialises graph results (CONSTRUCT/DESCRIBE) only`);
-  return result.quads;
-}
 
 function noNamedGraphs(q: Quad, format: string): void {
   if (q.graph.termType !== 'DefaultGraph') {
@@ -241,97 +237,3 @@ export async function* writeRdfXml(result: QueryResult, opts: RdfWriterOptions =
 /** A graph result as an RDF/XML string. */
 export function toRdfXml(result: QueryResult, opts: RdfWriterOptions = {}): Promise<string> { return join(writeRdfXml(result, opts)); }
 
-// ---------------------------------------------------------------------------------------------
-// JSON-LD, expanded and flattened: one node object per subject (per graph), sorted by @id,
-// named graphs as `{"@id": g, "@graph": [...]}` nodes of the default graph. Flattening needs every
-// quad of a node, so this writer buffers the quads before it yields.
-
-type JsonLdValue = { '@id': string } | { '@value': unknown; '@type'?: string; '@language'?: string };
-interface NodeObject { '@id': string; '@type'?: string[]; '@graph'?: NodeObject[]; [p: string]: unknown }
-
-function jsonLdId(t: Term, labeler: BlankLabeler): string {
-  return t.termType === 'BlankNode' ? '_:' + labeler.label(t.value) : t.value;
-}
-
-function jsonLdObject(t: Term, labeler: BlankLabeler): JsonLdValue {
-  if (t.termType !== 'Literal') return { '@id': jsonLdId(t, labeler) };
-  if (t.language) return { '@value': t.value, '@language': t.language };
-  const dt = t.datatype.value;
-  if (dt === xsd.string) return { '@value': t.value };
-  if (dt === rdf.JSON) {
-    try { return { '@value': JSON.parse(t.value) as unknown, '@type': '@json' }; } catch { /* keep as typed string */ }
-  }
-  return { '@value': t.value, '@type': dt };
-}
-
-function sameValue(a: JsonLdValue, b: JsonLdValue): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function sortedNodes(nodes: Map<string, Map<string, JsonLdValue[] | string[]>>): NodeObject[] {
-  const out: NodeObject[] = [];
-  for (const id of [...nodes.keys()].sort()) {
-    const props = nodes.get(id)!;
-    const node: NodeObject = { '@id': id };
-    const types = props.get('@type') as string[] | undefined;
-    if (types) node['@type'] = types;
-    for (const p of [...props.keys()].filter((k) => k !== '@type').sort()) node[p] = props.get(p);
-    out.push(node);
-  }
-  return out;
-}
-
-/** Stream a graph or dataset result as expanded, flattened JSON-LD (an array of node objects). */
-export async function* writeJsonLd(result: QueryResult): AsyncIterable<string> {
-  const labeler = new BlankLabeler();
-  // graph id ('' = default) -> subject id -> property -> values
-  const graphs = new Map<string, Map<string, Map<string, JsonLdValue[] | string[]>>>();
-  const nodeMap = (g: string) => {
-    let m = graphs.get(g);
-    if (!m) graphs.set(g, (m = new Map()));
-    return m;
-  };
-  for await (const q of quadsOf(result, 'JSON-LD')) {
-    const g = q.graph.termType === 'DefaultGraph' ? '' : jsonLdId(q.graph as Term, labeler);
-    const nodes = nodeMap(g);
-    const s = jsonLdId(q.subject, labeler);
-    let props = nodes.get(s);
-    if (!props) nodes.set(s, (props = new Map()));
-    if (q.predicate.value === rdf.type && q.object.termType !== 'Literal') {
-      let types = props.get('@type') as string[] | undefined;
-      if (!types) props.set('@type', (types = []));
-      const t = jsonLdId(q.object, labeler);
-      if (!types.includes(t)) types.push(t);
-    } else {
-      let vals = props.get(q.predicate.value) as JsonLdValue[] | undefined;
-      if (!vals) props.set(q.predicate.value, (vals = []));
-      const v = jsonLdObject(q.object, labeler);
-      if (!vals.some((x) => sameValue(x, v))) vals.push(v);
-    }
-  }
-  const defaults = nodeMap('');
-  for (const g of graphs.keys()) if (g !== '' && !defaults.has(g)) defaults.set(g, new Map());
-  const top = sortedNodes(defaults);
-  if (top.length === 0) { yield '[]\n'; return; }
-  yield '[';
-  let first = true;
-  for (const node of top) {
-    const named = graphs.get(node['@id']);
-    if (named && node['@id'] !== '') {
-      // Put @graph right after @id/@type for readability.
-      const { '@id': id, '@type': type, ...rest } = node;
-      const withGraph: NodeObject = { '@id': id };
-      if (type) withGraph['@type'] = type;
-      withGraph['@graph'] = sortedNodes(named).filter((n) => Object.keys(n).length > 1);
-      Object.assign(withGraph, rest);
-      yield (first ? '\n' : ',\n') + JSON.stringify(withGraph);
-    } else {
-      if (Object.keys(node).length === 1) continue; // a bare reference carries no information
-      yield (first ? '\n' : ',\n') + JSON.stringify(node);
-    }
-    first = false;
-  }
-  yield first ? ']\n' : '\n]\n';
-}
-/** A graph or dataset result as a JSON-LD string. */
-export function toJsonLd(result: QueryResult): Promise<string> { return join(writeJsonLd(result)); }

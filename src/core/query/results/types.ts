@@ -1,5 +1,6 @@
 /** Query results as the executor produces them and the serialisers consume them. */
 import type { Quad, Term } from '../../rdf/terms.js';
+import { badRequest } from '../../errors.js';
 
 /** One solution: variable name (no `?`) to term; unbound variables are absent. */
 export type Binding = Record<string, Term>;
@@ -14,4 +15,10 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
   return out;
+}
+
+/** The quads of a graph result; a 400 for other result types. */
+export function quadsOf(result: QueryResult, format: string): AsyncIterable<Quad> {
+  if (result.type !== 'quads') throw badRequest(`${format} serialises graph results (CONSTRUCT/DESCRIBE) only`);
+  return result.quads;
 }
