@@ -49,6 +49,9 @@ describe('parseServerArgs', () => {
       '--jwks-issuer', 'https://idp.example=https://idp.example/jwks.json', '--jwks-issuer', 'other=http://localhost:1/k',
       '--role', 'peer', '--tx-server-url', 'http://tx.example:8090/', '--default-policy-class', 'https://ex.org/Policy',
       '--federation-allow', 'http://127.0.0.1:3030/', '--federation-allow', 'https://dbpedia.org/sparql',
+      '--max-concurrent-queries', '8', '--query-queue-size', '0', '--query-queue-wait-ms', '250',
+      '--keep-alive-timeout-ms', '1000', '--headers-timeout-ms', '2000', '--request-timeout-ms', '3000',
+      '--leaf-cache-bytes', '64MiB', '--term-cache-bytes', '1MB', '--idempotency-cache-bytes', '100KiB', '--events-queue-bytes', '2MiB',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -66,6 +69,9 @@ describe('parseServerArgs', () => {
       ],
       role: 'peer', txServerUrl: 'http://tx.example:8090', defaultPolicyClass: 'https://ex.org/Policy',
       federationAllow: ['http://127.0.0.1:3030', 'https://dbpedia.org/sparql'],
+      maxConcurrentQueries: 8, queryQueueSize: 0, queryQueueWaitMs: 250,
+      keepAliveTimeoutMs: 1000, headersTimeoutMs: 2000, requestTimeoutMs: 3000,
+      leafCacheBytes: 64 * 1024 * 1024, termCacheBytes: 1_000_000, idempotencyCacheBytes: 100 * 1024, eventsQueueBytes: 2 * 1024 * 1024,
     } satisfies ServerConfig);
   });
 
@@ -134,6 +140,8 @@ describe('parseServerArgs', () => {
 
   it('checks settings against each other', () => {
     expect(failure(['--reindex-min-bytes', '2000000'])).toBe('--reindex-min-bytes (2000000) must not exceed --reindex-max-bytes (1000000)');
+    expect(failure(['--headers-timeout-ms', '5000', '--request-timeout-ms', '4000'])).toBe('--headers-timeout-ms (5000) must not exceed --request-timeout-ms (4000)');
+    expect(run(['--headers-timeout-ms', '5000', '--request-timeout-ms', '0']).requestTimeoutMs).toBe(0);
     expect(failure(['--role', 'peer'])).toBe('--role peer requires --tx-server-url');
   });
 });
