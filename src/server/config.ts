@@ -88,6 +88,8 @@ export interface ServerConfig {
   idempotencyCacheBytes: number;
   /** Queued, unsent bytes per /events subscriber before it is cut off. */
   eventsQueueBytes: number;
+  /** Bytes of parsed JSON-LD queries and processed contexts cached. */
+  parseCacheBytes: number;
 }
 
 /** The defaults of every setting. */
@@ -132,9 +134,10 @@ export function defaultServerConfig(): ServerConfig {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 300_000,
     leafCacheBytes: 128 * 1024 * 1024,
-    termCacheBytes: 16 * 1024 * 1024,
+    termCacheBytes: 8 * 1024 * 1024,
     idempotencyCacheBytes: 8 * 1024 * 1024,
     eventsQueueBytes: 1024 * 1024,
+    parseCacheBytes: 24 * 1024 * 1024,
   };
 }
 
@@ -371,12 +374,14 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Close a connection whose request (headers and body) has not arrived within this long (0 disables)'),
   valueFlag('leaf-cache-bytes', 'LEDGRAPH_LEAF_CACHE_BYTES', '<bytes>', 'leafCacheBytes', parseByteSize, '128MiB',
     'Memory for decoded index leaves, shared by all ledgers (least recently used go first)'),
-  valueFlag('term-cache-bytes', 'LEDGRAPH_TERM_CACHE_BYTES', '<bytes>', 'termCacheBytes', parseByteSize, '16MiB',
+  valueFlag('term-cache-bytes', 'LEDGRAPH_TERM_CACHE_BYTES', '<bytes>', 'termCacheBytes', parseByteSize, '8MiB',
     'Memory for decoded dictionary terms, per loaded ledger'),
   valueFlag('idempotency-cache-bytes', 'LEDGRAPH_IDEMPOTENCY_CACHE_BYTES', '<bytes>', 'idempotencyCacheBytes', parseByteSize, '8MiB',
     'Memory for responses remembered under an Idempotency-Key (oldest go first)'),
   valueFlag('events-queue-bytes', 'LEDGRAPH_EVENTS_QUEUE_BYTES', '<bytes>', 'eventsQueueBytes', parseByteSize, '1MiB',
     'Unsent bytes queued per /events subscriber before it is cut off'),
+  valueFlag('parse-cache-bytes', 'LEDGRAPH_PARSE_CACHE_BYTES', '<bytes>', 'parseCacheBytes', parseByteSize, '24MiB',
+    'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
 ];
 
 /** What the command line asked for. */

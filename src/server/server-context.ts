@@ -6,6 +6,7 @@
  */
 import type { Hono } from 'hono';
 import { Connection } from '../core/ledger/connection.js';
+import { setParseCacheBytes } from '../core/query/jsonld/service.js';
 import { openFileStorage, openMemoryStorage } from '../storage/index.js';
 import type { AppEnv, RouteContext } from './app.js';
 import type { ServerConfig } from './config.js';
@@ -42,8 +43,11 @@ export async function createServerState(config: ServerConfig): Promise<ServerSta
     reindexMaxBytes: config.reindexMaxBytes,
     indexingEnabled: config.indexingEnabled,
     federation: { allow: config.federationAllow },
+    leafCacheBytes: config.leafCacheBytes,
+    termCacheBytes: config.termCacheBytes,
   });
-  const events = new EventsHub(storage.ns, { keepAliveMs: config.eventsKeepAliveMs });
+  setParseCacheBytes(config.parseCacheBytes);
+  const events = new EventsHub(storage.ns, { keepAliveMs: config.eventsKeepAliveMs, maxQueueBytes: config.eventsQueueBytes });
   return { conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(), admission: new Admission(config.maxInFlight), events,
     queryGate: new QueryGate(config.maxConcurrentQueries, config.queryQueueSize, config.queryQueueWaitMs) };
 }
