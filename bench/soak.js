@@ -68,7 +68,10 @@ function mixed(seconds) {
 async function sample(t0) {
   const m = await ask({ type: 'mem' });
   let report = null;
-  try { report = await (await fetch(`${ready.api}/stats/memory`)).json(); } catch { /* an older build without /stats/memory */ }
+  try {
+    const r = await fetch(`${ready.api}/stats/memory`);
+    if (r.status === 200) report = await r.json(); else await r.body?.cancel(); // an older build has no /stats/memory
+  } catch { /* ditto */ }
   const writes = report?.ledgers?.find((l) => l.ledger === 'writes:main');
   const dictBytes = report?.ledgers?.reduce((a, l) => a + l.dict_bytes, 0);
   return {
@@ -114,14 +117,17 @@ try {
   const half = samples.slice(Math.floor(samples.length / 2));
   const kbPerCommit = slope(half.map((s) => s.commits), half.map((s) => s.rssMB * 1024));
   const heapKbPerCommit = slope(half.map((s) => s.commits), half.map((s) => s.heapMB * 1024));
+  // The term dictionary is data, not a cache: its share of the growth is reported apart.
+  const dictKbPerCommit = half.every((s) => s.dictMB != null) ? slope(half.map((s) => s.commits), half.map((s) => s.dictMB * 1024)) : null;
+  const round2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
   const peak = Math.max(...rss);
   emitResult({
     suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, root: args.root ?? null,
     requests, commits, requestsPerSec: Math.round(requests / duration), non2xx, errors, timeouts, worstP99Ms: Math.max(...latencies),
     rssMB: { start: start.rssMB, peak, firstThirdAvg: avg(rss.slice(0, third)), lastThirdAvg: avg(rss.slice(-third)), end: rss[rss.length - 1], afterGc: toMB(afterGc.rss) },
     secondHalf: {
-      rssKBPerCommit: kbPerCommit == null ? null : Math.round(kbPerCommit * 100) / 100,
-      heapKBPerCommit: heapKbPerCommit == null ? null : Math.round(heapKbPerCommit * 100) / 100,
+      rssKBPerCommit: round2(kbPerCommit), heapKBPerCommit: round2(heapKbPerCommit), dictKBPerCommit: round2(dictKbPerCommit),
+      rssKBPerCommitBesidesDict: kbPerCommit != null && dictKbPerCommit != null ? round2(kbPerCommit - dictKbPerCommit) : null,
     },
     budgetMB, belowBudget: budgetMB == null ? null : peak <= budgetMB,
     samples,
