@@ -66,12 +66,17 @@ export class QueryGate {
   /** Queries waiting for one. */
   get queued(): number { return this.waiting.length; }
 
-  /** Take a permit (waiting in the queue if needed); returns its release function (idempotent). */
+  /** A permit at once (its release function, idempotent), or null when one would have to wait. */
+  tryAcquire(): (() => void) | null {
+    if (this.running >= this.max || this.waiting.length > 0) return null;
+    this.running++;
+    return this.releaser();
+  }
+
+  /** Take a permit (waiting in the queue if needed; `signal` withdraws the wait); returns its release function. */
   async acquire(signal?: AbortSignal): Promise<() => void> {
-    if (this.running < this.max && this.waiting.length === 0) {
-      this.running++;
-      return this.releaser();
-    }
+    const now = this.tryAcquire();
+    if (now) return now;
     if (this.waiting.length >= this.queueSize || this.waitMs <= 0) throw this.refusal();
     if (signal?.aborted) throw signal.reason;
     await new Promise<void>((ok, fail) => {

@@ -80,6 +80,22 @@ describe('query admission with a queue', () => {
     expect([srv.server.state.queryGate.active, srv.server.state.queryGate.queued]).toEqual([0, 0]);
   });
 
+  it('drops a queued query from the queue when its client goes away', async () => {
+    const ac = new AbortController();
+    const holder = query(srv, { 'Ledgraph-Min-T': '1000' }, ac.signal).catch((e: unknown) => e);
+    await until(() => srv.server.state.queryGate.active === 1, 5000);
+    const wc = new AbortController();
+    const waiter = query(srv, {}, wc.signal).catch((e: unknown) => e);
+    await until(() => srv.server.state.queryGate.queued === 1, 5000);
+    wc.abort();
+    await waiter;
+    await until(() => srv.server.state.queryGate.queued === 0, 5000);
+    expect(srv.server.state.queryGate.active).toBe(1);
+    ac.abort();
+    await holder;
+    await until(() => srv.server.state.queryGate.active === 0, 5000);
+  });
+
   it('refuses a queued query once its wait runs out', async () => {
     const gate = srv.server.state.queryGate as { waitMs: number };
     const saved = gate.waitMs;

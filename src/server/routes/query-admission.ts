@@ -26,7 +26,8 @@ const GATED: readonly { path: string; methods: readonly string[] | null }[] = [
 export function queryAdmission(gate: QueryGate, methods: readonly string[] | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (methods && !methods.includes(c.req.method)) return next();
-    const release = await gate.acquire(c.req.raw.signal);
+    // The request's signal (withdraws a queued wait when the client goes away) only when waiting.
+    const release = gate.tryAcquire() ?? await gate.acquire(c.req.raw.signal);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     try {
       await next();
