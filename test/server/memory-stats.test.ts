@@ -47,3 +47,17 @@ describe('GET /stats/memory', () => {
     expect(m.process.rss).toBeGreaterThan(m.process.heap_used);
   });
 });
+
+describe('GET /stats/memory under admin auth', () => {
+  it('needs an admin credential (it names every loaded ledger), while /stats stays open', async () => {
+    const locked = await startTestServer({ config: { adminAuthMode: 'required', adminAuthTrustedIssuers: ['did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'] } });
+    try {
+      const r = await fetch(`${locked.api}/stats/memory`);
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as Record<string, unknown>)['@type']).toBe('err:db/Unauthorized');
+      expect((await fetch(`${locked.api}/stats`)).status).toBe(200);
+    } finally {
+      await locked.close();
+    }
+  });
+});
