@@ -16,6 +16,15 @@ export const DICT_ENTRY_OVERHEAD_BYTES = 64;
 
 const NO_SLOTS = new Int32Array(0);
 
+/**
+ * A flat copy of a key. Keys arrive concatenated (termKey) or sliced out of a parsed document, and
+ * V8 keeps such a string as a rope or a view that holds its parts or its whole parent alive; the
+ * dictionary keeps every key for good, so it stores a flat copy (once per new term).
+ */
+function flatKey(key: string): string {
+  return JSON.parse(JSON.stringify(key)) as string;
+}
+
 export class TermDict {
   private readonly ids = new Map<string, number>();
   private readonly keys: string[] = [];
@@ -56,8 +65,9 @@ export class TermDict {
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.keys.length;
-      this.keys.push(key);
-      this.ids.set(key, id);
+      const flat = flatKey(key);
+      this.keys.push(flat);
+      this.ids.set(flat, id);
       this.keyChars += key.length;
     }
     return id;
