@@ -192,7 +192,9 @@ async function openLedgraph({ storageDir }) {
   let receipt = null;
   const attach = async () => {
     storage = await openFileStorage(storageDir);
-    conn = new Connection(storage);
+    // The references hold the whole dataset in memory; a 1 GiB leaf cache (the default before
+    // --leaf-cache-bytes existed) lets Ledgraph do the same, so earlier figures stay comparable.
+    conn = new Connection(storage, { leafCacheBytes: 1024 * 1024 * 1024 });
   };
   const ensureQuery = async () => {
     if (!querySparql) {

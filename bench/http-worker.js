@@ -13,7 +13,9 @@
  *      ← {type: 'profile-start'} → V8 CPU profiler on, {type: 'profile'};
  *      ← {type: 'profile-stop', file} → the .cpuprofile written to `file`, {type: 'profile', file};
  *      ← {type: 'stop'} → close and exit.
- * `--stream-rows 0` skips the streaming ledger.
+ * `--stream-rows 0` skips the streaming ledger. `--server-args '<flags>'` passes `ledgraph server`
+ * flags (e.g. memory budgets) through the real flag parser; `--root DIR` runs the build in DIR/dist
+ * (another checkout, for before/after comparisons).
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -26,12 +28,15 @@ const args = parseArgs(process.argv.slice(2));
 const data = args.data ?? join(ROOT_DIR, 'bench/data/bsbm-2825.nt');
 const streamRows = Number(args['stream-rows'] ?? 1_000_000);
 
-const { startLedgraphServer } = await import(join(ROOT_DIR, 'dist/server/main.js'));
-const { defaultServerConfig } = await import(join(ROOT_DIR, 'dist/server/config.js'));
-const { silentLogger } = await import(join(ROOT_DIR, 'dist/server/log.js'));
+const root = typeof args.root === 'string' ? args.root : ROOT_DIR;
+const { startLedgraphServer } = await import(join(root, 'dist/server/main.js'));
+const { defaultServerConfig, parseServerArgs } = await import(join(root, 'dist/server/config.js'));
+const { silentLogger } = await import(join(root, 'dist/server/log.js'));
 
 const dir = await mkdtemp(join(tmpdir(), 'lg-http-bench-'));
-const config = { ...defaultServerConfig(), host: '127.0.0.1', port: 0, storagePath: dir, memory: false };
+const flags = typeof args['server-args'] === 'string' ? args['server-args'].split(/\s+/).filter(Boolean) : [];
+const base = flags.length ? parseServerArgs(flags).config : defaultServerConfig();
+const config = { ...base, host: '127.0.0.1', port: 0, storagePath: dir, memory: false };
 const server = await startLedgraphServer(config, { version: 'bench', log: silentLogger });
 const conn = server.state.conn;
 
@@ -68,7 +73,7 @@ await conn.idle();
 
 const mem = () => {
   const m = process.memoryUsage();
-  return { type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external };
+  return { type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers };
 };
 
 /** The inspector session of a running CPU profile, if any. */

@@ -2,7 +2,9 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | all
+ *   suites     load | query | churn | jsonld | policy | http | soak | all (all but soak)
+ *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
+ *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
  *   --products N     BSBM product count (default 2825, ≈1M triples; 265 ≈ 100k)
  *   --reps N         load: processes per engine (default 3, median reported);
  *                    query: timed runs per query (default 7, minimum 5 unless --quick)
@@ -33,7 +35,9 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  * against the build this branch forked from; policy: restricted vs unrestricted; http: a server
  * under load). Each script prints one JSON result line; a suite may run several scripts.
  */
-const SCRIPT_SUITES = { churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js' };
+const SCRIPT_SUITES = { churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js' };
+/** Script suites `all` leaves out (long by design; run them by name). */
+const LONG_SUITES = new Set(['soak']);
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
@@ -297,7 +301,8 @@ async function runScript(name, data) {
     }
     if (!args['no-build']) buildLedgraph();
     console.log(`\n== ${name} (bench/${script})`);
-    const r = await runWorker(script, ['--data', data.nt, '--params', data.params, '--products', String(products)]);
+    // The suite's own options (e.g. soak --duration) follow the suite name; they go through unchanged.
+    const r = await runWorker(script, ['--data', data.nt, '--params', data.params, '--products', String(products), ...process.argv.slice(3)]);
     console.log(JSON.stringify(r, null, 2));
     results.push(r);
   }
@@ -312,7 +317,7 @@ async function main() {
     loadavgAtStart: loadavg(), oxigraph: packageVersion('oxigraph'), n3: packageVersion('n3'),
     git: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT_DIR, encoding: 'utf8' }).stdout?.trim() || null,
   };
-  const suites = suite === 'all' ? [...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)] : [suite];
+  const suites = suite === 'all' ? [...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES).filter((s) => !LONG_SUITES.has(s))] : [suite];
   mkdirSync(OUT_DIR, { recursive: true });
   for (const s of suites) {
     const result = s === 'load' ? await runLoad(data) : s === 'query' ? await runQuery(data) : await runScript(s, data);

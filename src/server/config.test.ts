@@ -57,6 +57,9 @@ describe('parseServerArgs', () => {
       '--peer-subscribe-all', '--peer-ledger', 'hr', '--peer-ledger', 'ops:dev', '--peer-graph-source', 'search:main',
       '--peer-events-url', 'http://tx.example:8090/v1/ledgraph/events', '--peer-events-token', 'ev.tok',
       '--storage-proxy-token', 'st.tok',
+      '--max-concurrent-queries', '8', '--query-queue-size', '0', '--query-queue-wait-ms', '250',
+      '--keep-alive-timeout-ms', '1000', '--headers-timeout-ms', '2000', '--request-timeout-ms', '3000',
+      '--leaf-cache-bytes', '64MiB', '--term-cache-bytes', '1MB', '--idempotency-cache-bytes', '100KiB', '--events-queue-bytes', '2MiB', '--parse-cache-bytes', '3MB',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -77,6 +80,9 @@ describe('parseServerArgs', () => {
       maxNestingDepth: 64, maxQueryBytes: 65536, maxTriplePatterns: 200, maxJsonDepth: 32, maxLiteralBytes: 1_000_000, maxLedgerNameLength: 50,
       peerSubscribeAll: true, peerLedgers: ['hr', 'ops:dev'], peerGraphSources: ['search:main'],
       peerEventsUrl: 'http://tx.example:8090/v1/ledgraph/events', peerEventsToken: 'ev.tok', storageProxyToken: 'st.tok',
+      maxConcurrentQueries: 8, queryQueueSize: 0, queryQueueWaitMs: 250,
+      keepAliveTimeoutMs: 1000, headersTimeoutMs: 2000, requestTimeoutMs: 3000,
+      leafCacheBytes: 64 * 1024 * 1024, termCacheBytes: 1_000_000, idempotencyCacheBytes: 100 * 1024, eventsQueueBytes: 2 * 1024 * 1024, parseCacheBytes: 3_000_000,
     } satisfies ServerConfig);
   });
 
@@ -163,6 +169,8 @@ describe('parseServerArgs', () => {
 
   it('checks settings against each other', () => {
     expect(failure(['--reindex-min-bytes', '2000000'])).toBe('--reindex-min-bytes (2000000) must not exceed --reindex-max-bytes (1000000)');
+    expect(failure(['--headers-timeout-ms', '5000', '--request-timeout-ms', '4000'])).toBe('--headers-timeout-ms (5000) must not exceed --request-timeout-ms (4000)');
+    expect(run(['--headers-timeout-ms', '5000', '--request-timeout-ms', '0']).requestTimeoutMs).toBe(0);
     expect(failure(['--role', 'peer'])).toBe('--role peer requires --tx-server-url');
   });
 });

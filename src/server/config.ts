@@ -82,6 +82,28 @@ export interface ServerConfig extends InputLimits {
   peerEventsToken: string | null;
   /** Peer: bearer token for the storage proxy; set means proxy storage mode. */
   storageProxyToken: string | null;
+  /** Cap on concurrently executing queries (503 beyond it and a full queue). */
+  maxConcurrentQueries: number;
+  /** Queries that may wait for a permit past the cap (0: refuse at once). */
+  queryQueueSize: number;
+  /** Longest wait of a queued query before 503 (ms). */
+  queryQueueWaitMs: number;
+  /** Idle keep-alive connections are closed after this long (ms). */
+  keepAliveTimeoutMs: number;
+  /** A connection must send complete request headers within this long (ms). */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this long (ms; 0 disables). */
+  requestTimeoutMs: number;
+  /** Bytes of decoded index leaves cached (shared by every ledger). */
+  leafCacheBytes: number;
+  /** Bytes of decoded dictionary terms cached per ledger. */
+  termCacheBytes: number;
+  /** Bytes of remembered push responses (Idempotency-Key). */
+  idempotencyCacheBytes: number;
+  /** Queued, unsent bytes per /events subscriber before it is cut off. */
+  eventsQueueBytes: number;
+  /** Bytes of parsed JSON-LD queries and processed contexts cached. */
+  parseCacheBytes: number;
 }
 
 /** The defaults of every setting. */
@@ -125,6 +147,17 @@ export function defaultServerConfig(): ServerConfig {
     peerEventsUrl: null,
     peerEventsToken: null,
     storageProxyToken: null,
+    maxConcurrentQueries: 32,
+    queryQueueSize: 64,
+    queryQueueWaitMs: 2_000,
+    keepAliveTimeoutMs: 5_000,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 300_000,
+    leafCacheBytes: 128 * 1024 * 1024,
+    termCacheBytes: 8 * 1024 * 1024,
+    idempotencyCacheBytes: 8 * 1024 * 1024,
+    eventsQueueBytes: 1024 * 1024,
+    parseCacheBytes: 24 * 1024 * 1024,
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -395,6 +428,28 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Peer: storage-proxy bearer token; with it the peer reads through the storage proxy into its own --storage-path'),
   valueFlag('storage-proxy-token-file', 'LEDGRAPH_STORAGE_PROXY_TOKEN_FILE', '<file>', 'storageProxyToken', nullable((r, w) => tokenValue('@' + r.trim(), w)), '(none)',
     'Peer: file holding the storage-proxy token (as --storage-proxy-token)'),
+  valueFlag('max-concurrent-queries', 'LEDGRAPH_MAX_CONCURRENT_QUERIES', '<n>', 'maxConcurrentQueries', (r, w) => parseIntValue(r, w, 1), '32',
+    'Cap on concurrently executing queries; past it queries queue, then get 503'),
+  valueFlag('query-queue-size', 'LEDGRAPH_QUERY_QUEUE_SIZE', '<n>', 'queryQueueSize', (r, w) => parseIntValue(r, w), '64',
+    'Queries that may wait for a slot past --max-concurrent-queries (0: refuse at once)'),
+  valueFlag('query-queue-wait-ms', 'LEDGRAPH_QUERY_QUEUE_WAIT_MS', '<ms>', 'queryQueueWaitMs', (r, w) => parseIntValue(r, w), '2000',
+    'Longest wait of a queued query before it is refused with 503'),
+  valueFlag('keep-alive-timeout-ms', 'LEDGRAPH_KEEP_ALIVE_TIMEOUT_MS', '<ms>', 'keepAliveTimeoutMs', (r, w) => parseIntValue(r, w, 1), '5000',
+    'Close an idle keep-alive connection after this long'),
+  valueFlag('headers-timeout-ms', 'LEDGRAPH_HEADERS_TIMEOUT_MS', '<ms>', 'headersTimeoutMs', (r, w) => parseIntValue(r, w, 1), '10000',
+    'Close a connection that has not sent complete request headers within this long (408)'),
+  valueFlag('request-timeout-ms', 'LEDGRAPH_REQUEST_TIMEOUT_MS', '<ms>', 'requestTimeoutMs', (r, w) => parseIntValue(r, w), '300000',
+    'Close a connection whose request (headers and body) has not arrived within this long (0 disables)'),
+  valueFlag('leaf-cache-bytes', 'LEDGRAPH_LEAF_CACHE_BYTES', '<bytes>', 'leafCacheBytes', parseByteSize, '128MiB',
+    'Memory for decoded index leaves, shared by all ledgers (least recently used go first)'),
+  valueFlag('term-cache-bytes', 'LEDGRAPH_TERM_CACHE_BYTES', '<bytes>', 'termCacheBytes', parseByteSize, '8MiB',
+    'Memory for decoded dictionary terms, per loaded ledger'),
+  valueFlag('idempotency-cache-bytes', 'LEDGRAPH_IDEMPOTENCY_CACHE_BYTES', '<bytes>', 'idempotencyCacheBytes', parseByteSize, '8MiB',
+    'Memory for responses remembered under an Idempotency-Key (oldest go first)'),
+  valueFlag('events-queue-bytes', 'LEDGRAPH_EVENTS_QUEUE_BYTES', '<bytes>', 'eventsQueueBytes', parseByteSize, '1MiB',
+    'Unsent bytes queued per /events subscriber before it is cut off'),
+  valueFlag('parse-cache-bytes', 'LEDGRAPH_PARSE_CACHE_BYTES', '<bytes>', 'parseCacheBytes', parseByteSize, '24MiB',
+    'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
 ];
 
 /** What the command line asked for. */
@@ -461,6 +516,8 @@ function validate(cfg: ServerConfig): void {
   if (cfg.role === 'peer' && !cfg.txServerUrl) throw bad('--role peer requires --tx-server-url');
   if (cfg.role === 'peer' && cfg.memory && !cfg.storageProxyToken) {
     throw bad('--role peer with --memory needs --storage-proxy-token (a shared-storage peer reads the transaction server\'s --storage-path)');
+  if (cfg.requestTimeoutMs > 0 && cfg.headersTimeoutMs > cfg.requestTimeoutMs) {
+    throw bad(`--headers-timeout-ms (${cfg.headersTimeoutMs}) must not exceed --request-timeout-ms (${cfg.requestTimeoutMs})`);
   }
 }
 

@@ -73,11 +73,31 @@ function hostForUrl(host: string): string {
   return h.includes(':') ? `[${h}]` : h;
 }
 
+/**
+ * node:http timeouts from the config: idle keep-alive connections close after keepAliveTimeoutMs;
+ * a connection that has not sent complete headers within headersTimeoutMs (a slowloris client) or
+ * a whole request within requestTimeoutMs gets 408 and is closed. Node checks the last two on a
+ * timer, so its interval follows the headers timeout (at most 1 s) instead of the default 30 s.
+ */
+export function connectionTimeouts(config: Pick<ServerConfig, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs'>) {
+  return {
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
+  };
+}
+
 /** Check storage, build the app and listen on the configured address. */
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
   const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const timeouts = connectionTimeouts(config);
+  const server = createAdaptorServer({ fetch: app.fetch, serverOptions: timeouts }) as Server;
+  // Also as properties: not every Node 20 release reads keepAliveTimeout from the options.
+  server.keepAliveTimeout = timeouts.keepAliveTimeout;
+  server.headersTimeout = timeouts.headersTimeout;
+  server.requestTimeout = timeouts.requestTimeout;
 
   await new Promise<void>((ok, fail) => {
     const onError = (e: NodeJS.ErrnoException) => fail(listenError(e, config.host, config.port));

@@ -6,6 +6,7 @@ import { badRequest, storageError } from '../core/errors.js';
 import { sameRecordVersion, type NameService, type NsChange, type NsRecord } from '../core/store.js';
 import { fsFail, unique, writeAtomic, type FileStoreOptions } from './file-store.js';
 import { errCode, syncDir, writeNewFile } from './fd-io.js';
+import { DEFAULT_LEFTOVER_POLICY, pidAlive, sweepLeftovers } from './leftovers.js';
 import { ChangeFeed, byLedgerId, changeKind, checkRecord, cloneRecord } from './memory-store.js';
 
 const HOST = hostname();
@@ -45,15 +46,6 @@ export function decodeLedgerId(encoded: string): string | null {
 interface Seen { text: string; mtimeMs: number; size: number; ino: number }
 interface Lock { check(): Promise<void>; release(): Promise<void> }
 
-const pidAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errCode(e) === 'EPERM'; // exists, owned by someone else
-  }
-};
-
 /**
  * Nameservice records as JSON files. compareAndSet takes an exclusive lock file per record, so it is
  * atomic across processes; reads need no lock because records are replaced by rename.
@@ -87,6 +79,8 @@ export class FileNameService implements NameService {
     const ns = new FileNameService(root, opts);
     try {
       await fsp.mkdir(ns.dir, { recursive: true });
+      // Temp and moved-aside lock files of writers killed mid-write (never a live writer's).
+      await sweepLeftovers(ns.dir, { ...DEFAULT_LEFTOVER_POLICY, graceMs: ns.staleMs });
       await ns.scan(false); // baseline, so later external changes are noticed relative to opening
     } catch (e) {
       throw fsFail(`cannot open nameservice at ${ns.dir}`, e);

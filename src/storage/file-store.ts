@@ -13,6 +13,7 @@ import { Codec, cidOf } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
 import { errCode, syncDir, syncPath, writeNewFile } from './fd-io.js';
+import { DEFAULT_LEFTOVER_POLICY, sweepLeftovers, type LeftoverPolicy } from './leftovers.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
 /**
@@ -79,17 +80,38 @@ export class FileContentStore implements ContentStore {
   private readonly durable: Durability;
   private readonly dirty = new Set<string>(); // directories with new entries not yet fsynced
   private readonly knownDirs = new Set<string>();
+  /** The start-up sweep of crash leftovers (runs in the background; close waits for it). */
+  readonly swept: Promise<string[]>;
 
-  private constructor(readonly root: string, opts: FileStoreOptions) {
+  private constructor(readonly root: string, opts: FileStoreOptions, sweep: boolean) {
     this.objectsDir = join(root, 'objects');
     this.durable = opts.durable ?? 'commits';
+    this.swept = sweep ? this.sweep({ ...DEFAULT_LEFTOVER_POLICY, graceMs: opts.lockStaleMs ?? DEFAULT_LEFTOVER_POLICY.graceMs }) : Promise.resolve([]);
   }
 
-  /** Open (creating if needed) the object store under `root`. */
+  /** Open (creating if needed) the object store under `root`; leftovers of killed writers are swept in the background. */
   static async open(root: string, opts: FileStoreOptions = {}): Promise<FileContentStore> {
-    const s = new FileContentStore(root, opts);
-    await fsp.mkdir(s.objectsDir, { recursive: true }).catch((e) => { throw fsFail(`cannot create ${s.objectsDir}`, e); });
-    return s;
+    await fsp.mkdir(join(root, 'objects'), { recursive: true }).catch((e) => { throw fsFail(`cannot create ${join(root, 'objects')}`, e); });
+    return new FileContentStore(root, opts, true);
+  }
+
+  /**
+   * Remove leftovers of writers killed mid-write: the root's write probe and the temp files of
+   * object replacements in every shard (see leftovers.ts for when a file counts as abandoned).
+   * In the background because a large store has many shards to list; failures are only logged.
+   */
+  private async sweep(policy: LeftoverPolicy): Promise<string[]> {
+    try {
+      const removed = await sweepLeftovers(this.root, policy);
+      const shards = await fsp.readdir(this.objectsDir).catch(() => [] as string[]);
+      for (const shard of shards) {
+        for (const name of await sweepLeftovers(join(this.objectsDir, shard), policy)) removed.push(join(shard, name));
+      }
+      return removed;
+    } catch (e) {
+      console.error(JSON.stringify({ level: 'warn', msg: 'leftover sweep failed', error: e instanceof Error ? e.message : String(e) }));
+      return [];
+    }
   }
 
   /** Path of an object's file. */
@@ -201,6 +223,7 @@ export class FileContentStore implements ContentStore {
 
   /** Make outstanding directory entries durable (so 'commits' mode loses nothing written before a clean close). */
   async close(): Promise<void> {
+    await this.swept;
     if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object store', e); });
   }
 

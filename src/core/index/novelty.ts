@@ -79,6 +79,22 @@ export class Novelty {
     return out;
   }
 
+  /** Bytes the runs hold in memory (typed-array buffers of all four orders). */
+  memoryBytes(): number {
+    const seen = new Set<ArrayBufferLike>();
+    let n = 0;
+    for (const order of ORDERS) {
+      for (const r of this.runs[order]) {
+        for (const col of [r.g, r.s, r.p, r.o, r.m, r.t, r.op]) {
+          if (seen.has(col.buffer)) continue;
+          seen.add(col.buffer);
+          n += col.buffer.byteLength;
+        }
+      }
+    }
+    return n;
+  }
+
   /** Every event with t <= maxT in an order, sorted (for the indexer). */
   all(order: IndexOrder, maxT: number): Run {
     return this.range(order, [], maxT);

@@ -16,8 +16,8 @@ export interface LeafRef {
   entry?: LeafEntry;
 }
 
-/** A decoded leaf in the cache; `leaf` becomes undefined when evicted. */
-export interface LeafEntry { leaf: DecodedLeaf | undefined; bytes: number }
+/** A decoded leaf in the cache; `leaf` becomes undefined when evicted. `used` is its CLOCK bit. */
+export interface LeafEntry { leaf: DecodedLeaf | undefined; bytes: number; used?: boolean }
 
 /** Compare a key (5 columns) with a prefix on the prefix's columns. */
 export function cmpKeyPrefix(key: number[], prefix: KeyPrefix): number {
@@ -28,27 +28,61 @@ export function cmpKeyPrefix(key: number[], prefix: KeyPrefix): number {
   return 0;
 }
 
-/** Decoded leaves shared by every tree of a connection, bounded by bytes (oldest evicted first). */
+/** Default budget of the decoded-leaf cache of a connection. */
+export const DEFAULT_LEAF_CACHE_BYTES = 128 * 1024 * 1024;
+
+/** Bytes a decoded leaf holds: the buffers under its columns (shared buffers counted once) plus the objects. */
+export function decodedLeafBytes(leaf: DecodedLeaf): number {
+  const r = leaf.run;
+  const seen = new Set<ArrayBufferLike>();
+  let n = 256;
+  for (const col of [r.g, r.s, r.p, r.o, r.m, r.t, r.op]) {
+    if (seen.has(col.buffer)) continue;
+    seen.add(col.buffer);
+    n += col.buffer.byteLength;
+  }
+  return n;
+}
+
+/**
+ * Decoded leaves shared by every tree of a connection, bounded by the bytes they hold
+ * (--leaf-cache-bytes). Eviction is CLOCK (second chance): entries sit in insertion order; a hit
+ * sets the entry's `used` bit, and eviction moves a used entry to the back (clearing the bit)
+ * instead of dropping it, so leaves in use survive while leaves of superseded index trees age out.
+ */
 export class LeafCache {
   private readonly map = new Map<string, LeafEntry>();
   private bytes = 0;
-  constructor(private readonly maxBytes = 1024 * 1024 * 1024) {}
+  constructor(readonly maxBytes = DEFAULT_LEAF_CACHE_BYTES) {}
 
-  /** The entry of a decoded object, if cached. */
+  /** Bytes held now, and the number of leaves. */
+  get size(): { bytes: number; leaves: number } { return { bytes: this.bytes, leaves: this.map.size }; }
+
+  /** The entry of a decoded object, if cached (a hit marks it used). */
   entry(cid: CID): LeafEntry | undefined {
-    return this.map.get(cid.toString());
+    const e = this.map.get(cid.toString());
+    if (e) e.used = true;
+    return e;
   }
   get(cid: CID): DecodedLeaf | undefined {
     return this.entry(cid)?.leaf;
   }
-  set(cid: CID, leaf: DecodedLeaf, bytes: number): void {
+  set(cid: CID, leaf: DecodedLeaf, bytes = decodedLeafBytes(leaf)): void {
     const k = cid.toString();
     if (this.map.has(k)) return;
-    this.map.set(k, { leaf, bytes });
+    this.map.set(k, { leaf, bytes, used: false });
     this.bytes += bytes;
+    // Each visit either evicts an entry or clears its bit and moves it back, so this ends within
+    // two rounds; the entry just added is never the one evicted.
     for (const [key, v] of this.map) {
       if (this.bytes <= this.maxBytes) break;
+      if (key === k) continue;
       this.map.delete(key);
+      if (v.used) {
+        v.used = false;
+        this.map.set(key, v);
+        continue;
+      }
       this.bytes -= v.bytes;
       v.leaf = undefined;
     }
@@ -104,8 +138,11 @@ export class IndexTree {
 
   /** The leaf if already decoded (sync, for estimates). */
   cachedLeaf(ref: LeafRef): DecodedLeaf | undefined {
-    const memo = ref.entry?.leaf;
-    if (memo !== undefined) return memo;
+    const memo = ref.entry;
+    if (memo?.leaf !== undefined) {
+      memo.used = true;
+      return memo.leaf;
+    }
     const e = this.cache.entry(ref.cid);
     if (e) ref.entry = e;
     return e?.leaf;
@@ -130,7 +167,7 @@ export class IndexTree {
     if (!p) {
       p = this.store.get(cid).then((bytes) => {
         const leaf = decodeLeaf(bytes);
-        this.cache.set(cid, leaf, bytes.length);
+        this.cache.set(cid, leaf);
         return leaf;
       }).finally(() => this.pending.delete(k));
       this.pending.set(k, p);

@@ -4,7 +4,8 @@
  */
 import type { FederationOptions } from '../query/federation/service.js';
 import { ledgerExists, notFound } from '../errors.js';
-import { LeafCache } from '../index/tree.js';
+import { DEFAULT_LEAF_CACHE_BYTES, LeafCache } from '../index/tree.js';
+import { DEFAULT_TERM_CACHE_BYTES } from '../index/dict.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
 import { transact, writeGenesis, type Receipt, type TxnContext } from '../transact/pipeline.js';
@@ -28,13 +29,22 @@ export interface ConnectionOptions {
   indexingEnabled?: boolean;
   /** Store transaction blobs (default true). */
   storeTxn?: boolean;
-  /** Bytes of decoded index leaves kept in memory (default 1 GiB). */
+  /** Bytes of decoded index leaves kept in memory, shared by all ledgers (default 128 MiB). */
   leafCacheBytes?: number;
+  /** Bytes of decoded terms cached per loaded ledger (default 8 MiB). */
+  termCacheBytes?: number;
   /** Where SPARQL SERVICE and LOAD <url> may reach (default: nowhere). */
   federation?: FederationOptions;
 }
 
 export type { DropResponse } from './drop.js';
+
+/** Connection.memoryReport(): estimated bytes by structure. */
+export interface MemoryReport {
+  leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
+  term_cache_limit_bytes_per_ledger: number;
+  ledgers: { ledger: string; terms: number; dict_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number }[];
+}
 
 export interface Storage { content: ContentStore; ns: NameService }
 
@@ -66,7 +76,8 @@ export class Connection implements WriteEnv, LedgerStores {
       reindexMaxBytes: opts.reindexMaxBytes ?? 1_000_000,
       indexingEnabled: opts.indexingEnabled ?? true,
       storeTxn: opts.storeTxn ?? true,
-      leafCacheBytes: opts.leafCacheBytes ?? 1024 * 1024 * 1024,
+      leafCacheBytes: opts.leafCacheBytes ?? DEFAULT_LEAF_CACHE_BYTES,
+      termCacheBytes: opts.termCacheBytes ?? DEFAULT_TERM_CACHE_BYTES,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
@@ -81,7 +92,7 @@ export class Connection implements WriteEnv, LedgerStores {
       ledger_id: id, name, branch, commit_head_id: null, commit_t: 0, index_head_id: null, index_t: 0,
       default_context: null, config_id: null, retracted: false,
     };
-    const ledger = Ledger.blank(this.content, record);
+    const ledger = Ledger.blank(this.content, record, this.opts.termCacheBytes);
     const { cid, record: next } = await writeGenesis(this, ledger);
     if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
     ledger.record = next;
@@ -127,7 +138,7 @@ export class Connection implements WriteEnv, LedgerStores {
         return l;
       }
     }
-    p = Ledger.open(this.content, rec, this.leafCache);
+    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes);
     this.loaded.set(id, p);
     try {
       return await p;
@@ -213,6 +224,25 @@ export class Connection implements WriteEnv, LedgerStores {
         ledger.dict.truncate(dictSize);
       }
     });
+  }
+
+  /**
+   * Where memory goes (estimates, bytes): the shared leaf cache against its budget, and per loaded
+   * ledger its dictionary (grows with distinct terms), decoded-term cache and novelty.
+   */
+  async memoryReport(): Promise<MemoryReport> {
+    const ledgers: MemoryReport['ledgers'] = [];
+    for (const p of this.loaded.values()) {
+      const l = await p.catch(() => null);
+      if (!l) continue;
+      const d = l.dict.memory();
+      ledgers.push({
+        ledger: l.id, terms: l.dict.size, dict_bytes: d.dictBytes, term_cache_bytes: d.termCacheBytes,
+        novelty_bytes: l.novelty.memoryBytes(), novelty_encoded_bytes: l.novelty.bytes,
+      });
+    }
+    const leaf = this.leafCache.size;
+    return { leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes }, term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
   }
 
   /** Number of ledgers loaded in memory. */

@@ -36,7 +36,7 @@ export function isCidRef(ref: string): boolean {
 export interface ChainEntry { t: number; cid: string; time: string }
 
 export class Ledger {
-  readonly dict = new TermDict();
+  readonly dict: TermDict;
   graphs = new GraphTable();
   ns = new NamespaceTable();
   readonly stats: LedgerStats;
@@ -59,7 +59,8 @@ export class Ledger {
   /** Background index job, when one runs. */
   indexing: Promise<void> | null = null;
 
-  private constructor(readonly store: ContentStore, record: NsRecord) {
+  private constructor(readonly store: ContentStore, record: NsRecord, termCacheBytes?: number) {
+    this.dict = new TermDict(termCacheBytes);
     this.record = record;
     this.stats = new LedgerStats(() => this.dict.idOfKey(rdf.type));
   }
@@ -68,8 +69,8 @@ export class Ledger {
   get t(): number { return this.head.t; }
 
   /** Load a ledger from its nameservice record: index root, then replay of later commits. */
-  static async open(store: ContentStore, record: NsRecord, cache: LeafCache): Promise<Ledger> {
-    const l = new Ledger(store, record);
+  static async open(store: ContentStore, record: NsRecord, cache: LeafCache, termCacheBytes?: number): Promise<Ledger> {
+    const l = new Ledger(store, record, termCacheBytes);
     let stopAt: string | null = null;
     if (record.index_head_id) {
       const rootCid = CID.parse(record.index_head_id);
@@ -103,8 +104,8 @@ export class Ledger {
   }
 
   /** A fresh ledger object for a record about to be created (genesis applied by the caller). */
-  static blank(store: ContentStore, record: NsRecord): Ledger {
-    return new Ledger(store, record);
+  static blank(store: ContentStore, record: NsRecord, termCacheBytes?: number): Ledger {
+    return new Ledger(store, record, termCacheBytes);
   }
 
   /**

@@ -21,6 +21,7 @@ export interface WriteSettings {
   indexingEnabled: boolean;
   storeTxn: boolean;
   leafCacheBytes: number;
+  termCacheBytes: number;
 }
 
 /** What a write path needs: the stores, the settings, and a way to ask for a background index job. */

@@ -48,7 +48,10 @@ const BUILTIN_PREFIXES: Readonly<Record<string, string>> = {
 const GEN_DELIMS = /[:/?#[\]@]$/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const DEF_KEYS = new Set(['@id', '@reverse', '@type', '@container', '@language', '@context', '@prefix', '@protected', '@path']);
-const CACHE_LIMIT = 10_000;
+/** Most IRIs one context memoises the compaction of. */
+export const COMPACT_CACHE_LIMIT = 4096;
+/** Estimated bytes of one memoised compaction (key, result, map entry). */
+export const COMPACT_ENTRY_BYTES = 192;
 
 /** Is `s` a JSON-LD keyword (or a Ledgraph one)? */
 export function isKeyword(s: string): boolean { return KEYWORDS.has(s); }
@@ -128,7 +131,7 @@ export class ActiveContext {
     let out = cache.get(key);
     if (out === undefined) {
       out = this.computeCompact(iri, vocab);
-      if (cache.size < CACHE_LIMIT) cache.set(key, out);
+      if (cache.size < COMPACT_CACHE_LIMIT) cache.set(key, out);
     }
     return out;
   }

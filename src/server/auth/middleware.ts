@@ -86,6 +86,8 @@ export function classifyRoute(method: string, relPath: string): RouteClass {
       return { group: 'storage', kind: 'storage', signable: false, body: rest[0] === 'block' ? 'ledger-key' : 'none', tail };
     }
     case 'commits': case 'pack': return { group: 'storage', kind: 'storage', signable: false, body: 'none', tail: decodeTail(rest) };
+    // /stats stays open; /stats/memory names every loaded ledger, so it is an admin route.
+    case 'stats': return rest[0] === 'memory' ? { group: 'admin', kind: 'admin', signable: false, body: 'none', tail: null } : NONE;
     default:
       if (ADMIN_ROUTES.has(s0)) return { group: 'admin', kind: 'admin', signable: false, body: 'none', tail: null };
       if (READ_ROUTES.has(s0)) return { group: 'data', kind: 'read', signable: false, body: 'none', tail: decodeTail(rest) };

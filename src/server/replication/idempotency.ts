@@ -5,16 +5,26 @@
  * never consumes the key.
  */
 import { createHash } from 'node:crypto';
+import { ByteLru } from '../../core/util/byte-lru.js';
 
 /** 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** Most remembered responses; the oldest go first beyond it. */
-const MAX_ENTRIES = 10_000;
+/** Default byte budget of remembered responses (--idempotency-cache-bytes). */
+export const DEFAULT_IDEMPOTENCY_CACHE_BYTES = 8 * 1024 * 1024;
 
+/** Remembered responses, bounded by bytes (the oldest go first beyond the budget) and by age. */
 export class IdempotencyStore {
-  private readonly entries = new Map<string, { expires: number; response: unknown }>();
+  private readonly entries: ByteLru<string, { expires: number; response: unknown }>;
 
-  constructor(private readonly ttlMs = IDEMPOTENCY_TTL_MS, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs = IDEMPOTENCY_TTL_MS, private readonly now: () => number = Date.now,
+    budgetBytes = DEFAULT_IDEMPOTENCY_CACHE_BYTES,
+  ) {
+    this.entries = new ByteLru(budgetBytes);
+  }
+
+  /** Bytes held now. */
+  get bytes(): number { return this.entries.bytes; }
 
   /** The lookup key of a request. */
   static key(ledger: string, key: string, body: Uint8Array): string {
@@ -32,13 +42,9 @@ export class IdempotencyStore {
     return e.response;
   }
 
-  /** Remember a success. */
+  /** Remember a success (charged its key and JSON size; a response too large to keep is not remembered). */
   set(k: string, response: unknown): void {
-    this.entries.delete(k);
-    this.entries.set(k, { expires: this.now() + this.ttlMs, response });
-    for (const old of this.entries.keys()) {
-      if (this.entries.size <= MAX_ENTRIES) break;
-      this.entries.delete(old);
-    }
+    const bytes = 2 * k.length + 2 * (JSON.stringify(response) ?? '').length + 128;
+    this.entries.set(k, { expires: this.now() + this.ttlMs, response }, bytes);
   }
 }

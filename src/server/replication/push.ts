@@ -52,7 +52,7 @@ export function parsePushBody(json: unknown, merges: boolean): ReceivedCommits {
 
 /** Registers /push and /push-merges. */
 export const pushRoutes: Registrar = (api, ctx) => {
-  const remembered = new IdempotencyStore();
+  const remembered = new IdempotencyStore(undefined, undefined, ctx.config.idempotencyCacheBytes);
   for (const merges of [false, true]) {
     const path = merges ? '/push-merges/{ledger}' : '/push/{ledger}';
     route(api, ctx.table, {

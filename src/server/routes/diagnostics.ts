@@ -2,6 +2,7 @@
  * Diagnostics under api_base_url (http-api.md §4.1): server stats, ledger existence (nameservice
  * only), ledger info with its three query parameters, and the ledger list.
  */
+import { parseCacheBytes } from '../../core/query/jsonld/service.js';
 import type { Db } from '../../core/ledger/db.js';
 import { ledgerInfo } from '../../core/ledger/info.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
@@ -48,6 +49,23 @@ export const diagnosticsRoutes: Registrar = (api, ctx) => {
     cached_ledgers: cachedLedgers(ctx),
     version: ctx.version,
   }));
+
+  route(api, ctx.table, {
+    method: 'GET', path: '/stats/memory', tag: 'diagnostics', summary: 'Where memory goes: caches against their budgets, per-ledger structures, process totals',
+    responses: { 200: 'Memory {process, caches, leaf_cache, ledgers} (bytes; see docs/memory.md)' },
+  }, async (c) => {
+    const m = process.memoryUsage();
+    const report = await ctx.conn.memoryReport();
+    return c.json({
+      process: { rss: m.rss, heap_used: m.heapUsed, heap_total: m.heapTotal, external: m.external, array_buffers: m.arrayBuffers },
+      caches: {
+        parse_cache_bytes: parseCacheBytes(), parse_cache_limit_bytes: ctx.config.parseCacheBytes,
+        idempotency_cache_limit_bytes: ctx.config.idempotencyCacheBytes, events_queue_limit_bytes_per_subscriber: ctx.config.eventsQueueBytes,
+        queries_executing: ctx.queryGate.active, queries_queued: ctx.queryGate.queued,
+      },
+      ...report,
+    });
+  });
 
   route(api, ctx.table, {
     method: 'GET', path: '/exists/{ledger}', tag: 'diagnostics', summary: 'Whether a ledger exists (nameservice only)',

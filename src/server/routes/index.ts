@@ -17,6 +17,7 @@ import { importRoutes } from '../replication/import.js';
 import { packRoutes } from '../replication/pack.js';
 import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
+import { queryAdmissionRoutes } from './query-admission.js';
 import { storageRoutes } from './storage.js';
 import { sparqlEndpointRoutes } from './sparql-endpoint.js';
 import { streamRoutes } from './stream.js';
@@ -26,6 +27,8 @@ import { writeRoutes } from './write.js';
 export const REGISTRARS: readonly Registrar[] = [
   // First: authentication and ledger-scope checks run before every later route (auth.md §1, §6).
   authRoutes(),
+  // Before any query route: caps concurrently executing queries (--max-concurrent-queries).
+  queryAdmissionRoutes,
   diagnosticsRoutes,
   adminRoutes,
   writeRoutes,

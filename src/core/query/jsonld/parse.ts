@@ -3,8 +3,9 @@
  * (the query's own, else the ledger default), the query form, the dataset keys and `opts`.
  * Unknown top-level keys are ignored (decided).
  */
+import { ByteLru } from '../../util/byte-lru.js';
 import { badRequest } from '../../errors.js';
-import { ActiveContext } from '../../rdf/jsonld-context.js';
+import { ActiveContext, COMPACT_CACHE_LIMIT, COMPACT_ENTRY_BYTES } from '../../rdf/jsonld-context.js';
 import { type QueryObject, readQueryObject } from './query.js';
 import { type QueryOpts, parseQueryOpts } from './opts.js';
 import { strictContext } from './strict-iri.js';
@@ -40,8 +41,16 @@ const FORM_KEYS: [QueryForm, string[]][] = [
  * Processed contexts by their JSON text. Queries repeat their context (or the ledger default), and
  * an ActiveContext memoises IRI compaction, so reusing it makes shaping a result cheap.
  */
-const contexts = new Map<string, ActiveContext>();
-const CONTEXT_CACHE_SIZE = 64;
+/** Default of --parse-cache-bytes: parsed JSON-LD queries and processed contexts (a third each). */
+export const DEFAULT_PARSE_CACHE_BYTES = 24 * 1024 * 1024;
+const contexts = new ByteLru<string, ActiveContext>(DEFAULT_PARSE_CACHE_BYTES / 3);
+/** Bytes a processed context is charged: its text, the parsed term table, and a full compaction memo. */
+const contextBytes = (text: string): number => 6 * text.length + COMPACT_CACHE_LIMIT * COMPACT_ENTRY_BYTES;
+
+/** Set the byte budget of the processed-context cache. */
+export function setContextCacheBytes(bytes: number): void { contexts.resize(bytes); }
+/** Bytes held by the processed-context cache now. */
+export function contextCacheBytes(): number { return contexts.bytes; }
 
 /** The effective context of a body: its own `@context` (even `{}`/`null`), else the default. */
 export function effectiveContext(body: Record<string, unknown>, defaultContext: unknown): { ctx: ActiveContext; json: unknown } {
@@ -49,14 +58,10 @@ export function effectiveContext(body: Record<string, unknown>, defaultContext: 
   const json = (key !== undefined ? body[key] : defaultContext) ?? null;
   const text = JSON.stringify(json);
   let ctx = contexts.get(text);
-  if (ctx) {
-    // Refresh its place in the LRU order.
-    contexts.delete(text);
-  } else {
+  if (!ctx) {
     ctx = ActiveContext.create(json);
-    if (contexts.size >= CONTEXT_CACHE_SIZE) contexts.delete(contexts.keys().next().value!);
+    contexts.set(text, ctx, contextBytes(text));
   }
-  contexts.set(text, ctx);
   return { ctx, json };
 }
 

@@ -4,6 +4,8 @@
  * and shape the result (crawl, compaction, construct documents, typed JSON, agent JSON). The HTTP
  * endpoints (query, stream, multi-query) call these three functions.
  */
+import { ByteLru } from '../../util/byte-lru.js';
+import { contextCacheBytes, DEFAULT_PARSE_CACHE_BYTES, setContextCacheBytes } from './parse.js';
 import { badRequest, jsonParseError, timeoutError } from '../../errors.js';
 import type { DbView } from '../../index/view.js';
 import type { Connection } from '../../ledger/connection.js';
@@ -160,10 +162,25 @@ function rowsOf(r: QueryResult): AsyncIterable<Binding> {
  * where-clause, expressions) is a fixed cost as large as a point lookup. Parsed queries are never
  * mutated, so they are shared.
  */
-const parsed = new Map<string, ParsedQuery>();
+const parsed = new ByteLru<string, ParsedQuery>(DEFAULT_PARSE_CACHE_BYTES / 3);
 /** The same, for bodies with a ledger default context: keyed by text and that context's JSON. */
-const parsedWithDefault = new Map<string, ParsedQuery>();
-const PARSED_CACHE_SIZE = 256;
+const parsedWithDefault = new ByteLru<string, ParsedQuery>(DEFAULT_PARSE_CACHE_BYTES / 3);
+/** Bytes a parsed query is charged: its key, plus the parsed form estimated at 8 bytes per character of text. */
+const parsedBytes = (key: string, text: string): number => 2 * key.length + 8 * text.length + 512;
+
+/**
+ * Set the byte budget of the JSON-LD parse caches (--parse-cache-bytes): parsed queries, parsed
+ * queries under a default context, and processed contexts get a third each.
+ */
+export function setParseCacheBytes(bytes: number): void {
+  parsed.resize(Math.floor(bytes / 3));
+  parsedWithDefault.resize(Math.floor(bytes / 3));
+  setContextCacheBytes(Math.floor(bytes / 3));
+}
+
+/** Bytes held by the JSON-LD parse caches now. */
+export function parseCacheBytes(): number { return parsed.bytes + parsedWithDefault.bytes + contextCacheBytes(); }
+
 /**
  * A body given as JSON text (as it arrives over HTTP) is cached by that text; an object body by
  * its JSON serialisation.
@@ -176,15 +193,14 @@ function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
   const cache = defaultContext === undefined ? parsed : parsedWithDefault;
   const key = defaultContext === undefined ? text : text + '\u0000' + JSON.stringify(defaultContext);
   let q = cache.get(key);
-  if (q) { cache.delete(key); cache.set(key, q); return q; }
+  if (q) return q;
   let value = body;
   if (typeof body === 'string') {
     checkJsonTextDepth(body, 'the JSON-LD query');
     try { value = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
   q = withinStack('the JSON-LD query', () => parseQuery(value, defaultContext));
-  if (cache.size >= PARSED_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(key, q);
+  cache.set(key, q, parsedBytes(key, text));
   return q;
 }
 

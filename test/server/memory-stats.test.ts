@@ -1,0 +1,63 @@
+/**
+ * GET /stats/memory over real HTTP (issue 20, docs/memory.md): the caches report what they hold
+ * against the budgets the flags set, and every loaded ledger its dictionary, term cache and novelty.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { EX, json } from './helpers.js';
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer({ config: { leafCacheBytes: 1024 * 1024, termCacheBytes: 64 * 1024, parseCacheBytes: 3 * 1024 * 1024, idempotencyCacheBytes: 4096 } });
+  await fetch(`${srv.api}/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: 'mem' }) });
+  let ttl = '';
+  for (let i = 0; i < 200; i++) ttl += `<${EX}s${i}> <${EX}p> "value ${i}" .\n`;
+  const r = await fetch(`${srv.api}/insert/mem`, { method: 'POST', headers: { 'Content-Type': 'text/turtle' }, body: ttl });
+  expect(r.status).toBe(200);
+  await srv.conn.reindex('mem');
+  const q = await fetch(`${srv.api}/query/mem`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-query' }, body: `SELECT (COUNT(*) AS ?n) WHERE { ?s <${EX}p> ?o }` });
+  expect(q.status).toBe(200);
+});
+afterAll(() => srv.close());
+
+interface Report {
+  process: { rss: number; heap_used: number };
+  caches: { parse_cache_limit_bytes: number; idempotency_cache_limit_bytes: number; queries_executing: number; queries_queued: number };
+  leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
+  term_cache_limit_bytes_per_ledger: number;
+  ledgers: { ledger: string; terms: number; dict_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number }[];
+}
+
+describe('GET /stats/memory', () => {
+  it('reports caches against the configured budgets and each loaded ledger', async () => {
+    const m = await json<Report>(await fetch(`${srv.api}/stats/memory`));
+    expect(m.leaf_cache.limit_bytes).toBe(1024 * 1024);
+    expect(m.leaf_cache.leaves).toBeGreaterThan(0);
+    expect(m.leaf_cache.bytes).toBeGreaterThan(0);
+    expect(m.leaf_cache.bytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(m.term_cache_limit_bytes_per_ledger).toBe(64 * 1024);
+    expect(m.caches).toMatchObject({ parse_cache_limit_bytes: 3 * 1024 * 1024, idempotency_cache_limit_bytes: 4096, queries_executing: 0, queries_queued: 0 });
+    const mem = m.ledgers.find((l) => l.ledger === 'mem:main')!;
+    // 200 subjects and 200 literals, one predicate, plus the commit metadata terms.
+    expect(mem.terms).toBeGreaterThan(401);
+    expect(mem.dict_bytes).toBeGreaterThan(200 * `${EX}s0`.length);
+    expect(mem.term_cache_bytes).toBeLessThanOrEqual(64 * 1024);
+    // Indexed: novelty is empty.
+    expect([mem.novelty_bytes, mem.novelty_encoded_bytes]).toEqual([0, 0]);
+    expect(m.process.rss).toBeGreaterThan(m.process.heap_used);
+  });
+});
+
+describe('GET /stats/memory under admin auth', () => {
+  it('needs an admin credential (it names every loaded ledger), while /stats stays open', async () => {
+    const locked = await startTestServer({ config: { adminAuthMode: 'required', adminAuthTrustedIssuers: ['did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'] } });
+    try {
+      const r = await fetch(`${locked.api}/stats/memory`);
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as Record<string, unknown>)['@type']).toBe('err:db/Unauthorized');
+      expect((await fetch(`${locked.api}/stats`)).status).toBe(200);
+    } finally {
+      await locked.close();
+    }
+  });
+});
