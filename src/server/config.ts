@@ -516,6 +516,7 @@ function validate(cfg: ServerConfig): void {
   if (cfg.role === 'peer' && !cfg.txServerUrl) throw bad('--role peer requires --tx-server-url');
   if (cfg.role === 'peer' && cfg.memory && !cfg.storageProxyToken) {
     throw bad('--role peer with --memory needs --storage-proxy-token (a shared-storage peer reads the transaction server\'s --storage-path)');
+  }
   if (cfg.requestTimeoutMs > 0 && cfg.headersTimeoutMs > cfg.requestTimeoutMs) {
     throw bad(`--headers-timeout-ms (${cfg.headersTimeoutMs}) must not exceed --request-timeout-ms (${cfg.requestTimeoutMs})`);
   }
