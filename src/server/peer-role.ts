@@ -18,13 +18,16 @@ import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { forwardRoutes } from './routes/forward.js';
 import { multiQueryRoutes } from './routes/multi-query.js';
 import { queryRoutes } from './routes/query.js';
+import { queryAdmissionRoutes } from './routes/query-admission.js';
 import { sparqlEndpointRoutes } from './routes/sparql-endpoint.js';
 import { streamRoutes } from './routes/stream.js';
-import { Admission, type Registrar, type ServerState } from './server-context.js';
+import { Admission, QueryGate } from './admission.js';
+import { type Registrar, type ServerState } from './server-context.js';
+import { setParseCacheBytes } from '../core/query/jsonld/service.js';
 
 /** The endpoint groups of a peer: the forwarder first, then the reads it answers itself. */
 export const PEER_REGISTRARS: readonly Registrar[] = [
-  forwardRoutes, authRoutes(), diagnosticsRoutes, dataRoutes, queryRoutes, sparqlEndpointRoutes, streamRoutes, multiQueryRoutes,
+  forwardRoutes, authRoutes(), queryAdmissionRoutes, diagnosticsRoutes, dataRoutes, queryRoutes, sparqlEndpointRoutes, streamRoutes, multiQueryRoutes,
 ];
 
 /**
@@ -50,8 +53,12 @@ export async function createPeerState(config: ServerConfig, log: Logger): Promis
     api, subscribeAll: config.peerSubscribeAll || config.peerLedgers.length === 0,
     ledgers: config.peerLedgers, graphSources: config.peerGraphSources,
     eventsUrl: config.peerEventsUrl, eventsToken: config.peerEventsToken, log,
-    connection: { reindexMinBytes: config.reindexMinBytes, reindexMaxBytes: config.reindexMaxBytes, federation: { allow: config.federationAllow } },
+    connection: {
+      reindexMinBytes: config.reindexMinBytes, reindexMaxBytes: config.reindexMaxBytes, federation: { allow: config.federationAllow },
+      leafCacheBytes: config.leafCacheBytes, termCacheBytes: config.termCacheBytes,
+    },
   };
+  setParseCacheBytes(config.parseCacheBytes);
   let peer: Peer;
   if (config.storageProxyToken) {
     // The cache can always be fetched again, so it is not fsynced.
@@ -63,7 +70,9 @@ export async function createPeerState(config: ServerConfig, log: Logger): Promis
   log.info('peer following', { tx_server_url: tx, api, mode: peer.mode, subscribe_all: common.subscribeAll, ledgers: config.peerLedgers });
   return {
     conn: peer.conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(),
-    admission: new Admission(config.maxInFlight), events: new EventsHub(peer.conn.ns, { keepAliveMs: config.eventsKeepAliveMs }),
+    admission: new Admission(config.maxInFlight),
+    events: new EventsHub(peer.conn.ns, { keepAliveMs: config.eventsKeepAliveMs, maxQueueBytes: config.eventsQueueBytes }),
+    queryGate: new QueryGate(config.maxConcurrentQueries, config.queryQueueSize, config.queryQueueWaitMs),
     peer,
   };
 }
