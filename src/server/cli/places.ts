@@ -9,10 +9,10 @@ import { commitPage } from '../../core/commit/export-page.js';
 import { notFound } from '../../core/errors.js';
 import { Connection } from '../../core/ledger/connection.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
-import { IMPORT_MAX_FRAME_BYTES, NETWORK_MAX_FRAME_BYTES, type NameserviceManifest } from '../../core/pack/frames.js';
+import { IMPORT_MAX_FRAME_BYTES, NETWORK_MAX_FRAME_BYTES, type NameserviceManifest, type PackHeader } from '../../core/pack/frames.js';
 import { readPack, type PackFrame } from '../../core/pack/reader.js';
 import { restoreLedger, type RestoreResult } from '../../core/pack/restore.js';
-import { packFrames, planArchive, reframe } from '../../core/pack/writer.js';
+import { packFrames, packHeader, planArchive, reframe } from '../../core/pack/writer.js';
 import { receiveCommits } from '../../core/transact/receive.js';
 import { openFileStorage } from '../../storage/index.js';
 import {
@@ -32,10 +32,10 @@ export interface Place {
   apply(ledger: string, batch: CommitBatch, idempotencyKey?: string): Promise<PushResult>;
   /** The ledger as verified pack frames with its indexes (clone source). */
   packFrames(ledger: string, heads: RemoteHeads): Promise<AsyncIterable<PackFrame>>;
-  /** The ledger as `.flpack` archive bytes. */
-  archive(ledger: string, includeIndexes: boolean): Promise<AsyncIterable<Uint8Array>>;
+  /** The ledger as `.flpack` archive bytes; `watch` sees the Header and each object as it is written. */
+  archive(ledger: string, includeIndexes: boolean, watch?: FrameWatcher): Promise<AsyncIterable<Uint8Array>>;
   /** Restore a ledger from verified frames; `trailer` names the heads when the frames carry none. */
-  restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, onObject: (bytes: number) => void): Promise<RestoreResult>;
+  restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, watch: FrameWatcher): Promise<RestoreResult>;
   close(): Promise<void>;
 }
 
@@ -44,10 +44,17 @@ function verified(bytes: AsyncIterable<Uint8Array>, archive = false): AsyncItera
   return readPack(bytes, { maxFrameBytes: archive ? IMPORT_MAX_FRAME_BYTES : NETWORK_MAX_FRAME_BYTES, archive });
 }
 
-/** Counts objects as frames pass. */
-async function* counted(frames: AsyncIterable<PackFrame>, onObject: (bytes: number) => void): AsyncGenerator<PackFrame> {
+/** What a command learns while frames pass (progress): the Header, then each object's size. */
+export interface FrameWatcher {
+  header(h: PackHeader): void;
+  object(bytes: number): void;
+}
+
+/** Reports frames to `watch` as they pass. */
+async function* counted(frames: AsyncIterable<PackFrame>, watch: FrameWatcher): AsyncGenerator<PackFrame> {
   for await (const f of frames) {
-    if (f.type === 'data') onObject(f.bytes.length);
+    if (f.type === 'data') watch.object(f.bytes.length);
+    else if (f.type === 'header') watch.header(f.header);
     yield f;
   }
 }
@@ -63,20 +70,20 @@ class ServerPlace implements Place {
       : { want: [h.commitId], have: [], include_indexes: false });
     return verified(body);
   }
-  async archive(ledger: string, includeIndexes: boolean): Promise<AsyncIterable<Uint8Array>> {
+  async archive(ledger: string, includeIndexes: boolean, watch?: FrameWatcher): Promise<AsyncIterable<Uint8Array>> {
     const h = await this.heads(ledger);
     if (!h) throw notFound(`ledger ${ledger} not found on remote ${this.name}`);
     const id = normalizeLedgerId(ledger);
     const [name, branch] = [id.slice(0, id.lastIndexOf(':')), id.slice(id.lastIndexOf(':') + 1)];
     const withIndex = includeIndexes && !!h.indexId;
     const frames = await this.packFrames(ledger, withIndex ? h : { ...h, indexId: null });
-    return reframe(frames, {
+    return reframe(watch ? counted(frames, watch) : frames, {
       phase: 'nameservice', ledger_id: id, name, branch, commit_head_id: h.commitId, commit_t: h.t,
       index_head_id: withIndex ? h.indexId : null, index_t: withIndex ? h.indexT : 0,
     });
   }
-  async restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, onObject: (bytes: number) => void): Promise<RestoreResult> {
-    return (await postArchive(this.r, ledger, reframe(counted(frames, onObject), trailer))) as unknown as RestoreResult;
+  async restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, watch: FrameWatcher): Promise<RestoreResult> {
+    return (await postArchive(this.r, ledger, reframe(counted(frames, watch), trailer))) as unknown as RestoreResult;
   }
   async close(): Promise<void> { /* nothing held */ }
 }
@@ -101,14 +108,15 @@ class DirPlace implements Place {
   async packFrames(ledger: string): Promise<AsyncIterable<PackFrame>> {
     return verified(await this.archive(ledger, true), true);
   }
-  async archive(ledger: string, includeIndexes: boolean): Promise<AsyncIterable<Uint8Array>> {
+  async archive(ledger: string, includeIndexes: boolean, watch?: FrameWatcher): Promise<AsyncIterable<Uint8Array>> {
     const record = await this.conn.ns.get(normalizeLedgerId(ledger));
     if (!record || record.retracted) throw notFound(`ledger ${ledger} not found in ${this.name}`);
     const { plan, trailer } = await planArchive(this.conn.content, record, includeIndexes);
-    return packFrames(this.conn.content, plan, { maxFrameBytes: IMPORT_MAX_FRAME_BYTES, trailer });
+    watch?.header(packHeader(plan, IMPORT_MAX_FRAME_BYTES));
+    return packFrames(this.conn.content, plan, { maxFrameBytes: IMPORT_MAX_FRAME_BYTES, trailer, onObject: watch && ((n) => watch.object(n)) });
   }
-  restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, onObject: (bytes: number) => void): Promise<RestoreResult> {
-    return restoreLedger(this.conn, ledger, counted(frames, onObject), trailer ? { heads: trailer } : {});
+  restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, watch: FrameWatcher): Promise<RestoreResult> {
+    return restoreLedger(this.conn, ledger, counted(frames, watch), trailer ? { heads: trailer } : {});
   }
   /** Store objects without moving any head (fetch). */
   async storeObjects(batch: CommitBatch): Promise<number> {

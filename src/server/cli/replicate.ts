@@ -69,7 +69,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
         const res = await dst.restore(as, frames, {
           phase: 'nameservice', ledger_id: id, name: id.slice(0, id.lastIndexOf(':')), branch: id.slice(id.lastIndexOf(':') + 1),
           commit_head_id: h.commitId, commit_t: h.t, index_head_id: h.indexId, index_t: h.indexId ? h.indexT : 0,
-        }, (n) => progress.tick(n));
+        }, progress.watcher());
         progress.done();
         io.out(JSON.stringify(res) + '\n');
         return 0;
@@ -122,13 +122,12 @@ export async function replicateMain(command: string, args: string[], remotesFile
       const src = await localPlace(v.from, v['storage-path'], s);
       return using([src], async () => {
         const progress = new Progress(io, `export ${ledger}`);
-        const bytes = await src.archive(ledger, !v['no-indexes']);
+        const bytes = await src.archive(ledger, !v['no-indexes'], progress.watcher());
         const out = createWriteStream(file);
         let total = 0;
         try {
           for await (const chunk of bytes) {
             total += chunk.length;
-            progress.tick(chunk.length, false);
             if (!out.write(chunk)) await once(out, 'drain');
           }
           out.end();
@@ -150,7 +149,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
       return using([dst], async () => {
         const progress = new Progress(io, `import ${ledger}`);
         const frames = readPack(createReadStream(file) as AsyncIterable<Uint8Array>, { maxFrameBytes: IMPORT_MAX_FRAME_BYTES, archive: true });
-        const res = await dst.restore(ledger, frames, null, (n) => progress.tick(n));
+        const res = await dst.restore(ledger, frames, null, progress.watcher());
         progress.done();
         io.out(JSON.stringify(res) + '\n');
         return 0;
