@@ -16,8 +16,8 @@
  * (issue 10): export and import ≤ 15 s each, clone ≤ 20 s, the pull ≤ 2 s, server RSS growth
  * ≤ 150 MB in every step. A clone is checked to have A's head. Prints one JSON result line.
  *
- * Flags: --data <bsbm.nt> (run.js passes it), --commits <n> (1000), --profile (servers run with
- * --cpu-prof; profiles in bench/out/), --keep (leave the temp directory).
+ * Flags: --data <bsbm.nt> (run.js passes it), --commits <n> (1000), --profile (servers and the CLI
+ * run with --cpu-prof; profiles in bench/out/), --keep (leave the temp directory).
  */
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -42,7 +42,8 @@ function cli(argv) {
   return new Promise((resolve, reject) => {
     const timeFile = join(work, 'time.txt');
     const t0 = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, BIN, ...argv, '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    const prof = args.profile ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', `replication-cli-${argv[0]}-${Date.now()}.cpuprofile`] : [];
+    const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, ...prof, BIN, ...argv, '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));

@@ -11,6 +11,7 @@ import { Codec, cidOf, parseCid, verifyCid } from '../commit/cid.js';
 import { decodeCommit, inspectCommit, type CommitData, type CommitEnvelope } from '../commit/commit-codec.js';
 import { commitConflict, constraintViolation, isLedgraphError } from '../errors.js';
 import { FIRST_NAMED_GRAPH, type Flake } from '../flake/flake.js';
+import { inParallel } from '../index/build.js';
 import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
 import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -42,6 +43,9 @@ export interface PushResponse {
   /** Referenced transaction blobs neither supplied nor stored (accepted as a provenance gap). */
   missing_blobs?: string[];
 }
+
+/** Object writes in flight while a push is stored. */
+const STORE_CONCURRENCY = 32;
 
 interface Decoded { bytes: Uint8Array; cid: CID; id: string; env: CommitEnvelope }
 
@@ -140,9 +144,12 @@ export async function receiveCommits(env: WriteEnv, ledger: Ledger, input: Recei
 
     // 6. Store, compare-and-set the head, apply.
     try {
-      for (const b of blobs) await env.content.putWithCid(b.cid, b.bytes);
-      for (const c of [...merged, ...chain]) await env.content.putWithCid(c.cid, c.bytes);
+      // Many small objects: written (and fsynced) side by side, then the head commit alone, last,
+      // so the store's barrier at that commit makes everything before it durable before the head moves.
       const last = chain[chain.length - 1]!;
+      const rest = [...blobs, ...merged, ...chain.slice(0, -1)];
+      await inParallel(rest, STORE_CONCURRENCY, (o) => env.content.putWithCid(o.cid, o.bytes));
+      await env.content.putWithCid(last.cid, last.bytes);
       const expected = ledger.record;
       const next: NsRecord = { ...expected, commit_head_id: last.id, commit_t: last.env.t };
       if (!(await env.ns.compareAndSet(ledger.id, expected, next))) throw commitConflict(`push: the head of ${ledger.id} moved while the push was stored; pull and retry`);

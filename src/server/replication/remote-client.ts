@@ -132,7 +132,8 @@ export interface RemoteHeads { t: number; commitId: string; indexId: string | nu
 
 /** The heads of a remote ledger, or null when the remote has no such ledger (404). */
 export async function remoteHeads(r: RemoteTarget, ledger: string): Promise<RemoteHeads | null> {
-  const res = await fetch(`${r.api}/info/${ledgerPath(ledger)}`, { headers: headers(r) });
+  // Heads only: the light form of /info (no per-class details or datatype counts to compute).
+  const res = await fetch(`${r.api}/info/${ledgerPath(ledger)}?realtime_property_details=false&include_property_datatypes=false`, { headers: headers(r) });
   if (res.status === 404) return null;
   if (!res.ok) throw await remoteError(r, ledger, res, 'reading the head of');
   const i = (await res.json()) as { t: number; commitId: string; indexId?: string | null; index?: { t: number } };
