@@ -12,6 +12,7 @@
  *      ← {type: 'peak'} → {type: 'peak', peak, rss} (bytes, since the last mark);
  *      ← {type: 'commits', ledger, n} → n single-fact commits, one after another; {type: 'commits', t, ms};
  *      ← {type: 'info', ledger} → {type: 'info', t, commitId, indexT};
+ *      ← {type: 'open', ledger} → the ledger loaded into memory; {type: 'open', ms};
  *      ← {type: 'stop'} → close and exit (a --cpu-prof profile is written on exit).
  */
 import { createReadStream, writeFileSync } from 'node:fs';
@@ -72,6 +73,10 @@ process.on('message', async (msg) => {
     }
     await conn.idle();
     process.send({ type: 'commits', t, ms: performance.now() - t0 });
+  } else if (msg.type === 'open') {
+    const t0 = performance.now();
+    await conn.ledger(msg.ledger);
+    process.send({ type: 'open', ms: performance.now() - t0 });
   } else if (msg.type === 'info') {
     const r = await conn.ns.get(msg.ledger);
     process.send({ type: 'info', t: r?.commit_t ?? null, commitId: r?.commit_head_id ?? null, indexT: r?.index_t ?? null });

@@ -13,7 +13,7 @@ import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
 import { IMPORT_MAX_FRAME_BYTES } from '../../core/pack/frames.js';
 import { readPack } from '../../core/pack/reader.js';
 import type { CliIo } from './io.js';
-import { DirPlace, localPlace, serverPlace, type Place, type PlaceSettings } from './places.js';
+import { localPlace, serverPlace, type Place, type PlaceSettings } from './places.js';
 import { Progress } from './progress.js';
 
 export const REPLICATE_USAGE = `Replication commands (a <remote> is a name from \`ledgraph remote\` or a server URL):
@@ -87,7 +87,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
         const batch = await src.commitsSince(ledger, local.commitId);
         if (batch.commits.length === 0) { io.out(`${ledger}: up to date at t ${local.t}\n`); return 0; }
         if (command === 'fetch') {
-          const stored = dst instanceof DirPlace ? await dst.storeObjects(batch) : 0;
+          const stored = dst.storeObjects ? await dst.storeObjects(batch) : 0;
           io.out(`${ledger}: ${src.name} is ${batch.commits.length} commits ahead (t ${local.t} → ${batch.headT})${stored ? `; stored ${stored} commits` : ''}\n`);
           return 0;
         }

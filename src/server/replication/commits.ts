@@ -10,7 +10,7 @@ import { boolQuery, intQuery, pathLedger } from '../http-util.js';
 import type { Registrar } from '../server-context.js';
 import { requireBlocksServed } from '../storage-proxy/serving.js';
 import { route } from '../swagger.js';
-import { toBase64 } from './push.js';
+import { toBase64 } from './base64.js';
 
 /** Registers GET /commits. */
 export const commitsRoutes: Registrar = (api, ctx) => {

@@ -4,7 +4,7 @@
  * name the remote, the ledger and the HTTP status.
  */
 import { LedgraphError } from '../../core/errors.js';
-import { fromBase64, toBase64 } from './push.js';
+import { fromBase64, toBase64 } from './base64.js';
 
 /** Where a remote server is and how to authenticate to it. */
 export interface RemoteTarget {
