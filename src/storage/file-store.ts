@@ -12,7 +12,7 @@ import type { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
-import { errCode, syncDir, syncPath, writeNewFile } from './fd-io.js';
+import { errCode, readWholeFile, syncDir, syncPath, writeNewFile } from './fd-io.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
 /**
@@ -155,14 +155,14 @@ export class FileContentStore implements ContentStore {
 
   /** The object's bytes, verified against the CID on every read. */
   async get(cid: CID): Promise<Uint8Array> {
-    let buf: Buffer;
+    let buf: Uint8Array;
     try {
-      buf = await fsp.readFile(this.pathOf(cid));
+      buf = await readWholeFile(this.pathOf(cid));
     } catch (e) {
       if (errCode(e) === 'ENOENT') throw missingObject(cid, `the file store at ${this.root}`);
       throw fsFail(`cannot read object ${cid.toString()}`, e);
     }
-    return verifiedBytes(cid, new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), `the file store at ${this.root}`);
+    return verifiedBytes(cid, buf, `the file store at ${this.root}`);
   }
 
   /** True when the object's file exists (not verified). */
