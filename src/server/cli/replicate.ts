@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { createHash } from 'node:crypto';
-import { badRequest, notFound } from '../../core/errors.js';
+import { badRequest, isLedgraphError, LedgraphError, notFound } from '../../core/errors.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
 import { IMPORT_MAX_FRAME_BYTES } from '../../core/pack/frames.js';
 import { readPack } from '../../core/pack/reader.js';
@@ -104,7 +104,13 @@ export async function replicateMain(command: string, args: string[], remotesFile
       return using([src, dst], async () => {
         const theirs = await dst.heads(ledger);
         if (!theirs) throw notFound(`ledger ${ledger} not found on remote ${dst.name}; create or import it there first`);
-        const batch = await src.commitsSince(ledger, theirs.commitId);
+        const batch = await src.commitsSince(ledger, theirs.commitId).catch((e: unknown) => {
+          // The remote's head is not in the local history: it has commits we lack.
+          if (isLedgraphError(e) && e.status === 409) {
+            throw new LedgraphError(409, e.type, `pushing to ${ledger} on remote ${dst.name}: its head (t ${theirs.t}) is not in the history of ${src.name}; pull first (${e.message})`);
+          }
+          throw e;
+        });
         if (batch.commits.length === 0) { io.out(`${ledger}: ${dst.name} is up to date at t ${theirs.t}\n`); return 0; }
         // The same push retried after a dropped connection replays the stored success.
         const key = createHash('sha256').update(`${normalizeLedgerId(ledger)} ${theirs.commitId} ${batch.headId}`).digest('hex');
