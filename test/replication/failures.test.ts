@@ -1,7 +1,7 @@
 /**
  * Replication over a connection that fails (issue 10, "idempotent and resumable"): a clone whose
- * pack stream is cut midway leaves no ledger, record or object behind (into a server or a storage
- * directory); a push whose answer is lost is sent again with its Idempotency-Key and gets the
+ * pack stream is cut midway, or has a byte flipped on the way, leaves no ledger, record or object
+ * behind (into a server or a storage directory); a push whose answer is lost is sent again with its Idempotency-Key and gets the
  * stored success; a push refused because the remote moved on is resolved by a pull. Real servers
  * on loopback, a proxy in front of one of them that loses or cuts responses.
  */
@@ -43,6 +43,23 @@ async function eventually(f: () => Promise<boolean>, ms = 5000): Promise<void> {
   }
 }
 
+/** Where the largest Data frame's payload starts in a pack stream, and its length. */
+function largestPayload(bytes: Uint8Array): { start: number; length: number } {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let best = { start: 0, length: 0 };
+  for (let p = 5; p < bytes.length;) {
+    const type = bytes[p]!;
+    if (type === 0xff) break;
+    if (type === 0x01) {
+      const cl = dv.getUint16(p + 1, true);
+      const n = dv.getUint32(p + 3 + cl, true);
+      if (n > best.length) best = { start: p + 3 + cl + 4, length: n };
+      p += 3 + cl + 4 + n;
+    } else p += 5 + dv.getUint32(p + 1, true);
+  }
+  return best;
+}
+
 async function head(srv: TestServer, ledger: string): Promise<{ t: number; commitId: string }> {
   const i = await json<{ t: number; commitId: string }>(await fetch(`${srv.api}/info/${ledger}`));
   return { t: i.t, commitId: i.commitId };
@@ -65,7 +82,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('a clone cut midway', () => {
+describe('a clone cut midway or tampered with on the way', () => {
   it('leaves no ledger, record or object on the receiving server or in the storage directory', async () => {
     const h = await json<{ commitId: string; indexId: string }>(await fetch(`${a.api}/info/hr`));
     const full = await postJson(`${a.api}/pack/hr`, { protocol: 'ledgraph-pack-v1', want: [h.commitId], include_indexes: true, want_index_root_id: h.indexId }, { Authorization: `Bearer ${tok}`, Accept: PACK_CONTENT_TYPE });
@@ -94,6 +111,19 @@ describe('a clone cut midway', () => {
       expect(await objects(dir)).toEqual([]);
       expect(await readdir(join(dir, 'ns')).catch(() => [])).toEqual([]);
     } finally { await rm(dir, { recursive: true, force: true }); }
+
+    // One byte flipped in the largest object on the way: the frame fails its CID, the clone stores nothing.
+    const bytes = new Uint8Array(await (await postJson(`${a.api}/pack/hr`, { protocol: 'ledgraph-pack-v1', want: [h.commitId], include_indexes: true, want_index_root_id: h.indexId }, { Authorization: `Bearer ${tok}`, Accept: PACK_CONTENT_TYPE })).arrayBuffer());
+    const big = largestPayload(bytes);
+    const tamper = await startFlakyProxy(a.url, { flip: { match: (m, p) => m === 'POST' && p.includes('/pack/'), at: big.start + (big.length >> 1) } });
+    proxies.push(tamper);
+    expect((await cli('remote', 'add', 'abad', tamper.url, '--token', tok)).code).toBe(0);
+    const t = await cli('clone', 'abad', 'hr', '--to', 'b');
+    expect(t.code).toBe(2);
+    expect(t.err).toContain('the bytes do not match CID');
+    await eventually(async () => (await objects(b.dir)).length === before.length);
+    expect(await objects(b.dir)).toEqual(before);
+    expect(await b.conn.ns.get('hr:main')).toBeNull();
 
     // Nothing is left in the way: the same clone over a sound connection succeeds.
     expect((await cli('clone', 'a', 'hr', '--to', 'b')).code).toBe(0);

@@ -1,7 +1,7 @@
 /**
  * A loopback HTTP proxy in front of a test server that can lose a response (the request reaches
- * the server, the client sees the connection drop) or cut a response body after some bytes: the
- * failures a replication client must survive. Not a test file itself.
+ * the server, the client sees the connection drop), cut a response body after some bytes, or flip
+ * a byte of it: the failures a replication client must survive. Not a test file itself.
  */
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,8 @@ export interface FlakyOptions {
   loseAnswerOf?: Match;
   /** Responses matching this are cut after `afterBytes` body bytes (socket destroyed). */
   cut?: { match: Match; afterBytes: number };
+  /** Responses matching this have the body byte at `at` flipped (tampering on the way). */
+  flip?: { match: Match; at: number };
 }
 
 export interface FlakyProxy {
@@ -40,6 +42,17 @@ export async function startFlakyProxy(target: string, opts: FlakyOptions): Promi
       }
       const cut = opts.cut?.match(method, path) ? opts.cut.afterBytes : null;
       res.writeHead(ures.statusCode ?? 502, ures.headers);
+      if (opts.flip?.match(method, path)) {
+        const at = opts.flip.at;
+        let seenBytes = 0;
+        ures.on('data', (chunk: Buffer) => {
+          if (at >= seenBytes && at < seenBytes + chunk.length) { chunk = Buffer.from(chunk); chunk[at - seenBytes] ^= 0x01; }
+          seenBytes += chunk.length;
+          res.write(chunk);
+        });
+        ures.on('end', () => res.end());
+        return;
+      }
       if (cut === null) { ures.pipe(res); return; }
       let sent = 0;
       ures.on('data', (chunk: Buffer) => {
