@@ -10,9 +10,10 @@
  * IPC: → {type: 'ready', url, api, loadMs, t} once listening;
  *      ← {type: 'mark'} → full GCs, peak reset; {type: 'mark', rss};
  *      ← {type: 'peak'} → {type: 'peak', peak, rss} (bytes, since the last mark);
- *      ← {type: 'commits', ledger, n} → n single-fact commits, one after another; {type: 'commits', t, ms};
+ *      ← {type: 'commits', ledger, n, from?} → n single-fact commits (items from..from+n-1), one after another; {type: 'commits', t, ms};
  *      ← {type: 'info', ledger} → {type: 'info', t, commitId, indexT};
  *      ← {type: 'open', ledger} → the ledger loaded into memory; {type: 'open', ms};
+ *      ← {type: 'cpu'} → {type: 'cpu', user, system} (process.cpuUsage(), µs);
  *      ← {type: 'stop'} → close and exit (a --cpu-prof profile is written on exit).
  */
 import { createReadStream, writeFileSync } from 'node:fs';
@@ -67,12 +68,14 @@ process.on('message', async (msg) => {
   } else if (msg.type === 'commits') {
     const t0 = performance.now();
     let t = 0;
-    for (let i = 0; i < msg.n; i++) {
+    for (let i = msg.from ?? 0; i < (msg.from ?? 0) + msg.n; i++) {
       const quads = [{ subject: terms.namedNode(`${EX}item/${i}`), predicate: terms.namedNode(`${EX}seq`), object: terms.literal(String(i), terms.namedNode('http://www.w3.org/2001/XMLSchema#integer')), graph: terms.defaultGraph }];
       t = (await conn.transact(msg.ledger, { kind: 'insert', quads, meta: [], opts: {} })).t;
     }
     await conn.idle();
     process.send({ type: 'commits', t, ms: performance.now() - t0 });
+  } else if (msg.type === 'cpu') {
+    process.send({ type: 'cpu', ...process.cpuUsage() });
   } else if (msg.type === 'open') {
     const t0 = performance.now();
     await conn.ledger(msg.ledger);

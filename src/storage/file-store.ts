@@ -40,6 +40,9 @@ export interface FileStoreOptions {
   pollMs?: number;
 }
 
+/** Object files a group put writes at once. */
+const GROUP_WRITES = 16;
+
 const BARRIER_CODECS: ReadonlySet<number> = new Set([Codec.commit, Codec.indexRoot, Codec.ledgerConfig, Codec.defaultContext]);
 
 /** A name component no other writer (process or call) uses at the same time. */
@@ -99,14 +102,32 @@ export class FileContentStore implements ContentStore {
     await this.write(cid, bytes);
   }
 
-  private async write(cid: CID, bytes: Uint8Array): Promise<void> {
+  /**
+   * Store a group of objects, their files written side by side (each fsynced), then every directory
+   * entry they made fsynced once: when it returns the whole group is durable, at the cost of one
+   * barrier rather than one per commit in it.
+   */
+  async putAllWithCid(objects: readonly { cid: CID; bytes: Uint8Array }[]): Promise<void> {
+    for (const o of objects) await checkPutCid(o.cid, o.bytes);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < objects.length) {
+        const o = objects[next++]!;
+        await this.write(o.cid, o.bytes, false);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(GROUP_WRITES, objects.length) }, worker));
+    if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object directories', e); });
+  }
+
+  private async write(cid: CID, bytes: Uint8Array, barrier = BARRIER_CODECS.has(cid.code)): Promise<void> {
     const path = this.pathOf(cid);
     const dir = join(path, '..');
     try {
       await this.ensureDir(dir);
       await this.createObject(path, bytes);
       this.dirty.add(dir);
-      if (this.durable === 'all' || (this.durable === 'commits' && BARRIER_CODECS.has(cid.code))) await this.flushDirs();
+      if (this.durable === 'all' || (this.durable === 'commits' && barrier)) await this.flushDirs();
     } catch (e) {
       throw fsFail(`cannot store object ${cid.toString()}`, e);
     }

@@ -144,12 +144,16 @@ export async function receiveCommits(env: WriteEnv, ledger: Ledger, input: Recei
 
     // 6. Store, compare-and-set the head, apply.
     try {
-      // Many small objects: written (and fsynced) side by side, then the head commit alone, last,
-      // so the store's barrier at that commit makes everything before it durable before the head moves.
+      // Every object is durable before the head moves: as one group where the store offers it (one
+      // barrier), else written side by side and the head commit alone, last, as the barrier.
       const last = chain[chain.length - 1]!;
       const rest = [...blobs, ...merged, ...chain.slice(0, -1)];
-      await inParallel(rest, STORE_CONCURRENCY, (o) => env.content.putWithCid(o.cid, o.bytes));
-      await env.content.putWithCid(last.cid, last.bytes);
+      if (env.content.putAllWithCid) {
+        await env.content.putAllWithCid([...rest, last]);
+      } else {
+        await inParallel(rest, STORE_CONCURRENCY, (o) => env.content.putWithCid(o.cid, o.bytes));
+        await env.content.putWithCid(last.cid, last.bytes);
+      }
       const expected = ledger.record;
       const next: NsRecord = { ...expected, commit_head_id: last.id, commit_t: last.env.t };
       if (!(await env.ns.compareAndSet(ledger.id, expected, next))) throw commitConflict(`push: the head of ${ledger.id} moved while the push was stored; pull and retry`);
