@@ -166,4 +166,14 @@ try {
   }
   if (!args.keep) await rm(work, { recursive: true, force: true });
 }
+if (result.pass !== undefined) {
+  const row = (k, limit) => {
+    const r = result[k];
+    const growth = Object.entries(r.servers).map(([n, g]) => `${n} +${g.growthMB} MB`).join(', ');
+    return `${k.padEnd(7)} ${String(r.seconds).padStart(6)} s  (limit ${limit} s, ${r.vsCpR}x cp -r)  server RSS growth ${growth}  client peak ${r.clientPeakRssMB} MB`;
+  };
+  console.log(`\nReplication, ${result.ledger.t} commits / ${result.ledger.storageMB} MB on disk (${result.ledger.files} files); cp -r ${result.cpR.seconds} s; load average ${result.loadavgAtStart.map((x) => x.toFixed(1)).join(' ')}`);
+  console.log([row('export', LIMITS.exportS), row('import', LIMITS.importS), row('clone', LIMITS.cloneS), row('pull', LIMITS.pullS)].join('\n'));
+  console.log(`acceptance: ${Object.entries(result.acceptance).map(([k, v]) => `${k} ${v ? 'met' : 'NOT met'}`).join(', ')}`);
+}
 console.log(JSON.stringify(result));

@@ -35,7 +35,7 @@ async function objects(dir: string): Promise<string[]> {
 }
 
 /** Wait until `f` holds (a server finishes rolling back after the client went away). */
-async function eventually(f: () => Promise<boolean>, ms = 5000): Promise<void> {
+async function eventually(f: () => Promise<boolean>, ms = 15_000): Promise<void> {
   const until = Date.now() + ms;
   while (!(await f())) {
     if (Date.now() > until) throw new Error('condition not met in time');
@@ -98,7 +98,7 @@ describe('a clone cut midway or tampered with on the way', () => {
     expect(r.err).toContain('acut');
     expect(r.err).toContain('hr');
     expect(r.err).toMatch(/packing hr on remote acut: the connection failed after \d+ bytes/);
-    await eventually(async () => (await objects(b.dir)).length === before.length);
+    await eventually(async () => (await objects(b.dir)).length === before.length && (await b.conn.ns.get('hr:main')) === null);
     expect(await objects(b.dir)).toEqual(before);
     expect(await b.conn.ns.get('hr:main')).toBeNull();
     expect(await json(await fetch(`${b.api}/exists/hr`))).toEqual({ ledger: 'hr:main', exists: false });
@@ -121,7 +121,7 @@ describe('a clone cut midway or tampered with on the way', () => {
     const t = await cli('clone', 'abad', 'hr', '--to', 'b');
     expect(t.code).toBe(2);
     expect(t.err).toContain('the bytes do not match CID');
-    await eventually(async () => (await objects(b.dir)).length === before.length);
+    await eventually(async () => (await objects(b.dir)).length === before.length && (await b.conn.ns.get('hr:main')) === null);
     expect(await objects(b.dir)).toEqual(before);
     expect(await b.conn.ns.get('hr:main')).toBeNull();
 
