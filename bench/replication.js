@@ -11,8 +11,9 @@
  *   5. 1,000 single-fact commits on A, then `ledgraph pull a bsbm --to b` (GET /commits pages,
  *      one POST /push) into B's clone, opened beforehand as on a server that serves it.
  *
- * Each step reports its wall time, the client's peak RSS (/usr/bin/time) and the RSS growth of
- * each server over the step (peak during the step minus RSS after GC before it). Acceptance
+ * Each step reports its wall time, the client's CPU time and peak RSS (/usr/bin/time), and per
+ * server the RSS growth over the step (peak during the step minus RSS after GC before it) and the
+ * CPU time it spent (steadier than wall time on a shared box). Acceptance
  * (issue 10): export and import ≤ 15 s each, clone ≤ 20 s, the pull ≤ 2 s, server RSS growth
  * ≤ 150 MB in every step. A clone is checked to have A's head. Prints one JSON result line.
  *
@@ -43,15 +44,15 @@ function cli(argv) {
     const timeFile = join(work, 'time.txt');
     const t0 = performance.now();
     const prof = args.profile ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-name', `replication-cli-${argv[0]}-${Date.now()}.cpuprofile`] : [];
-    const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, ...prof, BIN, ...argv, '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, process.execPath, ...prof, BIN, ...argv, '--config', config], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     child.on('close', (code) => {
       const seconds = (performance.now() - t0) / 1000;
       if (code !== 0) return reject(new Error(`ledgraph ${argv.join(' ')} exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
-      const kb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());
-      resolve({ seconds, clientPeakRssMB: toMB(kb * 1024), out: out.trim(), err: err.trim() });
+      const [user, sys, kb] = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+      resolve({ seconds, clientCpuSeconds: +(user + sys).toFixed(2), clientPeakRssMB: toMB(kb * 1024), out: out.trim(), err: err.trim() });
     });
     child.on('error', reject);
   });
@@ -74,13 +75,14 @@ function startServer(name, storage, issuer, withData) {
 
 /** Run `step` with both servers' peaks reset before and read after. */
 async function measured(servers, step) {
-  const base = {};
-  for (const s of servers) base[s.name] = (await s.ask({ type: 'mark' })).rss;
+  const base = {}, cpu0 = {};
+  const cpu = async (s) => { const c = await s.ask({ type: 'cpu' }); return (c.user + c.system) / 1e6; };
+  for (const s of servers) { base[s.name] = (await s.ask({ type: 'mark' })).rss; cpu0[s.name] = await cpu(s); }
   const r = await step();
   const growth = {};
   for (const s of servers) {
     const p = await s.ask({ type: 'peak' });
-    growth[s.name] = { rssBeforeMB: toMB(base[s.name]), peakMB: toMB(p.peak), growthMB: toMB(p.peak - base[s.name]) };
+    growth[s.name] = { rssBeforeMB: toMB(base[s.name]), peakMB: toMB(p.peak), growthMB: toMB(p.peak - base[s.name]), cpuSeconds: +((await cpu(s)) - cpu0[s.name]).toFixed(2) };
   }
   return { ...r, servers: growth };
 }
@@ -170,10 +172,13 @@ if (result.pass !== undefined) {
   const row = (k, limit) => {
     const r = result[k];
     const growth = Object.entries(r.servers).map(([n, g]) => `${n} +${g.growthMB} MB`).join(', ');
-    return `${k.padEnd(7)} ${String(r.seconds).padStart(6)} s  (limit ${limit} s, ${r.vsCpR}x cp -r)  server RSS growth ${growth}  client peak ${r.clientPeakRssMB} MB`;
+    const cpu = Object.entries(r.servers).map(([n, g]) => `${n} ${g.cpuSeconds}`).join(', ');
+    return `${k.padEnd(7)} ${String(r.seconds).padStart(6)} s  (limit ${limit} s, ${r.vsCpR}x cp -r)  server RSS growth ${growth}  CPU s: ${cpu}, client ${r.clientCpuSeconds}  client peak ${r.clientPeakRssMB} MB`;
   };
-  console.log(`\nReplication, ${result.ledger.t} commits / ${result.ledger.storageMB} MB on disk (${result.ledger.files} files); cp -r ${result.cpR.seconds} s; load average ${result.loadavgAtStart.map((x) => x.toFixed(1)).join(' ')}`);
-  console.log([row('export', LIMITS.exportS), row('import', LIMITS.importS), row('clone', LIMITS.cloneS), row('pull', LIMITS.pullS)].join('\n'));
-  console.log(`acceptance: ${Object.entries(result.acceptance).map(([k, v]) => `${k} ${v ? 'met' : 'NOT met'}`).join(', ')}`);
+  // On stderr: run.js keeps the worker's stdout for its result line.
+  const print = (t) => process.stderr.write(t + '\n');
+  print(`\nReplication, ${result.ledger.t} commits / ${result.ledger.storageMB} MB on disk (${result.ledger.files} files); cp -r ${result.cpR.seconds} s; load average ${result.loadavgAtStart.map((x) => x.toFixed(1)).join(' ')}`);
+  print([row('export', LIMITS.exportS), row('import', LIMITS.importS), row('clone', LIMITS.cloneS), row('pull', LIMITS.pullS)].join('\n'));
+  print(`acceptance: ${Object.entries(result.acceptance).map(([k, v]) => `${k} ${v ? 'met' : 'NOT met'}`).join(', ')}`);
 }
 console.log(JSON.stringify(result));
