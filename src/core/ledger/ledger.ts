@@ -125,14 +125,10 @@ export class Ledger {
       cur = decodeEnvelope(bytes).parents[0] ?? null;
     }
     if (stopAt !== null && !cur) throw internalError(`ledger ${this.id}: head ${headCid} does not descend from ${stopAt}`);
-    // Decoded oldest first (each with the namespace table its predecessors built), into novelty at once.
-    const flakes: Flake[] = [];
-    let bytes = 0;
     for (let i = pending.length - 1; i >= 0; i--) {
-      const p = pending[i]!;
-      bytes += this.stageCommit(decodeCommit(p.bytes, this.ns), p.cid.toString(), p.bytes, flakes);
+      const { cid, bytes } = pending[i]!;
+      this.applyCommit(decodeCommit(bytes, this.ns), cid.toString(), bytes);
     }
-    this.addToNovelty(flakes, bytes);
   }
 
   /** Apply commits another process published after our head (a peer sharing the storage). */
@@ -149,40 +145,21 @@ export class Ledger {
    * update stats. Bulk load shares applyHeader and builds the index directly instead of novelty.
    */
   applyCommit(data: CommitData, cid: string, blob: Uint8Array): void {
-    this.applyCommits([{ data, cid, blob }]);
-  }
-
-  /**
-   * Apply commits in order (a push, a replay), each as applyCommit does, with all their flakes added
-   * to novelty in one step: far cheaper than one novelty run per commit when commits are small.
-   */
-  applyCommits(commits: readonly { data: CommitData; cid: string; blob: Uint8Array }[]): void {
-    const flakes: Flake[] = [];
-    let bytes = 0;
-    for (const c of commits) bytes += this.stageCommit(c.data, c.cid, c.blob, flakes);
-    this.addToNovelty(flakes, bytes);
-  }
-
-  /** One commit's header applied and its flakes (metadata facts included) interned into `out`; returns its novelty bytes. */
-  private stageCommit(data: CommitData, cid: string, blob: Uint8Array, out: Flake[]): number {
     const t = data.t;
+    const flakes: Flake[] = [];
     let asserts = 0, retracts = 0;
     for (const f of data.flakes) {
       if (f.op) asserts++; else retracts++;
-      out.push({ g: f.g, s: this.dict.intern(f.s), p: this.dict.intern(f.p), o: this.internObject(f.o), m: f.i ?? -1, t, op: f.op });
+      flakes.push({ g: f.g, s: this.dict.intern(f.s), p: this.dict.intern(f.p), o: this.internObject(f.o), m: f.i ?? -1, t, op: f.op });
     }
     const { subject, meta } = this.applyHeader(data, cid, asserts, retracts);
     const subj = this.dict.intern(subject);
     for (const m of meta) {
-      out.push({ g: GRAPH_TXN_META, s: subj, p: this.dict.intern(m.p), o: this.internObject(m.o), m: -1, t, op: true });
+      flakes.push({ g: GRAPH_TXN_META, s: subj, p: this.dict.intern(m.p), o: this.internObject(m.o), m: -1, t, op: true });
     }
-    this.noveltyBytesByT.set(t, blob.length);
-    return blob.length;
-  }
-
-  /** Staged flakes (in commit order) into novelty and the statistics. */
-  private addToNovelty(flakes: Flake[], bytes: number): void {
+    const bytes = blob.length;
     this.novelty = this.novelty.add(flakes, bytes, (o) => this.dict.kind(o) !== 2);
+    this.noveltyBytesByT.set(t, bytes);
     this.stats.apply(flakes, bytes);
   }
 

@@ -162,7 +162,7 @@ export async function receiveCommits(env: WriteEnv, ledger: Ledger, input: Recei
       ledger.dict.truncate(datas.dictSize);
       throw e;
     }
-    ledger.applyCommits(chain.map((c, i) => ({ data: datas.commits[i]!, cid: c.id, blob: c.bytes })));
+    for (const [i, c] of chain.entries()) ledger.applyCommit(datas.commits[i]!, c.id, c.bytes);
     env.maybeIndex(ledger);
     const res: PushResponse = {
       ledger: ledger.id, accepted: chain.length, head: { t: ledger.t, commit_id: ledger.head.cid }, indexing: indexingStatus(env, ledger),
