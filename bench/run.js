@@ -33,9 +33,13 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  * Suites that measure Ledgraph against itself or with their own comparison inside one script
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL queries, then JSON-LD inserts
  * against the build this branch forked from; policy: restricted vs unrestricted; http: a server
- * under load). Each script prints one JSON result line; a suite may run several scripts.
+ * under load; replication: export, import, clone and pull between two servers against `cp -r`).
+ * Each script prints one JSON result line; a suite may run several scripts.
  */
-const SCRIPT_SUITES = { churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js' };
+const SCRIPT_SUITES = {
+  churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
+  replication: 'replication.js',
+};
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {

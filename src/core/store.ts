@@ -10,6 +10,12 @@ export interface ContentStore {
   put(codec: number, bytes: Uint8Array): Promise<CID>;
   /** Store bytes under a CID the caller computed; the store re-verifies it. */
   putWithCid(cid: CID, bytes: Uint8Array): Promise<void>;
+  /**
+   * Optional: store many objects under caller-computed CIDs (each re-verified) as one group, durable
+   * together when it returns — one barrier for the group instead of one per object (a push of many
+   * commits). Without it, callers put the objects one by one.
+   */
+  putAllWithCid?(objects: readonly { cid: CID; bytes: Uint8Array }[]): Promise<void>;
   /** Bytes of a CID, verified; a missing object is a 404 LedgraphError, a digest mismatch a 502. */
   get(cid: CID): Promise<Uint8Array>;
   has(cid: CID): Promise<boolean>;

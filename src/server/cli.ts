@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import { isLedgraphError } from '../core/errors.js';
 import { parseServerArgs, serverHelp } from './config.js';
 import { createLogger } from './log.js';
-import { runServer } from './main.js';
 
 import type { CliIo } from './cli/io.js';
 
@@ -88,6 +87,8 @@ export async function main(
           return 0;
         }
         const log = createLogger(parsed.config.logLevel);
+        // Loaded only here: the server (and the engine behind it) costs the client commands start-up time.
+        const { runServer } = await import('./main.js');
         await runServer(parsed.config, { version: packageVersion(), log });
         return null;
       }

@@ -12,7 +12,7 @@ import type { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
-import { errCode, syncDir, syncPath, writeNewFile } from './fd-io.js';
+import { errCode, readWholeFile, syncDir, syncPath, writeNewFile } from './fd-io.js';
 import { DEFAULT_LEFTOVER_POLICY, sweepLeftovers, type LeftoverPolicy } from './leftovers.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
@@ -40,6 +40,9 @@ export interface FileStoreOptions {
   /** Poll interval for changes made by other processes while someone is subscribed (default 250 ms). */
   pollMs?: number;
 }
+
+/** Object files a group put writes at once. */
+const GROUP_WRITES = 16;
 
 const BARRIER_CODECS: ReadonlySet<number> = new Set([Codec.commit, Codec.indexRoot, Codec.ledgerConfig, Codec.defaultContext]);
 
@@ -134,14 +137,32 @@ export class FileContentStore implements ContentStore {
     await this.write(cid, bytes);
   }
 
-  private async write(cid: CID, bytes: Uint8Array): Promise<void> {
+  /**
+   * Store a group of objects, their files written side by side (each fsynced), then every directory
+   * entry they made fsynced once: when it returns the whole group is durable, at the cost of one
+   * barrier rather than one per commit in it.
+   */
+  async putAllWithCid(objects: readonly { cid: CID; bytes: Uint8Array }[]): Promise<void> {
+    for (const o of objects) await checkPutCid(o.cid, o.bytes);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < objects.length) {
+        const o = objects[next++]!;
+        await this.write(o.cid, o.bytes, false);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(GROUP_WRITES, objects.length) }, worker));
+    if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object directories', e); });
+  }
+
+  private async write(cid: CID, bytes: Uint8Array, barrier = BARRIER_CODECS.has(cid.code)): Promise<void> {
     const path = this.pathOf(cid);
     const dir = join(path, '..');
     try {
       await this.ensureDir(dir);
       await this.createObject(path, bytes);
       this.dirty.add(dir);
-      if (this.durable === 'all' || (this.durable === 'commits' && BARRIER_CODECS.has(cid.code))) await this.flushDirs();
+      if (this.durable === 'all' || (this.durable === 'commits' && barrier)) await this.flushDirs();
     } catch (e) {
       throw fsFail(`cannot store object ${cid.toString()}`, e);
     }
@@ -190,14 +211,14 @@ export class FileContentStore implements ContentStore {
 
   /** The object's bytes, verified against the CID on every read. */
   async get(cid: CID): Promise<Uint8Array> {
-    let buf: Buffer;
+    let buf: Uint8Array;
     try {
-      buf = await fsp.readFile(this.pathOf(cid));
+      buf = await readWholeFile(this.pathOf(cid));
     } catch (e) {
       if (errCode(e) === 'ENOENT') throw missingObject(cid, `the file store at ${this.root}`);
       throw fsFail(`cannot read object ${cid.toString()}`, e);
     }
-    return verifiedBytes(cid, new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), `the file store at ${this.root}`);
+    return verifiedBytes(cid, buf, `the file store at ${this.root}`);
   }
 
   /** True when the object's file exists (not verified). */

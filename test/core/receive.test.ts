@@ -13,6 +13,8 @@ import { literal, namedNode, defaultGraph, type Term } from '../../src/core/rdf/
 import { receiveCommits } from '../../src/core/transact/receive.js';
 import { LedgraphError } from '../../src/core/errors.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
+import { MAX_DATATYPES } from '../../src/core/ledger/datatypes-limit.js';
+import { NamespaceTable } from '../../src/core/commit/namespaces.js';
 
 const ex = (s: string) => namedNode('http://example.org/' + s);
 const str = (s: string) => literal(s);
@@ -114,6 +116,40 @@ describe('receiveCommits', () => {
   it('checks the caller\'s f:modify policy (403) before storing', async () => {
     const c2 = await commit(2, [ledger.head.cid], [fl('b', 'name', str('B'))]);
     await expectLedgraphError(receive([c2.bytes], [], { policy: [], defaultAllow: false }), 403, 'err:db/Forbidden', '');
+    expect(ledger.t).toBe(1);
+  });
+  it('422 for a non-merge commit without flakes (rule 4), before anything is stored', async () => {
+    const { bytes } = await commit(2, [ledger.head.cid], [fl('b', 'name', str('B'))]);
+    // The same envelope over an empty flake section: no names, no flakes.
+    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const envLen = dv.getUint32(8, true);
+    const empty = new Uint8Array(16 + envLen + 2);
+    empty.set(bytes.subarray(0, 16 + envLen));
+    new DataView(empty.buffer).setUint32(12, 2, true);
+    await expectLedgraphError(receive([empty]), 422, 'err:db/ConstraintViolation', 'has no flakes');
+    expect(ledger.t).toBe(1);
+    expect(await conn.content.has(await cidOf(Codec.commit, empty))).toBe(false);
+  });
+
+  it('422 err:db/DatatypeLimitExceeded when the commits would pass the datatype limit', async () => {
+    for (let i = ledger.datatypes.size; i < MAX_DATATYPES; i++) ledger.datatypes.add(`http://example.org/dt/${i}`);
+    const c2 = await commit(2, [ledger.head.cid], [fl('b', 'size', literal('7', ex('one-too-many')))]);
+    await expectLedgraphError(receive([c2.bytes]), 422, 'err:db/DatatypeLimitExceeded', 'at most 16369');
+    expect(ledger.t).toBe(1);
+    // A datatype the ledger already counts is fine.
+    const c3 = await commit(2, [ledger.head.cid], [fl('b', 'size', literal('7', namedNode('http://example.org/dt/100')))]);
+    expect((await receive([c3.bytes])).head.t).toBe(2);
+  });
+
+  it('422 for an ns_delta that contradicts the namespace table', async () => {
+    const [code, prefix] = ledger.ns.allocated()[0]!;
+    expect(prefix).toBe('http://example.org/');
+    // Written by a server whose table gave that code to another prefix.
+    const { bytes } = encodeCommit({
+      t: 2, parents: [CID.parse(ledger.head.cid!)], time: new Date().toISOString(), txn: null, author: '',
+      nsDelta: [[code, 'http://other.example/']], graphDelta: [], meta: [], flakes: [fl('b', 'name', str('B'))],
+    }, new NamespaceTable());
+    await expectLedgraphError(receive([bytes]), 422, 'err:db/ConstraintViolation', `code ${code} is "http://example.org/", not "http://other.example/"`);
     expect(ledger.t).toBe(1);
   });
 });

@@ -71,7 +71,7 @@ describe('clone, pull, push between three servers', () => {
     const r = await cli('clone', 'a', 'hr', '--to', 'b');
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ ledger: 'hr:main', t: 3 });
-    expect(r.err).toMatch(/^clone hr from a: \d+ objects/m);
+    expect(r.err).toMatch(/^clone hr from a: \d+\/\d+ objects, [\d.]+ (B|KiB), /m);
     await same(a, 'hr', b, 'hr');
   });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CID } from 'multiformats/cid';
 import { Codec } from '../../src/core/commit/cid.js';
 import { decodeEnvelope } from '../../src/core/commit/commit-codec.js';
-import { IMPORT_MAX_FRAME_BYTES, PACK_CONTENT_TYPE } from '../../src/core/pack/frames.js';
+import { IMPORT_MAX_FRAME_BYTES, PACK_CONTENT_TYPE, type NameserviceManifest } from '../../src/core/pack/frames.js';
 import { readPack, type PackFrame } from '../../src/core/pack/reader.js';
 import { packFrames, planArchive } from '../../src/core/pack/writer.js';
 import { postJson, type TestServer } from '../support/server.js';
@@ -200,10 +200,16 @@ describe('POST /import', () => {
     await nothingLeft(b, 'bad', objects);
   });
 
-  it('fails on a stream truncated at every frame boundary, leaving nothing', async () => {
-    const bytes = await archive(a, 'hr:main', false);
+  it('fails on a stream truncated at every frame boundary, with and without indexes, leaving nothing', async () => {
+    for (const indexes of [false, true]) await truncatedEverywhere(await archive(a, 'hr:main', indexes));
+    const r = await importArchive(b, 'cut', (await archive(a, 'hr:main', false)).subarray(0, 3));
+    await expectError(r, 400, 'err:db/BadRequest');
+  });
+
+  async function truncatedEverywhere(bytes: Uint8Array): Promise<void> {
     const objects = await countObjects(b);
     const { starts, kinds } = boundaries(bytes);
+    expect(kinds).toContain(0x03);
     for (let k = 0; k < starts.length; k++) {
       const cut = bytes.subarray(0, starts[k]!);
       const r = await importArchive(b, 'cut', cut);
@@ -216,8 +222,29 @@ describe('POST /import', () => {
       await expectError(r, 400, 'err:db/BadRequest', 'truncated');
       await nothingLeft(b, 'cut', objects);
     }
-    const r = await importArchive(b, 'cut', bytes.subarray(0, 3));
-    await expectError(r, 400, 'err:db/BadRequest');
+  }
+
+  it('422 when the nameservice manifest is missing or names heads the archive does not carry, leaving nothing', async () => {
+    const record = (await a.conn.ns.get('hr:main'))!;
+    const other = (await b.conn.ns.get('other:main'))!;
+    const objects = await countObjects(b);
+    const build = async (indexes: boolean, trailer: (t: NameserviceManifest) => NameserviceManifest | undefined) => {
+      const { plan, trailer: t } = await planArchive(a.conn.content, record, indexes);
+      const tr = trailer(t);
+      return concat(packFrames(a.conn.content, plan, { maxFrameBytes: 1 << 28, ...(tr ? { trailer: tr } : {}) }));
+    };
+    const cases: [string, Uint8Array, string][] = [
+      ['no manifest', await build(false, () => undefined), 'has no nameservice manifest'],
+      ['head commit not carried', await build(false, (t) => ({ ...t, commit_head_id: other.commit_head_id!, commit_t: other.commit_t })), `head commit ${other.commit_head_id} is not in the archive`],
+      ['index root not carried', await build(false, (t) => ({ ...t, index_head_id: record.index_head_id, index_t: record.index_t })), `index root ${record.index_head_id} is not in the archive`],
+      ['head at another t', await build(false, (t) => ({ ...t, commit_t: t.commit_t + 1 })), 'is not a commit at t'],
+    ];
+    for (const [what, bytes, message] of cases) {
+      const r = await importArchive(b, 'headless', bytes);
+      await expectError(r, 422, 'err:db/ConstraintViolation', message);
+      expect(r.status, what).toBe(422);
+      await nothingLeft(b, 'headless', objects);
+    }
   });
 
   it('413 for a data frame declared above 1 GiB, before reading it', async () => {

@@ -250,6 +250,16 @@ describe('f:serveBlocks and f:serveQuery in the config graph', () => {
       expect((await json<Record5>(await fetch(`${srv.api}/storage/ns/shy`, { headers: h }))).serving).toEqual(['blocks']);
       await expectError(await fetch(`${srv.api}/storage/objects/${before.commit_head_id}?ledger=closed`, { headers: h }), 404, 'err:db/LedgerNotFound');
       await expectError(await postJson(`${srv.api}/storage/block`, { cid: before.commit_head_id, ledger: 'closed' }, h), 404, 'err:db/LedgerNotFound');
+      await expectError(await fetch(`${srv.api}/commits/closed`, { headers: h }), 404, 'err:db/LedgerNotFound');
+      await expectError(await fetch(`${srv.api}/commits/closed?lineage=true`, { headers: h }), 404, 'err:db/LedgerNotFound');
+      const packReq = (cid: string) => ({ protocol: 'ledgraph-pack-v1', want: [cid], include_indexes: false });
+      await expectError(await postJson(`${srv.api}/pack/closed`, packReq(before.commit_head_id!), h), 404, 'err:db/LedgerNotFound');
+      // f:serveQuery false leaves the raw-content endpoints open.
+      const shy = await json<Record5>(await fetch(`${srv.api}/storage/ns/shy`, { headers: h }));
+      expect((await json<{ head_t: number }>(await fetch(`${srv.api}/commits/shy`, { headers: h }))).head_t).toBe(2);
+      const shyPack = await postJson(`${srv.api}/pack/shy`, packReq(shy.commit_head_id!), h);
+      expect(shyPack.status).toBe(200);
+      expect((await shyPack.arrayBuffer()).byteLength).toBeGreaterThan(5);
       // f:serveQuery false: every query endpoint of this origin refuses the ledger; others still answer.
       const sparql = (ledger: string) => postText(`${srv.api}/query/${ledger}`, 'application/sparql-query', 'SELECT ?n WHERE { ?s <http://example.org/name> ?n }');
       await expectError(await sparql('shy'), 403, 'err:db/Forbidden', 'f:serveQuery false');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'rolldown';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Codec } from '../../src/core/commit/cid.js';
+import { Codec, cidOf } from '../../src/core/commit/cid.js';
 import type { NsChange } from '../../src/core/store.js';
 import { FileContentStore } from '../../src/storage/file-store.js';
 import { decodeLedgerId, encodeLedgerId, FileNameService } from '../../src/storage/file-ns.js';
@@ -127,6 +127,21 @@ describe('file storage specifics', () => {
       expect(dec.decode(await again.content.get(leaf))).toBe(`leaf ${durable}`);
       expect((await again.ns.get('hr:main'))!.commit_head_id).toBe(commit.toString());
     }
+  });
+
+  it('puts a group of objects at once, refusing the whole group when one CID does not match', async () => {
+    const root = await tempDir();
+    const content = await FileContentStore.open(root);
+    const objects = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      const bytes = enc.encode(`object ${i}`);
+      return { cid: await cidOf(i % 2 ? Codec.commit : Codec.txn, bytes), bytes };
+    }));
+    const bad = [...objects.slice(0, 3), { cid: objects[3]!.cid, bytes: enc.encode('not object 3') }];
+    expect((await rejection(content.putAllWithCid(bad))).status).toBe(502);
+    expect(await tree(join(root, 'objects'))).toEqual([]);
+    await content.putAllWithCid(objects);
+    for (const o of objects) expect(dec.decode(await content.get(o.cid))).toBe(dec.decode(o.bytes));
+    expect((await tree(join(root, 'objects'))).length).toBe(40);
   });
 
   it('encodes ledger ids into safe, reversible file names', () => {

@@ -78,23 +78,30 @@ export async function commitPage(ledger: Ledger, opts: PageOptions): Promise<Com
     stop = onChain(opts.base);
     if (stop < 0) throw commitConflict(`base_id ${opts.base} is not on the first-parent chain of ${ledger.id}`);
   }
-  const baseReach = stop >= 0 ? await ancestors(ledger, [chain[stop]!.cid]) : new Set<string>();
+  // What base_id reaches matters only for merges on the page: walked on the first one (a linear
+  // history never reads the commits below the base, however large they are).
+  let baseReach: Set<string> | null = null;
+  const reachedFromBase = async (): Promise<Set<string>> => (baseReach ??= stop >= 0 ? await ancestors(ledger, [chain[stop]!.cid]) : new Set<string>());
   const merged: Loaded[] = [];
   let used = 0;
   let t = start;
+  const ids: string[] = [];
+  for (let k = start; k > stop && k >= 0 && ids.length <= limit; k--) ids.push(chain[k]!.cid);
+  const next = readAhead(ledger, ids);
   for (; t > stop && t >= 0; t--) {
-    const c = await load(ledger, chain[t]!.cid);
+    const { commit: c, blob } = await next(start - t);
     const extra: Loaded[] = [];
     if (c.env.parents.length > 1) {
       const first = await ancestors(ledger, [c.env.parents[0]!.toString()]);
-      extra.push(...await brought(ledger, c.env.parents.slice(1).map(String), (id) => first.has(id) || baseReach.has(id)));
+      const fromBase = await reachedFromBase();
+      extra.push(...await brought(ledger, c.env.parents.slice(1).map(String), (id) => first.has(id) || fromBase.has(id)));
     }
     // A page always holds at least one first-parent commit, so one merge may carry it past the limit.
     if (page.commits.length > 0 && used + 1 + extra.length > limit) break;
     page.commits.push(c.bytes);
     merged.push(...extra);
     used += 1 + extra.length;
-    await addBlob(ledger, page, c.env);
+    await addBlob(ledger, page, c.env, blob);
     for (const m of extra) await addBlob(ledger, page, m.env);
     page.newest_t ??= c.env.t;
     page.oldest_t = c.env.t;
@@ -166,14 +173,36 @@ async function brought(ledger: Ledger, from: string[], excluded: (id: string) =>
   return out;
 }
 
-/** Add a commit's transaction blob to the page, or list it as missing. */
-async function addBlob(ledger: Ledger, page: CommitPage, env: CommitEnvelope): Promise<void> {
+/** Add a commit's transaction blob (read already, or null when unreadable) to the page, or list it as missing. */
+async function addBlob(ledger: Ledger, page: CommitPage, env: CommitEnvelope, read?: Uint8Array | null): Promise<void> {
   if (!env.txn) return;
   const id = env.txn.toString();
   if (page.blobs.has(id) || page.missing_blobs.includes(id)) return;
-  try {
-    page.blobs.set(id, await ledger.store.get(env.txn));
-  } catch {
-    page.missing_blobs.push(id);
-  }
+  const bytes = read !== undefined ? read : await readBlob(ledger, env);
+  if (bytes) page.blobs.set(id, bytes); else page.missing_blobs.push(id);
+}
+
+/** A commit's transaction blob, or null when it cannot be read. */
+async function readBlob(ledger: Ledger, env: CommitEnvelope): Promise<Uint8Array | null> {
+  if (!env.txn) return null;
+  try { return await ledger.store.get(env.txn); } catch { return null; }
+}
+
+/** Commits to read ahead of the page walk, so that store reads overlap instead of queueing one by one. */
+const READ_AHEAD = 16;
+
+/** `next(i)` is the i-th of `ids` with its transaction blob; up to READ_AHEAD later ones are read meanwhile. */
+function readAhead(ledger: Ledger, ids: readonly string[]): (i: number) => Promise<{ commit: Loaded; blob: Uint8Array | null }> {
+  const started = new Map<number, Promise<{ commit: Loaded; blob: Uint8Array | null }>>();
+  let issued = 0;
+  return (i) => {
+    while (issued < ids.length && issued <= i + READ_AHEAD) {
+      const p = load(ledger, ids[issued]!).then(async (commit) => ({ commit, blob: await readBlob(ledger, commit.env) }));
+      p.catch(() => {}); // awaited when used; a page that stops early never asks for it
+      started.set(issued++, p);
+    }
+    const p = started.get(i)!;
+    started.delete(i);
+    return p;
+  };
 }

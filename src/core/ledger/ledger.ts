@@ -35,6 +35,9 @@ export function isCidRef(ref: string): boolean {
 /** One entry of the first-parent chain. */
 export interface ChainEntry { t: number; cid: string; time: string }
 
+/** Most first-parent links a ledger keeps while its chain is not cached. */
+const MAX_LINKS = 100_000;
+
 export class Ledger {
   readonly dict: TermDict;
   graphs = new GraphTable();
@@ -52,6 +55,12 @@ export class Ledger {
   readonly lock = new Mutex();
   /** First-parent chain by t, filled lazily (time travel, log) and on commit. */
   private chain: ChainEntry[] | null = null;
+  /**
+   * First-parent links of commits applied while the chain is not cached (replayed on load, staged,
+   * received), so building the chain later reads only the commits older than those from storage.
+   * Links are facts about immutable commits; bounded so a ledger never asked for its chain stays small.
+   */
+  private readonly links = new Map<string, { t: number; time: string; parent: string | null }>();
   /** Writes waiting to be committed (transact/pipeline.ts groups them). */
   readonly writeQueue: PendingWrite[] = [];
   /** True while a writer drains the queue. */
@@ -171,6 +180,7 @@ export class Ledger {
     const meta = commitMetaFacts({ cid, t: data.t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
     this.head = { t: data.t, cid, time: data.time };
     if (this.chain) this.chain[data.t] = this.head;
+    else if (this.links.size < MAX_LINKS) this.links.set(cid, { t: data.t, time: data.time, parent: prev });
     return { subject: commitSubject(cid), meta };
   }
 
@@ -249,13 +259,20 @@ export class Ledger {
   async chainEntries(): Promise<ChainEntry[]> {
     if (this.chain) return this.chain;
     const out: ChainEntry[] = [];
-    let cur: CID | null = this.head.cid ? CID.parse(this.head.cid) : null;
+    let cur: string | null = this.head.cid;
     while (cur) {
-      const env = decodeEnvelope(await this.store.get(cur));
-      out[env.t] = { t: env.t, cid: cur.toString(), time: env.time };
-      cur = env.parents[0] ?? null;
+      const link = this.links.get(cur);
+      if (link) {
+        out[link.t] = { t: link.t, cid: cur, time: link.time };
+        cur = link.parent;
+        continue;
+      }
+      const env = decodeEnvelope(await this.store.get(CID.parse(cur)));
+      out[env.t] = { t: env.t, cid: cur, time: env.time };
+      cur = env.parents[0]?.toString() ?? null;
     }
     this.chain = out;
+    this.links.clear();
     return out;
   }
 

@@ -141,6 +141,8 @@ export interface FrameOptions {
   maxFrameBytes: number;
   /** An archive's nameservice Manifest, written before End. */
   trailer?: NameserviceManifest;
+  /** Called with each object's size as its Data frame is produced (progress). */
+  onObject?: ((bytes: number) => void) | undefined;
 }
 
 /** The frames of a planned stream, produced as they are pulled. */
@@ -150,16 +152,16 @@ export async function* packFrames(store: ContentStore, plan: PackPlan, opts: Fra
   try {
     const sent = new Set<string>();
     for (const c of plan.commits) {
-      yield* object(store, c.id, opts.maxFrameBytes, false);
+      yield* object(store, c.id, opts, false);
       if (plan.includeTxns && c.txn && !sent.has(c.txn)) {
         sent.add(c.txn);
         // A transaction blob the server cannot read is a provenance gap, not a failure (§4).
-        yield* object(store, c.txn, opts.maxFrameBytes, true);
+        yield* object(store, c.txn, opts, true);
       }
     }
     if (plan.index) {
       yield manifestFrame({ phase: 'indexes', root_id: plan.index.rootId, artifact_count: plan.index.objects.length });
-      for (const id of plan.index.objects) yield* object(store, id, opts.maxFrameBytes, false);
+      for (const id of plan.index.objects) yield* object(store, id, opts, false);
     }
     if (opts.trailer) yield manifestFrame(opts.trailer);
   } catch (e) {
@@ -168,7 +170,8 @@ export async function* packFrames(store: ContentStore, plan: PackPlan, opts: Fra
   yield endFrame();
 }
 
-async function* object(store: ContentStore, id: string, max: number, optional: boolean): AsyncGenerator<Uint8Array> {
+async function* object(store: ContentStore, id: string, opts: FrameOptions, optional: boolean): AsyncGenerator<Uint8Array> {
+  const max = opts.maxFrameBytes;
   const cid = CID.parse(id);
   let bytes: Uint8Array;
   try {
@@ -178,6 +181,7 @@ async function* object(store: ContentStore, id: string, max: number, optional: b
     throw e;
   }
   if (bytes.length > max) throw badRequest(`object ${id} (${bytes.length} bytes) is above the ${max}-byte frame limit`);
+  opts.onObject?.(bytes.length);
   yield dataFramePrefix(cid, bytes.length);
   yield bytes;
 }

@@ -1,56 +1,22 @@
 /**
  * Where the replication commands read and write a ledger: a server (a named remote or a URL, over
  * the HTTP endpoints) or a local storage directory (the engine directly, safe beside a server on
- * the same directory). Both offer the same operations, so each command is written once.
+ * the same directory, in dir-place.ts). Both offer the same operations, so each command is written once.
  */
-import { CID } from 'multiformats/cid';
-import { Codec, cidOf } from '../../core/commit/cid.js';
-import { commitPage } from '../../core/commit/export-page.js';
 import { notFound } from '../../core/errors.js';
-import { Connection } from '../../core/ledger/connection.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
-import { IMPORT_MAX_FRAME_BYTES, NETWORK_MAX_FRAME_BYTES, type NameserviceManifest } from '../../core/pack/frames.js';
-import { readPack, type PackFrame } from '../../core/pack/reader.js';
-import { restoreLedger, type RestoreResult } from '../../core/pack/restore.js';
-import { packFrames, planArchive, reframe } from '../../core/pack/writer.js';
-import { receiveCommits } from '../../core/transact/receive.js';
-import { openFileStorage } from '../../storage/index.js';
+import type { NameserviceManifest } from '../../core/pack/frames.js';
+import type { PackFrame } from '../../core/pack/reader.js';
+import type { RestoreResult } from '../../core/pack/restore.js';
+import { reframe } from '../../core/pack/writer.js';
 import {
-  collectCommitsSince, discoverApi, fetchCommitsSince, fetchPack, postArchive, pushCommits, remoteHeads,
-  type CommitBatch, type PushResult, type RemoteHeads, type RemoteTarget,
+  discoverApi, fetchCommitsSince, fetchPack, postArchive, pushCommits, remoteHeads,
+  type CommitBatch, type RemoteHeads, type RemoteTarget,
 } from '../replication/remote-client.js';
+import { counted, verified, type FrameWatcher, type Place } from './place.js';
 import { loadRemotes, readSecret } from './remotes.js';
 
-/** A ledger location the commands work on. */
-export interface Place {
-  /** For messages: the remote name, URL or directory. */
-  readonly name: string;
-  heads(ledger: string): Promise<RemoteHeads | null>;
-  /** Commits above `base` (lineage mode, oldest first). */
-  commitsSince(ledger: string, base: string | null): Promise<CommitBatch>;
-  /** Apply commits that continue the ledger's head (push). */
-  apply(ledger: string, batch: CommitBatch, idempotencyKey?: string): Promise<PushResult>;
-  /** The ledger as verified pack frames with its indexes (clone source). */
-  packFrames(ledger: string, heads: RemoteHeads): Promise<AsyncIterable<PackFrame>>;
-  /** The ledger as `.flpack` archive bytes. */
-  archive(ledger: string, includeIndexes: boolean): Promise<AsyncIterable<Uint8Array>>;
-  /** Restore a ledger from verified frames; `trailer` names the heads when the frames carry none. */
-  restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, onObject: (bytes: number) => void): Promise<RestoreResult>;
-  close(): Promise<void>;
-}
-
-/** Parse a server's pack into verified frames. */
-function verified(bytes: AsyncIterable<Uint8Array>, archive = false): AsyncIterable<PackFrame> {
-  return readPack(bytes, { maxFrameBytes: archive ? IMPORT_MAX_FRAME_BYTES : NETWORK_MAX_FRAME_BYTES, archive });
-}
-
-/** Counts objects as frames pass. */
-async function* counted(frames: AsyncIterable<PackFrame>, onObject: (bytes: number) => void): AsyncGenerator<PackFrame> {
-  for await (const f of frames) {
-    if (f.type === 'data') onObject(f.bytes.length);
-    yield f;
-  }
-}
+export type { Place } from './place.js';
 
 class ServerPlace implements Place {
   constructor(readonly name: string, private readonly r: RemoteTarget) {}
@@ -63,67 +29,22 @@ class ServerPlace implements Place {
       : { want: [h.commitId], have: [], include_indexes: false });
     return verified(body);
   }
-  async archive(ledger: string, includeIndexes: boolean): Promise<AsyncIterable<Uint8Array>> {
+  async archive(ledger: string, includeIndexes: boolean, watch?: FrameWatcher): Promise<AsyncIterable<Uint8Array>> {
     const h = await this.heads(ledger);
     if (!h) throw notFound(`ledger ${ledger} not found on remote ${this.name}`);
     const id = normalizeLedgerId(ledger);
     const [name, branch] = [id.slice(0, id.lastIndexOf(':')), id.slice(id.lastIndexOf(':') + 1)];
     const withIndex = includeIndexes && !!h.indexId;
     const frames = await this.packFrames(ledger, withIndex ? h : { ...h, indexId: null });
-    return reframe(frames, {
+    return reframe(watch ? counted(frames, watch) : frames, {
       phase: 'nameservice', ledger_id: id, name, branch, commit_head_id: h.commitId, commit_t: h.t,
       index_head_id: withIndex ? h.indexId : null, index_t: withIndex ? h.indexT : 0,
     });
   }
-  async restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, onObject: (bytes: number) => void): Promise<RestoreResult> {
-    return (await postArchive(this.r, ledger, reframe(counted(frames, onObject), trailer))) as unknown as RestoreResult;
+  async restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, watch: FrameWatcher): Promise<RestoreResult> {
+    return (await postArchive(this.r, ledger, reframe(counted(frames, watch), trailer))) as unknown as RestoreResult;
   }
   async close(): Promise<void> { /* nothing held */ }
-}
-
-class DirPlace implements Place {
-  constructor(readonly name: string, private readonly conn: Connection) {}
-  async heads(ledger: string): Promise<RemoteHeads | null> {
-    const r = await this.conn.ns.get(normalizeLedgerId(ledger));
-    if (!r || r.retracted || !r.commit_head_id) return null;
-    return { t: r.commit_t, commitId: r.commit_head_id, indexId: r.index_head_id, indexT: r.index_t };
-  }
-  async commitsSince(ledger: string, base: string | null): Promise<CommitBatch> {
-    const l = await this.conn.ledger(ledger);
-    return collectCommitsSince(async (cursor) => {
-      const p = await commitPage(l, { limit: 500, lineage: true, cursor: cursor ?? undefined, base: base ?? undefined });
-      return { ...p, merged_commits: p.merged_commits ?? [] };
-    });
-  }
-  async apply(ledger: string, batch: CommitBatch): Promise<PushResult> {
-    return receiveCommits(this.conn, await this.conn.ledger(ledger), batch, undefined);
-  }
-  async packFrames(ledger: string): Promise<AsyncIterable<PackFrame>> {
-    return verified(await this.archive(ledger, true), true);
-  }
-  async archive(ledger: string, includeIndexes: boolean): Promise<AsyncIterable<Uint8Array>> {
-    const record = await this.conn.ns.get(normalizeLedgerId(ledger));
-    if (!record || record.retracted) throw notFound(`ledger ${ledger} not found in ${this.name}`);
-    const { plan, trailer } = await planArchive(this.conn.content, record, includeIndexes);
-    return packFrames(this.conn.content, plan, { maxFrameBytes: IMPORT_MAX_FRAME_BYTES, trailer });
-  }
-  restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, onObject: (bytes: number) => void): Promise<RestoreResult> {
-    return restoreLedger(this.conn, ledger, counted(frames, onObject), trailer ? { heads: trailer } : {});
-  }
-  /** Store objects without moving any head (fetch). */
-  async storeObjects(batch: CommitBatch): Promise<number> {
-    let n = 0;
-    for (const bytes of [...batch.merged, ...batch.commits]) {
-      const cid = await cidOf(Codec.commit, bytes);
-      if (!(await this.conn.content.has(cid))) { await this.conn.content.putWithCid(cid, bytes); n++; }
-    }
-    for (const [k, v] of batch.blobs) {
-      const cid = CID.parse(k);
-      if (!(await this.conn.content.has(cid))) await this.conn.content.putWithCid(cid, v);
-    }
-    return n;
-  }
-  close(): Promise<void> { return this.conn.close(); }
 }
 
 /** Settings the commands resolve places with. */
@@ -140,8 +61,10 @@ export async function serverPlace(spec: string, s: PlaceSettings): Promise<Place
 }
 
 /** A local storage directory (indexing runs in the background as for a server; close() waits for it). */
-export async function dirPlace(dir: string): Promise<DirPlace> {
-  return new DirPlace(dir, new Connection(await openFileStorage(dir), { reindexMaxBytes: Number.MAX_SAFE_INTEGER }));
+export async function dirPlace(dir: string): Promise<Place> {
+  // Loaded on demand: the engine is not needed (nor its start-up time paid) when both sides are servers.
+  const { openDirPlace } = await import('./dir-place.js');
+  return openDirPlace(dir);
 }
 
 /** `--to`/`--from` a server, else `--storage-path` (default ./data). */
@@ -149,4 +72,3 @@ export async function localPlace(server: string | undefined, storagePath: string
   return server ? serverPlace(server, s) : dirPlace(storagePath ?? './data');
 }
 
-export { DirPlace };

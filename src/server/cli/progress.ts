@@ -2,6 +2,7 @@
  * Progress of clone, push, export and import on stderr: a bar redrawn in place (bytes and objects,
  * rate, ETA when the total is known) when stderr is a terminal, else a plain line every few seconds.
  */
+import type { PackHeader } from '../../core/pack/frames.js';
 import type { CliIo } from './io.js';
 
 function size(n: number): string {
@@ -22,6 +23,20 @@ export class Progress {
 
   /** Set the expected number of objects (for the bar and ETA). */
   expect(objects: number): void { this.total = objects; }
+
+  /**
+   * Expect the objects a pack Header announces: each commit and its transaction blob (the genesis
+   * commit has none) plus the index artifacts. An estimate: a blob shared or missing makes it high.
+   */
+  expectPack(h: Pick<PackHeader, 'commit_count' | 'index_artifact_count'>): void {
+    const commits = Number(h.commit_count) || 0;
+    this.expect(Math.max(0, 2 * commits - 1) + (Number(h.index_artifact_count) || 0));
+  }
+
+  /** The watcher a pack reader or writer reports to: the Header sets the total, each object ticks. */
+  watcher(): { header(h: Pick<PackHeader, 'commit_count' | 'index_artifact_count'>): void; object(bytes: number): void } {
+    return { header: (h) => this.expectPack(h), object: (n) => this.tick(n) };
+  }
 
   /** Account for `n` bytes: one object, or (`object` false) bytes of a stream without object boundaries. */
   tick(n: number, object = true): void {

@@ -8,12 +8,12 @@ import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { createHash } from 'node:crypto';
-import { badRequest, notFound } from '../../core/errors.js';
+import { badRequest, isLedgraphError, LedgraphError, notFound } from '../../core/errors.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
 import { IMPORT_MAX_FRAME_BYTES } from '../../core/pack/frames.js';
 import { readPack } from '../../core/pack/reader.js';
 import type { CliIo } from './io.js';
-import { DirPlace, localPlace, serverPlace, type Place, type PlaceSettings } from './places.js';
+import { localPlace, serverPlace, type Place, type PlaceSettings } from './places.js';
 import { Progress } from './progress.js';
 
 export const REPLICATE_USAGE = `Replication commands (a <remote> is a name from \`ledgraph remote\` or a server URL):
@@ -69,7 +69,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
         const res = await dst.restore(as, frames, {
           phase: 'nameservice', ledger_id: id, name: id.slice(0, id.lastIndexOf(':')), branch: id.slice(id.lastIndexOf(':') + 1),
           commit_head_id: h.commitId, commit_t: h.t, index_head_id: h.indexId, index_t: h.indexId ? h.indexT : 0,
-        }, (n) => progress.tick(n));
+        }, progress.watcher());
         progress.done();
         io.out(JSON.stringify(res) + '\n');
         return 0;
@@ -87,7 +87,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
         const batch = await src.commitsSince(ledger, local.commitId);
         if (batch.commits.length === 0) { io.out(`${ledger}: up to date at t ${local.t}\n`); return 0; }
         if (command === 'fetch') {
-          const stored = dst instanceof DirPlace ? await dst.storeObjects(batch) : 0;
+          const stored = dst.storeObjects ? await dst.storeObjects(batch) : 0;
           io.out(`${ledger}: ${src.name} is ${batch.commits.length} commits ahead (t ${local.t} → ${batch.headT})${stored ? `; stored ${stored} commits` : ''}\n`);
           return 0;
         }
@@ -104,7 +104,13 @@ export async function replicateMain(command: string, args: string[], remotesFile
       return using([src, dst], async () => {
         const theirs = await dst.heads(ledger);
         if (!theirs) throw notFound(`ledger ${ledger} not found on remote ${dst.name}; create or import it there first`);
-        const batch = await src.commitsSince(ledger, theirs.commitId);
+        const batch = await src.commitsSince(ledger, theirs.commitId).catch((e: unknown) => {
+          // The remote's head is not in the local history: it has commits we lack.
+          if (isLedgraphError(e) && e.status === 409) {
+            throw new LedgraphError(409, e.type, `pushing to ${ledger} on remote ${dst.name}: its head (t ${theirs.t}) is not in the history of ${src.name}; pull first (${e.message})`);
+          }
+          throw e;
+        });
         if (batch.commits.length === 0) { io.out(`${ledger}: ${dst.name} is up to date at t ${theirs.t}\n`); return 0; }
         // The same push retried after a dropped connection replays the stored success.
         const key = createHash('sha256').update(`${normalizeLedgerId(ledger)} ${theirs.commitId} ${batch.headId}`).digest('hex');
@@ -122,13 +128,12 @@ export async function replicateMain(command: string, args: string[], remotesFile
       const src = await localPlace(v.from, v['storage-path'], s);
       return using([src], async () => {
         const progress = new Progress(io, `export ${ledger}`);
-        const bytes = await src.archive(ledger, !v['no-indexes']);
+        const bytes = await src.archive(ledger, !v['no-indexes'], progress.watcher());
         const out = createWriteStream(file);
         let total = 0;
         try {
           for await (const chunk of bytes) {
             total += chunk.length;
-            progress.tick(chunk.length, false);
             if (!out.write(chunk)) await once(out, 'drain');
           }
           out.end();
@@ -150,7 +155,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
       return using([dst], async () => {
         const progress = new Progress(io, `import ${ledger}`);
         const frames = readPack(createReadStream(file) as AsyncIterable<Uint8Array>, { maxFrameBytes: IMPORT_MAX_FRAME_BYTES, archive: true });
-        const res = await dst.restore(ledger, frames, null, (n) => progress.tick(n));
+        const res = await dst.restore(ledger, frames, null, progress.watcher());
         progress.done();
         io.out(JSON.stringify(res) + '\n');
         return 0;

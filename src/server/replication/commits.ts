@@ -1,14 +1,16 @@
 /**
  * `GET /commits/<ledger>` (http-api.md §2.5, §4.3): commit export pages over
  * core/commit/export-page.ts, blobs base64-encoded. Storage-claim auth and the 404 while the storage
- * proxy is disabled are enforced by the auth middleware (the route group `storage`).
+ * proxy is disabled are enforced by the auth middleware (the route group `storage`); a ledger with
+ * `f:serveBlocks false` answers 404 like an unknown one.
  */
 import { COMMITS_DEFAULT_LIMIT, COMMITS_MAX_LIMIT, commitPage } from '../../core/commit/export-page.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
 import { boolQuery, intQuery, pathLedger } from '../http-util.js';
 import type { Registrar } from '../server-context.js';
+import { requireBlocksServed } from '../storage-proxy/serving.js';
 import { route } from '../swagger.js';
-import { toBase64 } from './push.js';
+import { toBase64 } from './base64.js';
 
 /** Registers GET /commits. */
 export const commitsRoutes: Registrar = (api, ctx) => {
@@ -22,12 +24,13 @@ export const commitsRoutes: Registrar = (api, ctx) => {
     ],
     responses: {
       200: 'Commit export page {ledger, head_commit_id, head_t, commits, blobs, missing_blobs?, newest_t, oldest_t, next_cursor_id, count, effective_limit, lineage?, merged_commits?}',
-      401: 'Missing or invalid storage token', 404: 'Storage proxy disabled, ledger not found or not authorized', 409: 'base_id not on the first-parent chain',
+      401: 'Missing or invalid storage token', 404: 'Storage proxy disabled, ledger not found, not authorized, or f:serveBlocks false', 409: 'base_id not on the first-parent chain',
     },
   }, async (c) => {
     const limit = intQuery(c, 'limit', COMMITS_DEFAULT_LIMIT, { min: 1, max: COMMITS_MAX_LIMIT, clamp: true });
     const lineage = boolQuery(c, 'lineage', false);
     const ledger = await ctx.conn.ledger(normalizeLedgerId(pathLedger(c)));
+    await requireBlocksServed(ledger);
     const page = await commitPage(ledger, { limit, lineage, cursor: c.req.query('cursor_id') || undefined, base: lineage ? c.req.query('base_id') || undefined : undefined });
     const body: Record<string, unknown> = {
       ledger: page.ledger, head_commit_id: page.head_commit_id, head_t: page.head_t,

@@ -1,14 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyStore } from './idempotency.js';
+import { IDEMPOTENCY_TTL_MS, IdempotencyStore } from './idempotency.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
 
 describe('IdempotencyStore', () => {
-  it('replays a fresh success and forgets it after the TTL', () => {
-    let now = 1000;
-    const s = new IdempotencyStore(500, () => now);
-    s.set('k', { t: 3 });
-    expect(s.get('k')).toEqual({ t: 3 });
-    now = 1600;
-    expect(s.get('k')).toBeUndefined();
+  it('keeps a success for 24 h under (ledger, key, body hash)', () => {
+    let now = 1_000_000;
+    const store = new IdempotencyStore(IDEMPOTENCY_TTL_MS, () => now);
+    const k = IdempotencyStore.key('hr:main', 'k1', enc('{"commits":[]}'));
+    store.set(k, { accepted: 1 });
+    expect(store.get(k)).toEqual({ accepted: 1 });
+    // Another body, ledger or key is another request.
+    expect(store.get(IdempotencyStore.key('hr:main', 'k1', enc('{"commits":["x"]}')))).toBeUndefined();
+    expect(store.get(IdempotencyStore.key('hr2:main', 'k1', enc('{"commits":[]}')))).toBeUndefined();
+    expect(store.get(IdempotencyStore.key('hr:main', 'k2', enc('{"commits":[]}')))).toBeUndefined();
+    now += IDEMPOTENCY_TTL_MS - 1;
+    expect(store.get(k)).toEqual({ accepted: 1 });
+    now += 1;
+    expect(store.get(k)).toBeUndefined();
   });
 
   it('stays within its byte budget, forgetting the oldest responses first', () => {

@@ -11,20 +11,8 @@ import { policyInputsFor } from '../auth/index.js';
 import { decodeUtf8, parseJsonText, pathLedger, readBytes } from '../http-util.js';
 import type { Registrar } from '../server-context.js';
 import { route } from '../swagger.js';
+import { fromBase64 } from './base64.js';
 import { IdempotencyStore } from './idempotency.js';
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** Strict base64 to bytes (400 on anything else). */
-export function fromBase64(s: unknown, what: string): Uint8Array {
-  if (typeof s !== 'string' || !BASE64.test(s)) throw badRequest(`${what} must be a base64 string`);
-  return new Uint8Array(Buffer.from(s, 'base64'));
-}
-
-/** Bytes as base64. */
-export function toBase64(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
-}
 
 function base64List(v: unknown, what: string): Uint8Array[] {
   if (v === undefined) return [];

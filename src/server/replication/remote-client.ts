@@ -4,7 +4,7 @@
  * name the remote, the ledger and the HTTP status.
  */
 import { LedgraphError } from '../../core/errors.js';
-import { fromBase64, toBase64 } from './push.js';
+import { fromBase64, toBase64 } from './base64.js';
 
 /** Where a remote server is and how to authenticate to it. */
 export interface RemoteTarget {
@@ -39,6 +39,21 @@ export async function remoteError(r: RemoteTarget, ledger: string, res: Response
     type = body['@type'] ?? type;
   } catch { /* not JSON */ }
   return new LedgraphError(res.status, type, `${what} ${ledger} on remote ${r.name}: HTTP ${res.status}${msg ? ` — ${msg}` : ''}`);
+}
+
+/** A call that got no HTTP answer (refused, reset, dropped): a 502 naming the remote and ledger. */
+function unreachable(r: RemoteTarget, ledger: string, what: string, e: unknown): LedgraphError {
+  const cause = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
+  return new LedgraphError(502, 'err:db/BadGateway', `${what} ${ledger} on remote ${r.name}: no HTTP response (${cause})`);
+}
+
+/** `fetch`, with a failure to get any response turned into an error naming remote and ledger. */
+async function call(r: RemoteTarget, ledger: string, what: string, url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (e) {
+    throw unreachable(r, ledger, what, e);
+  }
 }
 
 /** Ledger path segment: name and branch as typed (`/` and `:` stay). */
@@ -90,7 +105,7 @@ export async function fetchCommitsSince(r: RemoteTarget, ledger: string, baseId:
     const q = new URLSearchParams({ lineage: 'true', limit: '500' });
     if (baseId) q.set('base_id', baseId);
     if (cursor) q.set('cursor_id', cursor);
-    const res = await fetch(`${r.api}/commits/${ledgerPath(ledger)}?${q}`, { headers: headers(r) });
+    const res = await call(r, ledger, 'reading commits of', `${r.api}/commits/${ledgerPath(ledger)}?${q}`, { headers: headers(r) });
     if (!res.ok) throw await remoteError(r, ledger, res, 'reading commits of');
     const p = (await res.json()) as {
       head_commit_id: string; head_t: number; commits: string[]; merged_commits?: string[];
@@ -118,21 +133,38 @@ export async function pushCommits(r: RemoteTarget, ledger: string, batch: Pick<C
   };
   if (batch.missingBlobs.length) body['missing_blobs'] = batch.missingBlobs;
   if (merges) body['merged_commits'] = batch.merged.map(toBase64);
-  const res = await fetch(`${r.api}/${merges ? 'push-merges' : 'push'}/${ledgerPath(ledger)}`, {
+  const url = `${r.api}/${merges ? 'push-merges' : 'push'}/${ledgerPath(ledger)}`;
+  const init = {
     method: 'POST',
     headers: headers(r, { 'Content-Type': 'application/json', ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}) }),
     body: JSON.stringify(body),
-  });
-  if (!res.ok) throw await remoteError(r, ledger, res, 'pushing to');
-  return (await res.json()) as PushResult;
+  };
+  // With a key, a push whose answer was lost is sent again: the server answers with the success it
+  // stored if the first one landed, or applies it now if it did not (replication.md §7).
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await call(r, ledger, 'pushing to', url, init);
+      if (!res.ok) throw await remoteError(r, ledger, res, 'pushing to');
+      return (await res.json()) as PushResult;
+    } catch (e) {
+      const lost = e instanceof LedgraphError && e.status === 502 && e.type === 'err:db/BadGateway' && e.message.includes('no HTTP response');
+      if (!idempotencyKey || !lost || attempt >= PUSH_ATTEMPTS) throw e;
+      await new Promise((ok) => setTimeout(ok, 250 * attempt));
+    }
+  }
 }
+
+/** Tries of a push with an Idempotency-Key whose answer is lost. */
+const PUSH_ATTEMPTS = 3;
 
 /** A ledger's heads on a remote (`GET /info`), or null when it does not exist there. */
 export interface RemoteHeads { t: number; commitId: string; indexId: string | null; indexT: number }
 
 /** The heads of a remote ledger, or null when the remote has no such ledger (404). */
 export async function remoteHeads(r: RemoteTarget, ledger: string): Promise<RemoteHeads | null> {
-  const res = await fetch(`${r.api}/info/${ledgerPath(ledger)}`, { headers: headers(r) });
+  // Heads only: the light form of /info (no per-class details or datatype counts to compute).
+  const res = await call(r, ledger, 'reading the head of', `${r.api}/info/${ledgerPath(ledger)}?realtime_property_details=false&include_property_datatypes=false`, { headers: headers(r) });
   if (res.status === 404) return null;
   if (!res.ok) throw await remoteError(r, ledger, res, 'reading the head of');
   const i = (await res.json()) as { t: number; commitId: string; indexId?: string | null; index?: { t: number } };
@@ -141,12 +173,23 @@ export async function remoteHeads(r: RemoteTarget, ledger: string): Promise<Remo
 
 /** The body of `POST /pack` as a byte stream (after checking the status). */
 export async function fetchPack(r: RemoteTarget, ledger: string, req: Record<string, unknown>): Promise<AsyncIterable<Uint8Array>> {
-  const res = await fetch(`${r.api}/pack/${ledgerPath(ledger)}`, {
+  const res = await call(r, ledger, 'packing', `${r.api}/pack/${ledgerPath(ledger)}`, {
     method: 'POST', headers: headers(r, { 'Content-Type': 'application/json', Accept: 'application/x-ledgraph-pack' }),
     body: JSON.stringify({ protocol: 'ledgraph-pack-v1', ...req }),
   });
   if (!res.ok || !res.body) throw await remoteError(r, ledger, res, 'packing');
-  return res.body as unknown as AsyncIterable<Uint8Array>;
+  return namedFailures(r, ledger, 'packing', res.body as unknown as AsyncIterable<Uint8Array>);
+}
+
+/** A response body whose connection failing midway is an error naming the remote, the ledger and the bytes received. */
+async function* namedFailures(r: RemoteTarget, ledger: string, what: string, body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let n = 0;
+  try {
+    for await (const chunk of body) { n += chunk.length; yield chunk; }
+  } catch (e) {
+    if (e instanceof LedgraphError) throw e;
+    throw new LedgraphError(502, 'err:db/BadGateway', `${what} ${ledger} on remote ${r.name}: the connection failed after ${n} bytes (${e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e)})`);
+  }
 }
 
 /** Stream an archive to `POST /import/<ledger>`. */
@@ -156,7 +199,7 @@ export async function postArchive(r: RemoteTarget, ledger: string, bytes: AsyncI
     async pull(ctl) { const n = await it.next(); if (n.done) ctl.close(); else ctl.enqueue(n.value); },
     async cancel() { await it.return?.(); },
   });
-  const res = await fetch(`${r.api}/import/${ledgerPath(ledger)}`, {
+  const res = await call(r, ledger, 'importing', `${r.api}/import/${ledgerPath(ledger)}`, {
     method: 'POST', headers: headers(r, { 'Content-Type': 'application/x-ledgraph-pack' }), body, duplex: 'half',
   } as RequestInit);
   if (!res.ok) throw await remoteError(r, ledger, res, 'importing');

@@ -27,7 +27,7 @@ import { chooseMediaType } from '../negotiate.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { LedgerObjects } from '../storage-proxy/ledger-objects.js';
 import { chooseRange } from '../storage-proxy/range.js';
-import { servingTiers } from '../storage-proxy/serving.js';
+import { requireBlocksServed, servingTiers } from '../storage-proxy/serving.js';
 import { route } from '../swagger.js';
 
 type Ctx = Context<AppEnv>;
@@ -71,7 +71,7 @@ export const storageRoutes: Registrar = (api, ctx) => {
   const ownedObject = async (rawId: string | undefined, cidText: string): Promise<{ record: NsRecord; ledger: Ledger; cid: CID; bytes: Uint8Array }> => {
     const { record, ledger } = await open(rawId);
     const cid = parseCid(cidText);
-    if (!(await servingTiers(await ledger.db(), true)).blocks) throw notFound(NOT_FOUND);
+    await requireBlocksServed(ledger);
     if (!SERVED_CODECS.has(cid.code) || !(await objects.has(record, cid.toString()))) {
       throw notFound(`object ${cid.toString()} not found in ledger ${record.ledger_id}`);
     }

@@ -3,10 +3,11 @@
  * or `f:serveBlocks false` in the ledger's config graph switch a tier off; absent means on. Query
  * endpoints of this (origin) server refuse a ledger with `f:serveQuery false` (403, auth.md §6).
  */
-import { forbidden } from '../../core/errors.js';
+import { forbidden, notFound } from '../../core/errors.js';
 import { GRAPH_CONFIG } from '../../core/flake/flake.js';
 import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
+import type { Ledger } from '../../core/ledger/ledger.js';
 import { F, xsd } from '../../core/rdf/vocab.js';
 
 /** False when the config graph holds `<anything> <flag> false` at the view's t. */
@@ -40,4 +41,15 @@ export async function requireQueryServed(conn: Connection, ledgerIds: Iterable<s
   }
 }
 
+/**
+ * 404 (as for an unknown ledger, http-api.md §4.10) when the ledger sets `f:serveBlocks false`: its
+ * raw content (`/storage/objects`, `/storage/block`, `/commits`, `/pack`) is not served. One
+ * dictionary lookup when the flag was never written.
+ */
+export async function requireBlocksServed(ledger: Ledger): Promise<void> {
+  if (ledger.dict.idOfKey(SERVE_BLOCKS) === undefined) return;
+  if (!(await flagOn(await ledger.db(), SERVE_BLOCKS))) throw notFound('Ledger not found');
+}
+
 const SERVE_QUERY = F + 'serveQuery';
+const SERVE_BLOCKS = F + 'serveBlocks';
