@@ -140,6 +140,7 @@ async function* bindings(p: Prepared, variables: string[]): AsyncIterable<Bindin
     const w = p.rt.width;
     const signal = p.rt.signal;
     for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      if (p.rt.due()) await p.rt.pause();
       for (let r = 0; r < b.n; r++) {
         // A consumer may pull rows long after the batch was computed: honour an abort per row.
         if (signal?.aborted) p.rt.check();
@@ -170,6 +171,7 @@ async function* construct(p: Prepared, template: TemplateTriple[]): AsyncIterabl
     const prefix = `c${(constructRun++).toString(36)}x`;
     let solution = 0;
     for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      if (p.rt.due()) await p.rt.pause();
       for (let r = 0; r < b.n; r++) {
         if (p.rt.signal?.aborted) p.rt.check();
         solution++;

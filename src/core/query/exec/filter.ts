@@ -44,6 +44,7 @@ export class FilterNode implements PNode {
     const w = rt.width;
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const out = new RowBuffer(w, b.n);
       const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
@@ -74,6 +75,7 @@ export class ExtendNode implements PNode {
     const w = rt.width;
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const out = new RowBuffer(w, b.n);
       const f: Frame = { rows: out.rows, off: 0, r: 0, exists };

@@ -2,12 +2,21 @@
  * Per-execution state: the view and its ids, the dataset's graphs, and the limits every long
  * stream obeys (DESIGN.md rule 7): fuel (facts scanned and path steps taken), a deadline and an
  * AbortSignal, checked at every batch and every index probe so work stops promptly.
+ *
+ * Isolation: operators run in slices of at most SLICE_MS of wall time. At every batch they ask
+ * `due()` (one clock read) and, when the slice is used up, `await pause()`, which gives the event
+ * loop a turn (other requests, socket closes, timers) and then checks the limits again. A point
+ * query finishes inside its first slice and never pauses (docs/RELIABILITY.md, Isolation).
  */
 import { LedgraphError, isLedgraphError, timeoutError } from '../../errors.js';
 import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
 import { namedNode } from '../../rdf/terms.js';
 import type { FederationOptions } from '../federation/service.js';
+import { nextTurn } from '../../util/next-turn.js';
 import { QueryIds } from './ids.js';
+
+/** Longest run of executor work (ms) before it gives the event loop a turn. */
+export const SLICE_MS = 4;
 
 /** The error of an exhausted fuel budget (jsonld-query.md: 400 "fuel limit exceeded"; stream code fuel_exhausted). */
 export function fuelExhausted(max: number): LedgraphError {
@@ -61,6 +70,8 @@ export class Runtime {
   private readonly graphTerms = new Map<number, number>();
   private readonly termGraphs = new Map<number, number>();
   private ticks = 0;
+  /** performance.now() at which the current slice of work ends. */
+  private sliceEnd: number;
 
   constructor(o: RuntimeOptions) {
     this.view = o.view;
@@ -75,6 +86,20 @@ export class Runtime {
     this.signal = o.signal;
     this.resolve = o.resolveGraph;
     this.federation = o.federation;
+    this.sliceEnd = performance.now() + SLICE_MS;
+  }
+
+  /** True when this slice of work is used up and the operator should `await pause()` (call per batch, not per row). */
+  due(): boolean {
+    return performance.now() >= this.sliceEnd;
+  }
+
+  /** Give the event loop a turn, start a new slice, then throw if the query was aborted or ran out of time meanwhile. */
+  async pause(): Promise<void> {
+    await nextTurn();
+    this.sliceEnd = performance.now() + SLICE_MS;
+    this.check();
+    if (this.deadline !== Infinity && Date.now() > this.deadline) throw timeoutError('query timeout exceeded');
   }
 
   /** A signal for an outgoing request: the query's own, aborting at its deadline too. */
@@ -136,9 +161,11 @@ export class Runtime {
    */
   async *scan(pt: ScanPattern, graphs: readonly number[] | null): AsyncIterable<FactBatch> {
     this.check();
+    if (this.due()) await this.pause();
     if (graphs === null) {
       for await (const b of this.view.scan(pt, { signal: this.signal })) {
         this.charge(b.n);
+        if (this.due()) await this.pause();
         const out = scratch(b.n);
         for (let i = 0; i < b.n; i++) if (this.namedSet.has(b.g[i]!)) copyFact(b, i, out);
         if (out.n > 0) yield out;
@@ -149,6 +176,7 @@ export class Runtime {
     if (graphs.length === 1) {
       for await (const b of this.view.scan({ ...pt, g: graphs[0]! }, { signal: this.signal })) {
         this.charge(b.n);
+        if (this.due()) await this.pause();
         yield b;
         this.check();
       }
@@ -158,6 +186,7 @@ export class Runtime {
     for (const g of graphs) {
       for await (const b of this.view.scan({ ...pt, g }, { signal: this.signal })) {
         this.charge(b.n);
+        if (this.due()) await this.pause();
         const out = scratch(b.n);
         for (let i = 0; i < b.n; i++) {
           const key = b.s[i] + ' ' + b.p[i] + ' ' + b.o[i];

@@ -1,0 +1,33 @@
+/**
+ * Giving the event loop a turn. A `for await` over async generators resolves through microtasks
+ * only, so a long query would otherwise run to its end without letting a socket, a timer or
+ * another request in. nextTurn() resolves on a later macrotask: after pending I/O in Node
+ * (setImmediate runs after the poll phase), after pending events in a browser (a MessageChannel
+ * message, which unlike setTimeout(0) is not clamped to 4 ms when nested).
+ */
+
+type Schedule = (fn: () => void) => void;
+
+function scheduler(): Schedule {
+  const g = globalThis as { setImmediate?: (fn: () => void) => unknown; MessageChannel?: typeof MessageChannel };
+  if (typeof g.setImmediate === 'function') {
+    const si = g.setImmediate;
+    return (fn) => { si(fn); };
+  }
+  if (typeof g.MessageChannel === 'function') {
+    const ch = new g.MessageChannel();
+    const queue: (() => void)[] = [];
+    ch.port1.onmessage = () => { queue.shift()?.(); };
+    return (fn) => { queue.push(fn); ch.port2.postMessage(0); };
+  }
+  return (fn) => { setTimeout(fn, 0); };
+}
+
+let schedule: Schedule | undefined;
+
+/** A promise that resolves on a later turn of the event loop, once pending I/O and events have run. */
+export function nextTurn(): Promise<void> {
+  schedule ??= scheduler();
+  const s = schedule;
+  return new Promise((resolve) => { s(resolve); });
+}
