@@ -99,6 +99,20 @@ describe('isolation and client disconnects', () => {
     await pointQueriesDuring(srv, aggressor((signal) => fetch(`${srv.api}/update/iso`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(upd), signal })));
   });
 
+  it('stops a cross product with fuel_exhausted under Ledgraph-Max-Fuel on /query, /stream/query and updates', async () => {
+    const fuel = { 'Ledgraph-Max-Fuel': '50000' };
+    await expectError(await postText(`${srv.api}/query/iso`, SPARQL, CROSS, fuel), 400, 'err:db/BadRequest', 'fuel limit exceeded');
+    const recs = (await (await postText(`${srv.api}/stream/query/iso`, SPARQL, CROSS, fuel)).text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: { code: string } });
+    expect(recs.at(-1)!.error!.code).toBe('fuel_exhausted');
+    const before = (await srv.conn.ledger('iso')).t;
+    const upd = `INSERT { <${EX}count> <${EX}n> ?n } WHERE { ${CROSS.replace('SELECT', '{ SELECT')} } }`;
+    await expectError(await postText(`${srv.api}/update/iso`, 'application/sparql-update', upd, fuel), 400, 'err:db/BadRequest', 'fuel limit exceeded');
+    const json = { '@context': { ex: EX }, where: [{ '@id': '?a', '?b': '?c' }, { '@id': '?d', '?e': '?f' }, { '@id': '?g', '?h': '?i' }], insert: { '@id': 'ex:x', 'ex:y': 'z' } };
+    await expectError(await postJson(`${srv.api}/update/iso`, { ...json, opts: { 'max-fuel': 50_000 } }), 400, 'err:db/BadRequest', 'fuel limit exceeded');
+    expect((await srv.conn.ledger('iso')).t).toBe(before);
+    expect(runningQueries()).toBe(0);
+  });
+
   it('answers REGEX with a catastrophic pattern on a long string at once', async () => {
     const q = `SELECT (COUNT(*) AS ?n) WHERE { ?s <${EX}p1> ?o FILTER (!REGEX("${'a'.repeat(40)}!", "^(a+)+$")) }`;
     const r = await postText(`${srv.api}/query/iso`, SPARQL, q, { Accept: 'application/sparql-results+json' });
@@ -117,18 +131,48 @@ describe('the query timeout and fuel', () => {
     expect(runningQueries()).toBe(0);
   });
 
-  it('stops it with fuel_exhausted under Ledgraph-Max-Fuel', async () => {
-    await expectError(await postText(`${srv.api}/query/iso`, SPARQL, CROSS, { 'Ledgraph-Max-Fuel': '50000' }), 400, 'err:db/BadRequest', 'fuel limit exceeded');
-    expect(runningQueries()).toBe(0);
-  });
-
   it('ends /stream/query with the terminal error record', async () => {
     const recs = (await (await postText(`${srv.api}/stream/query/iso`, SPARQL, CROSS)).text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: { code: string } });
     expect(recs[0]!.type).toBe('head');
     expect(recs.at(-1)).toEqual({ type: 'error', error: { code: 'timeout', message: 'query timeout exceeded' }, rows: 0 });
-    const fuel = (await (await postText(`${srv.api}/stream/query/iso`, SPARQL, CROSS, { 'Ledgraph-Max-Fuel': '50000' })).text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: { code: string } });
-    expect(fuel.at(-1)!.error!.code).toBe('fuel_exhausted');
     expect(runningQueries()).toBe(0);
+  });
+
+  it('cuts a streamed /query result off at the timeout as an aborted transfer, in every format', async () => {
+    for (const accept of ['text/csv', 'text/tab-separated-values', 'application/sparql-results+json', 'application/sparql-results+xml']) {
+      const r = await postText(`${srv.api}/query/iso`, SPARQL, CROSS_ROWS, { Accept: accept });
+      expect(r.status).toBe(200); // past the first 256 KB the status is sent
+      const reader = r.body!.getReader();
+      let bytes = 0;
+      const outcome = await (async () => {
+        for (;;) {
+          const x = await reader.read();
+          if (x.done) return 'complete body';
+          bytes += x.value.length;
+        }
+      })().catch((e: unknown) => (e instanceof Error ? e.name : String(e)));
+      expect(outcome, accept).toBe('TypeError'); // fetch's "terminated": the body was cut, not ended
+      expect(bytes).toBeGreaterThan(256 * 1024);
+    }
+    await until(() => runningQueries() === 0);
+  });
+
+  it('ends /stream/query at the deadline even when the client stopped reading', async () => {
+    const r = await postText(`${srv.api}/stream/query/iso`, SPARQL, CROSS_ROWS);
+    const reader = r.body!.getReader();
+    await reader.read();
+    // Not reading: the socket fills, no pull runs the query; the deadline must still end it.
+    await until(() => runningQueries() === 0);
+    const dec = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const x = await reader.read();
+      if (x.done) break;
+      text += dec.decode(x.value, { stream: true });
+    }
+    const last = JSON.parse(text.trim().split('\n').at(-1)!) as { type: string; error?: { code: string } };
+    expect(last.type).toBe('error');
+    expect(last.error!.code).toBe('timeout');
   });
 
   it('times out a sub-query of /multi-query', async () => {
@@ -138,14 +182,12 @@ describe('the query timeout and fuel', () => {
     expect(runningQueries()).toBe(0);
   });
 
-  it("stops an update's WHERE at the timeout and under Ledgraph-Max-Fuel, committing nothing", async () => {
+  it("stops an update's WHERE at the timeout, committing nothing", async () => {
     const before = (await srv.conn.ledger('iso')).t;
     const upd = `INSERT { <${EX}count> <${EX}n> ?n } WHERE { ${CROSS.replace('SELECT', '{ SELECT')} } }`;
     await expectError(await postText(`${srv.api}/update/iso`, 'application/sparql-update', upd), 408, 'err:db/Timeout');
-    await expectError(await postText(`${srv.api}/update/iso`, 'application/sparql-update', upd, { 'Ledgraph-Max-Fuel': '50000' }), 400, 'err:db/BadRequest', 'fuel limit exceeded');
     const json = { '@context': { ex: EX }, where: [{ '@id': '?a', '?b': '?c' }, { '@id': '?d', '?e': '?f' }, { '@id': '?g', '?h': '?i' }], insert: { '@id': 'ex:x', 'ex:y': 'z' } };
     await expectError(await postJson(`${srv.api}/update/iso`, json), 408, 'err:db/Timeout');
-    await expectError(await postJson(`${srv.api}/update/iso`, { ...json, opts: { 'max-fuel': 50_000 } }), 400, 'err:db/BadRequest', 'fuel limit exceeded');
     expect((await srv.conn.ledger('iso')).t).toBe(before);
     expect(runningQueries()).toBe(0);
   });
