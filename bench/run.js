@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | all
+ *   suites     load | query | all | churn | jsonld | policy | http | isolation
  *   --products N     BSBM product count (default 2825, ≈1M triples; 265 ≈ 100k)
  *   --reps N         load: processes per engine (default 3, median reported);
  *                    query: timed runs per query (default 7, minimum 5 unless --quick)
@@ -30,9 +30,12 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
 /**
  * Suites that measure Ledgraph against itself or with their own comparison inside one script
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL; policy: restricted vs
- * unrestricted; http: a server under load). Each script prints one JSON result line.
+ * unrestricted; http: a server under load; isolation: point queries beside hostile queries, on
+ * its own generated 10,000 triples). Each script prints one JSON result line.
  */
-const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js' };
+const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js', isolation: 'isolation.js' };
+/** Script suites that make their own data (no BSBM file needed). */
+const OWN_DATA = new Set(['isolation']);
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
@@ -292,13 +295,14 @@ async function runScript(name, data) {
   }
   if (!args['no-build']) buildLedgraph();
   console.log(`\n== ${name} (bench/${script})`);
-  const r = await runWorker(script, ['--data', data.nt, '--params', data.params, '--products', String(products)]);
+  const passThrough = ['duration', 'aggressors'].flatMap((k) => (args[k] !== undefined ? [`--${k}`, String(args[k])] : []));
+  const r = await runWorker(script, data.nt ? ['--data', data.nt, '--params', data.params, '--products', String(products)] : passThrough);
   console.log(JSON.stringify(r, null, 2));
   return { results: r };
 }
 
 async function main() {
-  const data = ensureData();
+  const data = suite !== 'all' && OWN_DATA.has(suite) ? { nt: null, params: null, meta: {} } : ensureData();
   const started = new Date();
   const env = {
     node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemMB: Math.round(totalmem() / 1048576),

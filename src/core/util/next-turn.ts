@@ -31,3 +31,21 @@ export function nextTurn(): Promise<void> {
   const s = schedule;
   return new Promise((resolve) => { s(resolve); });
 }
+
+/**
+ * A budget of uninterrupted work: `due()` (one clock read) says when `ms` have passed since the
+ * slice began, `pause()` gives the event loop a turn and starts a new slice.
+ */
+export class TimeSlice {
+  private end: number;
+  constructor(readonly ms: number) { this.end = performance.now() + ms; }
+
+  /** True when this slice is used up. */
+  due(): boolean { return performance.now() >= this.end; }
+
+  /** Let the event loop run, then start a new slice. */
+  async pause(): Promise<void> {
+    await nextTurn();
+    this.end = performance.now() + this.ms;
+  }
+}

@@ -49,6 +49,8 @@ export class FilterNode implements PNode {
       const out = new RowBuffer(w, b.n);
       const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
       for (let r = 0; r < b.n; r++) {
+        // Expressions can be costly per row (long strings, regexes): the slice is checked within the batch too.
+        if ((r & 63) === 63 && rt.due()) await rt.pause();
         f.off = r * w;
         f.r = r;
         this.fctx.nextSolution();
@@ -80,6 +82,7 @@ export class ExtendNode implements PNode {
       const out = new RowBuffer(w, b.n);
       const f: Frame = { rows: out.rows, off: 0, r: 0, exists };
       rows: for (let r = 0; r < b.n; r++) {
+        if ((r & 63) === 63 && rt.due()) await rt.pause();
         const at = out.push(b.rows, r * w);
         f.rows = out.rows;
         f.off = at;

@@ -115,6 +115,7 @@ export class GroupNode implements PNode {
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
       for (let r = 0; r < b.n; r++) {
+        if ((r & 63) === 63 && rt.due()) await rt.pause();
         f.off = r * w;
         f.r = r;
         this.fctx.nextSolution();

@@ -3,7 +3,7 @@
  * stream obeys (DESIGN.md rule 7): fuel (facts scanned and path steps taken), a deadline and an
  * AbortSignal, checked at every batch and every index probe so work stops promptly.
  *
- * Isolation: operators run in slices of at most SLICE_MS of wall time. At every batch they ask
+ * Isolation: operators run in slices of about SLICE_MS of wall time. At every batch they ask
  * `due()` (one clock read) and, when the slice is used up, `await pause()`, which gives the event
  * loop a turn (other requests, socket closes, timers) and then checks the limits again. A point
  * query finishes inside its first slice and never pauses (docs/RELIABILITY.md, Isolation).
@@ -12,11 +12,11 @@ import { LedgraphError, isLedgraphError, timeoutError } from '../../errors.js';
 import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
 import { namedNode } from '../../rdf/terms.js';
 import type { FederationOptions } from '../federation/service.js';
-import { nextTurn } from '../../util/next-turn.js';
+import { TimeSlice } from '../../util/next-turn.js';
 import { QueryIds } from './ids.js';
 
 /** Longest run of executor work (ms) before it gives the event loop a turn. */
-export const SLICE_MS = 4;
+export const SLICE_MS = 2;
 
 /** The error of an exhausted fuel budget (jsonld-query.md: 400 "fuel limit exceeded"; stream code fuel_exhausted). */
 export function fuelExhausted(max: number): LedgraphError {
@@ -70,8 +70,8 @@ export class Runtime {
   private readonly graphTerms = new Map<number, number>();
   private readonly termGraphs = new Map<number, number>();
   private ticks = 0;
-  /** performance.now() at which the current slice of work ends. */
-  private sliceEnd: number;
+  /** The current slice of uninterrupted work. */
+  private readonly slice = new TimeSlice(SLICE_MS);
 
   constructor(o: RuntimeOptions) {
     this.view = o.view;
@@ -86,18 +86,16 @@ export class Runtime {
     this.signal = o.signal;
     this.resolve = o.resolveGraph;
     this.federation = o.federation;
-    this.sliceEnd = performance.now() + SLICE_MS;
   }
 
   /** True when this slice of work is used up and the operator should `await pause()` (call per batch, not per row). */
   due(): boolean {
-    return performance.now() >= this.sliceEnd;
+    return this.slice.due();
   }
 
   /** Give the event loop a turn, start a new slice, then throw if the query was aborted or ran out of time meanwhile. */
   async pause(): Promise<void> {
-    await nextTurn();
-    this.sliceEnd = performance.now() + SLICE_MS;
+    await this.slice.pause();
     this.check();
     if (this.deadline !== Infinity && Date.now() > this.deadline) throw timeoutError('query timeout exceeded');
   }
