@@ -103,6 +103,7 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
   const done = () => {
     if (finished) return;
     finished = true;
+    rt.release();
     if (timer !== undefined) clearTimeout(timer);
     if (onAbort) ctx.signal?.removeEventListener('abort', onAbort);
     ctx.onFinish?.({ fuel: rt.fuel });

@@ -43,9 +43,9 @@ export class TimeSlice {
   /** True when this slice is used up. */
   due(): boolean { return performance.now() >= this.end; }
 
-  /** Let the event loop run, then start a new slice. */
-  async pause(): Promise<void> {
+  /** Let the event loop run, then start a new slice (of `ms`, or of `next` ms when given). */
+  async pause(next?: number): Promise<void> {
     await nextTurn();
-    this.end = performance.now() + this.ms;
+    this.end = performance.now() + (next ?? this.ms);
   }
 }

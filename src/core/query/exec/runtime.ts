@@ -6,7 +6,7 @@
  * Isolation: operators run in slices of about SLICE_MS of wall time. At every batch they ask
  * `due()` (one clock read) and, when the slice is used up, `await pause()`, which gives the event
  * loop a turn (other requests, socket closes, timers) and then checks the limits again. A point
- * query finishes inside its first slice and never pauses (docs/RELIABILITY.md, Isolation).
+ * query finishes inside its first slice and never pauses (docs/isolation.md).
  */
 import { LedgraphError, isLedgraphError, timeoutError } from '../../errors.js';
 import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
@@ -17,6 +17,14 @@ import { QueryIds } from './ids.js';
 
 /** Longest run of executor work (ms) before it gives the event loop a turn. */
 export const SLICE_MS = 2;
+/** The shortest slice, however many long executions share the loop. */
+const MIN_SLICE_MS = 0.5;
+/**
+ * Executions that have paused at least once and not yet ended: the CPU-bound ones. They share
+ * SLICE_MS between them, so one turn of the event loop (everyone's slice, then I/O) stays about
+ * SLICE_MS long however many run, and a point query waits about as long behind ten as behind one.
+ */
+let longRunning = 0;
 
 /** The error of an exhausted fuel budget (jsonld-query.md: 400 "fuel limit exceeded"; stream code fuel_exhausted). */
 export function fuelExhausted(max: number): LedgraphError {
@@ -70,6 +78,8 @@ export class Runtime {
   private readonly graphTerms = new Map<number, number>();
   private readonly termGraphs = new Map<number, number>();
   private ticks = 0;
+  /** Counted in longRunning (it has paused). */
+  private long = false;
   /** The current slice of uninterrupted work. */
   private readonly slice = new TimeSlice(SLICE_MS);
 
@@ -95,7 +105,8 @@ export class Runtime {
 
   /** Give the event loop a turn, start a new slice, then throw if the query was aborted or ran out of time meanwhile. */
   async pause(): Promise<void> {
-    await this.slice.pause();
+    if (!this.long) { this.long = true; longRunning++; }
+    await this.slice.pause(Math.max(MIN_SLICE_MS, SLICE_MS / longRunning));
     this.check();
     if (this.deadline !== Infinity && Date.now() > this.deadline) throw timeoutError('query timeout exceeded');
   }
@@ -106,6 +117,11 @@ export class Runtime {
     if (this.signal) parts.push(this.signal);
     if (this.deadline !== Infinity) parts.push(AbortSignal.timeout(Math.max(1, this.deadline - Date.now())));
     return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : AbortSignal.any(parts);
+  }
+
+  /** The execution is over (it no longer shares the slices of the event loop). */
+  release(): void {
+    if (this.long) { this.long = false; longRunning--; }
   }
 
   /** Spend fuel; throws when the budget is exceeded. */
