@@ -87,7 +87,7 @@ async function pointQueries(api, ms) {
       const ok = r.status === 200 && body.results.bindings.length === 1 && body.results.bindings[0].o.value === `value ${i}`;
       if (!ok) failures.push(`status ${r.status}`);
     } catch (e) {
-      failures.push(e instanceof Error ? e.message : String(e));
+      failures.push(e instanceof Error ? `${e.message} (${e.cause?.code ?? e.cause?.message ?? ''})` : String(e));
     }
     lat.push(performance.now() - t0);
   }
@@ -135,14 +135,20 @@ async function main() {
   ac.abort();
   const aggressors = Object.fromEntries((await Promise.all(loops)).map((r, i) => [names[i], r]));
   // Right after the client cut every aggressor off: is the server free at once?
+  let afterCut;
   const t0 = performance.now();
-  const r = await sparql(api, `SELECT ?o WHERE { <${EX}s1> <${EX}p1> ?o }`);
-  await r.arrayBuffer();
-  const afterCutMs = r2(performance.now() - t0);
+  try {
+    const r = await sparql(api, `SELECT ?o WHERE { <${EX}s1> <${EX}p1> ?o }`);
+    await r.arrayBuffer();
+    afterCut = r.status === 200 ? r2(performance.now() - t0) : `status ${r.status}`;
+  } catch (e) {
+    afterCut = 'failed: ' + (e instanceof Error ? `${e.message} (${e.cause?.code ?? e.cause?.message ?? ''})` : String(e));
+  }
+  const serverExit = child.exitCode ?? child.signalCode;
   child.send({ type: 'stop' });
   const result = {
     status: 'ok', triples: TRIPLES, queryTimeoutMs: TIMEOUT_MS, durationS: duration / 1000, aggressorNames: names,
-    alone, withAggressors: loaded, aggressors, firstPointQueryAfterCutMs: afterCutMs,
+    alone, withAggressors: loaded, aggressors, firstPointQueryAfterCutMs: afterCut, ...(serverExit != null ? { serverExit } : {}),
     acceptance: { p99LimitMs: 50, p99WithAggressors: loaded.p99, failures: loaded.failures, pass: loaded.p99 != null && loaded.p99 <= 50 && loaded.failures === 0 },
   };
   log(`isolation: alone p50 ${alone.p50} ms p99 ${alone.p99} ms; with aggressors p50 ${loaded.p50} ms p99 ${loaded.p99} ms max ${loaded.max} ms, failures ${loaded.failures}`);
