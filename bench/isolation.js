@@ -14,7 +14,8 @@
  * Reported per phase: point-query count, p50 / p99 / max latency in ms, failures (non-200 or
  * network errors); per aggressor: requests, statuses, mean duration. Then, with the aggressors
  * cut off by the client (sockets closed mid-query), the latency of the next point query: the
- * server must not still be busy with abandoned work. Acceptance (issue 20): p99 ≤ 50 ms with the
+ * server must not still be busy with abandoned work; and, measured inside the server, how long
+ * after the cut no query execution is left running (the cancellation latency). Acceptance (issue 20): p99 ≤ 50 ms with the
  * aggressors and no failure.
  *
  * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex), --triples <n>
@@ -49,8 +50,19 @@ async function serve() {
   }
   await conn.bulkLoad('iso:main', facts());
   await conn.idle();
+  const { runningQueries } = await import(join(ROOT_DIR, 'dist/core/query/engine.js'));
   const stop = async () => { await server.close(1000).catch(() => {}); await rm(dir, { recursive: true, force: true }); process.exit(0); };
-  process.on('message', (m) => { if (m.type === 'stop') void stop(); });
+  /** Reply once no query execution is left running: how long that took after the parent cut its clients off. */
+  const drain = () => {
+    const t0 = performance.now();
+    const poll = () => {
+      if (runningQueries() === 0) process.send({ type: 'drained', ms: Math.round((performance.now() - t0) * 100) / 100 });
+      else if (performance.now() - t0 > 10_000) process.send({ type: 'drained', ms: null, running: runningQueries() });
+      else setTimeout(poll, 1);
+    };
+    poll();
+  };
+  process.on('message', (m) => { if (m.type === 'stop') void stop(); else if (m.type === 'drain') drain(); });
   process.on('disconnect', () => void stop());
   process.send({ type: 'ready', api: server.url + config.apiBaseUrl });
 }
@@ -133,7 +145,11 @@ async function main() {
   await new Promise((r) => setTimeout(r, 200)); // let them start
   const loaded = await pointQueries(api, duration);
   ac.abort();
+  // In the server: time from the cut until no execution is left running (cancellation latency, bounded above).
+  const drained = new Promise((ok) => child.on('message', (m) => { if (m.type === 'drained') ok(m); }));
+  child.send({ type: 'drain' });
   const aggressors = Object.fromEntries((await Promise.all(loops)).map((r, i) => [names[i], r]));
+  const drainedMsg = await drained;
   // Right after the client cut every aggressor off: is the server free at once?
   let afterCut;
   const t0 = performance.now();
@@ -148,7 +164,7 @@ async function main() {
   child.send({ type: 'stop' });
   const result = {
     status: 'ok', triples: TRIPLES, queryTimeoutMs: TIMEOUT_MS, durationS: duration / 1000, aggressorNames: names,
-    alone, withAggressors: loaded, aggressors, firstPointQueryAfterCutMs: afterCut, ...(serverExit != null ? { serverExit } : {}),
+    alone, withAggressors: loaded, aggressors, executionsStoppedAfterCutMs: drainedMsg.ms, firstPointQueryAfterCutMs: afterCut, ...(serverExit != null ? { serverExit } : {}),
     acceptance: { p99LimitMs: 50, p99WithAggressors: loaded.p99, failures: loaded.failures, pass: loaded.p99 != null && loaded.p99 <= 50 && loaded.failures === 0 },
   };
   log(`isolation: alone p50 ${alone.p50} ms p99 ${alone.p99} ms; with aggressors p50 ${loaded.p50} ms p99 ${loaded.p99} ms max ${loaded.max} ms, failures ${loaded.failures}`);
