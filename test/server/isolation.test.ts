@@ -139,6 +139,19 @@ describe('isolation and client disconnects', () => {
     expect(r.status).toBe(200);
     expect(((await r.json()) as { results: { bindings: { n: { value: string } }[] } }).results.bindings[0]!.n.value).toBe(String(TRIPLES / 10));
   });
+
+  it('the same in a JSON-LD query filter, and refuses a back-reference there as a row error', async () => {
+    const text = 'a'.repeat(40) + '!';
+    const ins = await postText(`${srv.api}/insert/iso`, 'text/turtle', `<${EX}long> <${EX}text> "${text}" .`);
+    expect(ins.status).toBe(200);
+    const q = (pattern: string) => ({ '@context': { ex: EX }, select: ['?t'], where: [{ '@id': 'ex:long', 'ex:text': '?t' }, ['filter', ['not', ['regex', '?t', pattern]]]] });
+    const r = await postJson(`${srv.api}/query/iso`, q('^(a+)+$'));
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual([text]);
+    const back = await postJson(`${srv.api}/query/iso`, q('(a)\\1'));
+    expect(back.status).toBe(200);
+    expect(await back.json()).toEqual([]); // the filter's error drops the row, as in SPARQL
+  });
 });
 
 describe('the query timeout and fuel', () => {
