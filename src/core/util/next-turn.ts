@@ -6,10 +6,14 @@
  * message, which unlike setTimeout(0) is not clamped to 4 ms when nested).
  */
 
-type Schedule = (fn: () => void) => void;
+/** Run a function on a later macrotask. */
+export type Schedule = (fn: () => void) => void;
 
-function scheduler(): Schedule {
-  const g = globalThis as { setImmediate?: (fn: () => void) => unknown; MessageChannel?: typeof MessageChannel };
+/** What the scheduler may use from the global scope. */
+export interface TurnGlobals { setImmediate?: (fn: () => void) => unknown; MessageChannel?: typeof MessageChannel }
+
+/** The way to schedule a macrotask in a runtime with these globals (exported for tests). */
+export function scheduler(g: TurnGlobals = globalThis as TurnGlobals): Schedule {
   if (typeof g.setImmediate === 'function') {
     const si = g.setImmediate;
     return (fn) => { si(fn); };
@@ -18,6 +22,8 @@ function scheduler(): Schedule {
     const ch = new g.MessageChannel();
     const queue: (() => void)[] = [];
     ch.port1.onmessage = () => { queue.shift()?.(); };
+    // Where ports hold a process open (Node, in tests), this one must not.
+    (ch.port1 as { unref?: () => void }).unref?.();
     return (fn) => { queue.push(fn); ch.port2.postMessage(0); };
   }
   return (fn) => { setTimeout(fn, 0); };
