@@ -12,7 +12,8 @@
  *   regex   REGEX on a 30-character string with the catastrophic pattern "^(a+)+$", per fact.
  *
  * Reported per phase: point-query count, p50 / p99 / max latency in ms, failures (non-200 or
- * network errors); per aggressor: requests, statuses, mean duration. Then, with the aggressors
+ * network errors), and the server's event-loop delay (perf_hooks, 1 ms resolution: how long the
+ * loop was held at a time, what a request arriving at a random moment waits); per aggressor: requests, statuses, mean duration. Then, with the aggressors
  * cut off by the client (sockets closed mid-query), the latency of the next point query: the
  * server must not still be busy with abandoned work; and, measured inside the server, how long
  * after the cut no query execution is left running (the cancellation latency). Acceptance (issue 20): p99 ≤ 50 ms with the
@@ -26,6 +27,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ROOT_DIR, emitResult, log, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -62,7 +64,16 @@ async function serve() {
     };
     poll();
   };
-  process.on('message', (m) => { if (m.type === 'stop') void stop(); else if (m.type === 'drain') drain(); });
+  // How long the event loop is held at a time: what a request arriving at a random moment waits for.
+  const eld = monitorEventLoopDelay({ resolution: 1 });
+  eld.enable();
+  const ms = (ns) => Math.round(ns / 1e4) / 100;
+  process.on('message', (m) => {
+    if (m.type === 'stop') void stop();
+    else if (m.type === 'drain') drain();
+    else if (m.type === 'eld-reset') { eld.reset(); process.send({ type: 'eld-reset' }); }
+    else if (m.type === 'eld') process.send({ type: 'eld', p50: ms(eld.percentile(50)), p99: ms(eld.percentile(99)), max: ms(eld.max) });
+  });
   process.on('disconnect', () => void stop());
   process.send({ type: 'ready', api: server.url + config.apiBaseUrl });
 }
@@ -136,14 +147,19 @@ async function main() {
     child.on('exit', (code) => fail(new Error(`server exited with code ${code}`)));
   });
   const api = ready.api;
+  const ask = (type) => new Promise((ok) => { const on = (m) => { if (m.type === type) { child.off('message', on); ok(m); } }; child.on('message', on); child.send({ type }); });
   await pointQueries(api, 1000); // warm-up
   log(`isolation: point queries alone for ${duration / 1000} s`);
+  await ask('eld-reset');
   const alone = await pointQueries(api, duration);
+  alone.serverEventLoopDelayMs = await ask('eld');
   log(`isolation: point queries with aggressors ${names.join(', ')} for ${duration / 1000} s`);
   const ac = new AbortController();
   const loops = names.map((n) => aggressorLoop(api, n, ac.signal));
   await new Promise((r) => setTimeout(r, 200)); // let them start
+  await ask('eld-reset');
   const loaded = await pointQueries(api, duration);
+  loaded.serverEventLoopDelayMs = await ask('eld');
   ac.abort();
   // In the server: time from the cut until no execution is left running (cancellation latency, bounded above).
   const drained = new Promise((ok) => child.on('message', (m) => { if (m.type === 'drained') ok(m); }));
