@@ -2,9 +2,10 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | churn | jsonld | policy | http | soak | all (all but soak)
+ *   suites     load | query | churn | jsonld | policy | http | isolation | peer | replication | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
+ *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
  *   --products N     BSBM product count (default 2825, ≈1M triples; 265 ≈ 100k)
  *   --reps N         load: processes per engine (default 3, median reported);
  *                    query: timed runs per query (default 7, minimum 5 unless --quick)
@@ -33,15 +34,18 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  * Suites that measure Ledgraph against itself or with their own comparison inside one script
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL queries, then JSON-LD inserts
  * against the build this branch forked from; policy: restricted vs unrestricted; http: a server
- * under load; replication: export, import, clone and pull between two servers against `cp -r`).
+ * under load; replication: export, import, clone and pull between two servers against `cp -r`;
+ * isolation: point queries beside hostile queries, on its own generated 10,000 triples).
  * Each script prints one JSON result line; a suite may run several scripts.
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
-  replication: 'replication.js',
+  replication: 'replication.js', isolation: 'isolation.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);
+/** Script suites that make their own data (no BSBM file needed). */
+const OWN_DATA = new Set(['isolation']);
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
@@ -306,7 +310,8 @@ async function runScript(name, data) {
     if (!args['no-build']) buildLedgraph();
     console.log(`\n== ${name} (bench/${script})`);
     // The suite's own options (e.g. soak --duration) follow the suite name; they go through unchanged.
-    const r = await runWorker(script, ['--data', data.nt, '--params', data.params, '--products', String(products), ...process.argv.slice(3)]);
+    const suiteArgs = process.argv.slice(3);
+    const r = await runWorker(script, data.nt ? ['--data', data.nt, '--params', data.params, '--products', String(products), ...suiteArgs] : suiteArgs);
     console.log(JSON.stringify(r, null, 2));
     results.push(r);
   }
@@ -314,7 +319,7 @@ async function runScript(name, data) {
 }
 
 async function main() {
-  const data = ensureData();
+  const data = suite !== 'all' && OWN_DATA.has(suite) ? { nt: null, params: null, meta: {} } : ensureData();
   const started = new Date();
   const env = {
     node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemMB: Math.round(totalmem() / 1048576),

@@ -241,3 +241,16 @@ export function requestAbort(c: Ctx): RequestAbort {
     },
   };
 }
+
+/**
+ * Abort the response's connection mid-transfer so the client sees a truncated body (a chunked
+ * response without its last chunk), never one that looks complete. Under @hono/node-server the
+ * socket is destroyed here (the adapter then cancels the body stream), and true is returned;
+ * elsewhere (app.request() in tests) false: the caller errors its body stream instead.
+ */
+export function abortTransfer(c: Ctx): boolean {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (!outgoing || typeof outgoing.destroy !== 'function') return false;
+  outgoing.destroy();
+  return true;
+}

@@ -50,6 +50,17 @@ export interface QueryContext {
 
 interface Prepared { rt: Runtime; root: PNode; planner: Planner; done: () => void }
 
+/** Executions whose operators have started and not yet finished (for tests and diagnostics). */
+let running = 0;
+
+/**
+ * How many query executions are in progress in this process: started pulling and not yet ended,
+ * failed, cancelled or returned. A cancelled request must bring it back down (issue 20).
+ */
+export function runningQueries(): number {
+  return running;
+}
+
 function prepare(q: Query, ctx: QueryContext): Prepared {
   checkAlgebraShape(q.op);
   const view = ctx.view;
@@ -94,6 +105,7 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
   const done = () => {
     if (finished) return;
     finished = true;
+    rt.release();
     if (timer !== undefined) clearTimeout(timer);
     if (onAbort) ctx.signal?.removeEventListener('abort', onAbort);
     ctx.onFinish?.({ fuel: rt.fuel });
@@ -114,10 +126,11 @@ export async function executeQuery(q: Query, ctx: QueryContext): Promise<QueryRe
   switch (q.form) {
     case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables) };
     case 'ask': {
+      running++;
       try {
         for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) if (b.n > 0) return { type: 'boolean', value: true };
         return { type: 'boolean', value: false };
-      } finally { p.done(); }
+      } finally { running--; p.done(); }
     }
     case 'construct': return { type: 'quads', quads: construct(p, q.template) };
     case 'describe': return { type: 'quads', quads: describe(p, q.terms) };
@@ -137,11 +150,13 @@ export function explainQuery(q: Query, ctx: QueryContext): string {
 }
 
 async function* bindings(p: Prepared, variables: string[]): AsyncIterable<Binding> {
+  running++;
   try {
     const slots = variables.map((v) => p.planner.top.map.get(v) ?? -1);
     const w = p.rt.width;
     const signal = p.rt.signal;
     for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      if (p.rt.due()) await p.rt.pause();
       for (let r = 0; r < b.n; r++) {
         // A consumer may pull rows long after the batch was computed: honour an abort per row.
         if (signal?.aborted) p.rt.check();
@@ -154,7 +169,7 @@ async function* bindings(p: Prepared, variables: string[]): AsyncIterable<Bindin
         yield row;
       }
     }
-  } finally { p.done(); }
+  } finally { running--; p.done(); }
 }
 
 function validTriple(s: Term, pr: Term, o: Term): boolean {
@@ -164,6 +179,7 @@ function validTriple(s: Term, pr: Term, o: Term): boolean {
 let constructRun = 0;
 
 async function* construct(p: Prepared, template: TemplateTriple[]): AsyncIterable<Quad> {
+  running++;
   try {
     const w = p.rt.width;
     const slotOf = (t: TermOrVar) => (t.termType === 'Variable' ? p.planner.top.map.get(t.value) ?? -1 : -1);
@@ -172,6 +188,7 @@ async function* construct(p: Prepared, template: TemplateTriple[]): AsyncIterabl
     const prefix = `c${(constructRun++).toString(36)}x`;
     let solution = 0;
     for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      if (p.rt.due()) await p.rt.pause();
       for (let r = 0; r < b.n; r++) {
         if (p.rt.signal?.aborted) p.rt.check();
         solution++;
@@ -195,7 +212,7 @@ async function* construct(p: Prepared, template: TemplateTriple[]): AsyncIterabl
         }
       }
     }
-  } finally { p.done(); }
+  } finally { running--; p.done(); }
 }
 
 function termId(t: Term): string {
@@ -204,6 +221,7 @@ function termId(t: Term): string {
 
 /** DESCRIBE: the concise bounded description of each resource (outgoing triples, blank-node objects followed). */
 async function* describe(p: Prepared, terms: Extract<Query, { form: 'describe' }>['terms']): AsyncIterable<Quad> {
+  running++;
   try {
     const rt = p.rt;
     const w = rt.width;
@@ -240,5 +258,5 @@ async function* describe(p: Prepared, terms: Extract<Query, { form: 'describe' }
         }
       }
     }
-  } finally { p.done(); }
+  } finally { running--; p.done(); }
 }

@@ -262,7 +262,13 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
     const dictSize = ledger.dict.size;
     try {
       const commitTime = checkEventTime(req.opts.eventTime, time);
-      const stager = await stageRequest(view, ledger, req, t + 1, ctx.signal, ctx.identity);
+      const fuels = [ctx.maxFuel, req.opts.maxFuel].filter((n): n is number => n !== undefined);
+      const limits = {
+        signal: ctx.signal,
+        deadline: ctx.whereTimeoutMs ? Date.now() + ctx.whereTimeoutMs : undefined,
+        maxFuel: fuels.length ? Math.min(...fuels) : undefined,
+      };
+      const stager = await stageRequest(view, ledger, req, t + 1, limits, ctx.identity);
       const flakes = stager.flakes();
       if (flakes.length === 0) {
         // Nothing changed: no commit, the receipt names the head (jsonld-transactions.md §2).

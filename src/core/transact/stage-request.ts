@@ -13,14 +13,14 @@ import type { Op } from '../query/algebra/algebra.js';
 import { badRequest } from '../errors.js';
 import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
 import { defaultGraph } from '../rdf/terms.js';
-import { evaluateWhere, looseMatches, type Solution } from './where-eval.js';
+import { evaluateWhere, looseMatches, type Solution, type WhereLimits } from './where-eval.js';
 
 /**
  * Stage a whole request; blank nodes get their ledger labels `lg<T>-<label>`. Staging reads the
  * unrestricted snapshot (it must see what it retracts); an update's WHERE reads only what the
  * writer's identity may view (policy.md §6), so a permitted write cannot copy hidden values.
  */
-export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, signal?: AbortSignal, identity?: string | null): Promise<Stager> {
+export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, limits: WhereLimits = {}, identity?: string | null): Promise<Stager> {
   const inputs = writePolicyInputs(req.opts, identity);
   const stager = new Stager(db, db.nextGraphId);
   const rename = (label: string) => blankNode(`lg${t}-${label}`);
@@ -35,10 +35,10 @@ export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: n
       await stageReplace(stager, req.graphs, req.quads.map((q) => renameQuad(q, rename)));
       break;
     case 'update':
-      await stageUpdate(stager, await whereView(db, inputs), req, t, signal);
+      await stageUpdate(stager, await whereView(db, inputs), req, t, limits);
       break;
     case 'sparql-update':
-      await stageSparqlUpdate(stager, db, req.ops, t, inputs, signal);
+      await stageSparqlUpdate(stager, db, req.ops, t, inputs, limits);
       break;
   }
   return stager;
@@ -106,8 +106,8 @@ function valueKey(o: Term, i: number): string {
 
 interface ModifySpec { where: Op | null; delete: TemplateQuad[]; insert: TemplateQuad[]; using?: GraphRef[]; usingNamed?: NamedNode[] }
 
-async function stageUpdate(stager: Stager, db: DbView, req: ModifySpec, t: number, signal?: AbortSignal): Promise<void> {
-  const solutions: Solution[] = req.where ? await evaluateWhere(db, req.where, { using: req.using, usingNamed: req.usingNamed, signal }) : [{}];
+async function stageUpdate(stager: Stager, db: DbView, req: ModifySpec, t: number, limits: WhereLimits): Promise<void> {
+  const solutions: Solution[] = req.where ? await evaluateWhere(db, req.where, { using: req.using, usingNamed: req.usingNamed, ...limits }) : [{}];
   const ground = (tq: TemplateQuad) => !isVar(tq.subject) && !isVar(tq.predicate) && !isVar(tq.object) && !isVar(tq.graph);
   // Templates without variables apply exactly once, even with zero solutions (§6.1).
   const runs: { tpl: TemplateQuad; op: boolean }[] = [
@@ -166,7 +166,7 @@ async function applyTemplate(stager: Stager, tpl: TemplateQuad, sol: Solution, o
  * SPARQL Update: operations in order, each staged against an overlay of the snapshot and the
  * changes staged before it, so `INSERT DATA {…}; DELETE WHERE {…}` sees its own insert. One commit.
  */
-async function stageSparqlUpdate(stager: Stager, base: Db, ops: UpdateOperation[], t: number, inputs: PolicyInputs, signal?: AbortSignal): Promise<void> {
+async function stageSparqlUpdate(stager: Stager, base: Db, ops: UpdateOperation[], t: number, inputs: PolicyInputs, limits: WhereLimits): Promise<void> {
   const rename = (label: string) => blankNode(`lg${t}-${label}`);
   for (let k = 0; k < ops.length; k++) {
     if (k > 0) stager.db = base.withEvents(stager.idFlakes(t), base.graphTableWith(stager.newGraphs), t);
@@ -185,7 +185,7 @@ async function stageSparqlUpdate(stager: Stager, base: Db, ops: UpdateOperation[
         // WITH only changes the default graph; named graphs stay visible unless USING NAMED says otherwise.
         const using = op.using ?? (op.with ? [op.with] : undefined);
         const usingNamed = op.usingNamed ?? (op.using ? [] : undefined);
-        await stageUpdate(stager, await whereView(stager.db, inputs), { where: op.where, delete: op.delete.map(place), insert: op.insert.map(place), using, usingNamed }, t, signal);
+        await stageUpdate(stager, await whereView(stager.db, inputs), { where: op.where, delete: op.delete.map(place), insert: op.insert.map(place), using, usingNamed }, t, limits);
         break;
       }
       case 'clear':

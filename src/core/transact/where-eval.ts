@@ -13,8 +13,14 @@ import { xsd } from '../rdf/vocab.js';
 
 export type Solution = Record<string, Term>;
 
+/**
+ * What stops an update's WHERE evaluation, as it stops a query (issue 20): the request's signal
+ * (the client going away), a deadline (ms since the epoch) and a fuel budget.
+ */
+export interface WhereLimits { signal?: AbortSignal | undefined; deadline?: number | undefined; maxFuel?: number | undefined }
+
 /** Every solution of `where` against the snapshot, with USING / USING NAMED graphs when given. */
-export async function evaluateWhere(db: DbView, where: Op, opts: { using?: GraphRef[]; usingNamed?: NamedNode[]; signal?: AbortSignal }): Promise<Solution[]> {
+export async function evaluateWhere(db: DbView, where: Op, opts: { using?: GraphRef[]; usingNamed?: NamedNode[] } & WhereLimits): Promise<Solution[]> {
   const { executeQuery } = await import('../query/engine.js');
   checkAlgebraShape(where); // before mentionedVars walks it
   // Unknown graphs are simply empty; the default graph is id 0.
@@ -27,6 +33,8 @@ export async function evaluateWhere(db: DbView, where: Op, opts: { using?: Graph
     // Undefined = every named graph (WITH, JSON-LD `graph`); callers pass [] for USING without USING NAMED.
     namedGraphs: graphIds(opts.usingNamed),
     signal: opts.signal,
+    ...(opts.deadline !== undefined ? { timeoutMs: Math.max(1, opts.deadline - Date.now()) } : {}),
+    ...(opts.maxFuel !== undefined ? { maxFuel: opts.maxFuel } : {}),
   });
   if (res.type !== 'bindings') return [];
   const out: Solution[] = [];

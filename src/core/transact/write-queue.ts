@@ -30,6 +30,10 @@ export interface TxnContext {
   /** Bytes of the raw request body (tx-id is their SHA-256). */
   rawBody?: Uint8Array;
   signal?: AbortSignal;
+  /** Time budget (ms) of the request's WHERE evaluation, counted from when it starts staging. */
+  whereTimeoutMs?: number;
+  /** Fuel budget of the WHERE evaluation (the request's own opts.max-fuel wins when lower). */
+  maxFuel?: number;
 }
 
 /** A write waiting in a ledger's queue. */

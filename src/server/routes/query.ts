@@ -29,7 +29,7 @@ import type { QueryResult } from '../../core/query/results/types.js';
 import { runSparql } from '../../core/query/sparql-service.js';
 import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 import { responseWithId, type AppEnv } from '../app.js';
-import { decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort } from '../http-util.js';
+import { abortTransfer, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
 import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT } from '../query-headers.js';
 import { requireQueryServed } from '../storage-proxy/serving.js';
@@ -277,7 +277,10 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
         log.warn('query response failed after the status was sent; aborting the connection', {
           error: e instanceof Error ? e.message : String(e), ...(isLedgraphError(e) ? { status: e.status, type: e.type } : {}),
         });
-        ctl.error(e);
+        // Destroying the socket ends the transfer without its last chunk; the adapter then
+        // cancels this stream. Erroring the stream instead would have the adapter log the error
+        // and try to end the response with its text.
+        if (!abortTransfer(c)) ctl.error(e);
       }
     },
     cancel() {

@@ -43,6 +43,8 @@ export interface StreamSource {
   fuelTotal: () => number | undefined;
   /** Stop the query (in-flight scans end at their next row). */
   abort(reason: unknown): void;
+  /** The query's deadline (ms since the epoch), when it has one: the stream ends there even if the client stopped reading. */
+  deadline?: number | undefined;
 }
 
 /** The §4.6 code of a failure. */
@@ -110,6 +112,9 @@ export function ndjsonResponse(src: StreamSource, opts: { heartbeatMs: number; l
   let finished = false;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   let heartbeat: ReturnType<typeof setTimeout> | undefined;
+  let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A pull is running the query: it will meet the deadline itself and end the stream. */
+  let pulling = false;
 
   const send = (s: string) => {
     if (finished) return;
@@ -137,7 +142,8 @@ export function ndjsonResponse(src: StreamSource, opts: { heartbeatMs: number; l
   const stopTimers = () => {
     if (flushTimer) clearTimeout(flushTimer);
     if (heartbeat) clearTimeout(heartbeat);
-    flushTimer = heartbeat = undefined;
+    if (deadlineTimer) clearTimeout(deadlineTimer);
+    flushTimer = heartbeat = deadlineTimer = undefined;
   };
   const terminal = (rec: Record<string, unknown>, level: 'info' | 'warn') => {
     flush();
@@ -155,9 +161,21 @@ export function ndjsonResponse(src: StreamSource, opts: { heartbeatMs: number; l
       ctl = c;
       send(JSON.stringify({ type: 'head', vars: src.vars }) + '\n');
       if (opts.heartbeatMs > 0) heartbeat = setTimeout(beat, opts.heartbeatMs);
+      // A client that stops reading does not keep the stream (and its query) past the deadline.
+      if (src.deadline) {
+        deadlineTimer = setTimeout(() => {
+          deadlineTimer = undefined;
+          if (finished || pulling) return;
+          const message = 'query timeout exceeded';
+          src.abort(new Error(message));
+          void it.return?.()?.catch(() => {});
+          terminal({ type: 'error', error: { code: 'timeout', message }, rows }, 'warn');
+        }, Math.max(0, src.deadline - Date.now()) + 10);
+      }
     },
     async pull() {
       if (finished) return;
+      pulling = true;
       try {
         for (;;) {
           const r = await it.next();
@@ -183,6 +201,8 @@ export function ndjsonResponse(src: StreamSource, opts: { heartbeatMs: number; l
         if (code === 'internal') opts.log.error('stream query failed', { error: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined });
         const message = code === 'internal' ? 'internal error' : e instanceof Error ? e.message : String(e);
         terminal({ type: 'error', error: { code, message }, rows }, 'warn');
+      } finally {
+        pulling = false;
       }
     },
     cancel() {
@@ -243,6 +263,7 @@ async function startSparql(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
     ledgers: res.ledgers,
     fuelTotal: () => fuel,
     abort: (reason) => ac.abort(reason),
+    ...(deadline ? { deadline } : {}),
   };
 }
 
@@ -270,6 +291,7 @@ async function startJsonLd(c: Ctx, ctx: ServerContext, body: Record<string, unkn
     // The JSON-LD service settles its fuel when the rows end, so heartbeats carry none.
     fuelTotal: () => sel.fuel(),
     abort: (reason) => ac.abort(reason),
+    ...(timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {}),
   };
 }
 

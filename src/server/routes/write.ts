@@ -23,6 +23,7 @@ import { resolveLoads } from '../load.js';
 import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
 import { writePolicyOpts } from '../auth/index.js';
+import { parseMaxFuel } from '../query-headers.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -173,7 +174,12 @@ export async function commitWrite(c: Ctx, ctx: ServerContext, ledger: string, re
   const id = writeLedgerId(ledger);
   // Policy (policy.md §3.1, §6): a credential's identity replaces the client's selection.
   req = { ...req, opts: writePolicyOpts(c, req.opts) };
-  const receipt = await ctx.admission.run(() => ctx.conn.transact(id, req, { ...tx, signal: c.req.raw.signal }));
+  // An update's WHERE is a query: the client going away, the query timeout and fuel stop it too.
+  const limits: TxnContext = { signal: c.req.raw.signal };
+  if (ctx.config.queryTimeoutMs > 0) limits.whereTimeoutMs = ctx.config.queryTimeoutMs;
+  const maxFuel = parseMaxFuel(c.req.raw.headers);
+  if (maxFuel !== undefined) limits.maxFuel = maxFuel;
+  const receipt = await ctx.admission.run(() => ctx.conn.transact(id, req, { ...tx, ...limits }));
   c.get('log').info('transaction', {
     ledger: id, kind: req.kind, t: receipt.t, commit_id: receipt.commit_id,
     flakes_added: receipt.flakes_added, flakes_retracted: receipt.flakes_retracted,

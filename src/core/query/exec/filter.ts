@@ -44,10 +44,13 @@ export class FilterNode implements PNode {
     const w = rt.width;
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const out = new RowBuffer(w, b.n);
       const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
       for (let r = 0; r < b.n; r++) {
+        // Expressions can be costly per row (long strings, regexes): the slice is checked within the batch too.
+        if ((r & 63) === 63 && rt.due()) await rt.pause();
         f.off = r * w;
         f.r = r;
         this.fctx.nextSolution();
@@ -74,10 +77,12 @@ export class ExtendNode implements PNode {
     const w = rt.width;
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const out = new RowBuffer(w, b.n);
       const f: Frame = { rows: out.rows, off: 0, r: 0, exists };
       rows: for (let r = 0; r < b.n; r++) {
+        if ((r & 63) === 63 && rt.due()) await rt.pause();
         const at = out.push(b.rows, r * w);
         f.rows = out.rows;
         f.off = at;

@@ -1,22 +1,49 @@
 /**
- * XPath regular expressions (F&O §5.6) on JavaScript RegExp: translate the XPath dialect
- * (\i \c name classes, Unicode \d \w, class subtraction, the x and q flags) into a `u`-mode JS
- * pattern, and evaluate fn:replace's `$n` / `\$` replacement syntax.
+ * XPath regular expressions (F&O §5.6) on RE2 (the `re2js` port): matching takes time linear in
+ * the text, so no pattern can make a query backtrack for seconds (`^(a+)+$` is as cheap as `^a+$`).
+ * The XPath dialect (\i \c name classes, Unicode \d \w, \p{IsBlock}, class subtraction, the
+ * s m i x q flags) is translated into RE2 syntax; fn:replace's `$n` / `\$` replacement syntax is
+ * evaluated here. RE2 has no back-references, so a pattern with `\1`..`\9` is refused with an
+ * error (docs/sparql.md). Class subtraction, which RE2 lacks too, is computed into explicit
+ * code-point ranges once per pattern.
  */
+import { RE2JS } from 're2js';
 import { ExprError } from '../../rdf/expr-error.js';
 
-const NAME_START = ':A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
-const NAME_CHAR = NAME_START + '\\-.0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040';
+/** Name classes of XML (\i: NameStartChar, \c: NameChar) as code-point ranges. */
+const NAME_START_RANGES: [number, number][] = [
+  [0x3a, 0x3a], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a], [0xc0, 0xd6], [0xd8, 0xf6], [0xf8, 0x2ff], [0x370, 0x37d],
+  [0x37f, 0x1fff], [0x200c, 0x200d], [0x2070, 0x218f], [0x2c00, 0x2fef], [0x3001, 0xd7ff], [0xf900, 0xfdcf],
+  [0xfdf0, 0xfffd], [0x10000, 0xeffff],
+];
+const NAME_CHAR_RANGES: [number, number][] = [
+  ...NAME_START_RANGES, [0x2d, 0x2e], [0x30, 0x39], [0xb7, 0xb7], [0x300, 0x36f], [0x203f, 0x2040],
+];
+
+/** The pattern syntax a translation is written in: RE2 for matching, JS (`u` mode) to compute subtractions. */
+type Dialect = 're2' | 'js';
+
+function hex(cp: number, d: Dialect): string {
+  return d === 're2' ? `\\x{${cp.toString(16)}}` : `\\u{${cp.toString(16)}}`;
+}
+
+/** Ranges as the body of a character class. */
+function rangesBody(ranges: readonly [number, number][], d: Dialect): string {
+  return ranges.map(([lo, hi]) => (lo === hi ? hex(lo, d) : hex(lo, d) + '-' + hex(hi, d))).join('');
+}
+
+const NAME_START = (d: Dialect) => rangesBody(NAME_START_RANGES, d);
+const NAME_CHAR = (d: Dialect) => rangesBody(NAME_CHAR_RANGES, d);
 
 /** A few Unicode blocks XPath's \p{IsX} names (JS has no block escapes). */
-const BLOCKS: Record<string, string> = {
-  BasicLatin: '\\u0000-\\u007F', 'Latin-1Supplement': '\\u0080-\\u00FF', 'LatinExtended-A': '\\u0100-\\u017F',
-  'LatinExtended-B': '\\u0180-\\u024F', IPAExtensions: '\\u0250-\\u02AF', Greek: '\\u0370-\\u03FF',
-  GreekandCoptic: '\\u0370-\\u03FF', Cyrillic: '\\u0400-\\u04FF', Armenian: '\\u0530-\\u058F', Hebrew: '\\u0590-\\u05FF',
-  Arabic: '\\u0600-\\u06FF', Devanagari: '\\u0900-\\u097F', Thai: '\\u0E00-\\u0E7F', Hiragana: '\\u3040-\\u309F',
-  Katakana: '\\u30A0-\\u30FF', CJKUnifiedIdeographs: '\\u4E00-\\u9FFF', HangulSyllables: '\\uAC00-\\uD7AF',
-  GeneralPunctuation: '\\u2000-\\u206F', CurrencySymbols: '\\u20A0-\\u20CF', Arrows: '\\u2190-\\u21FF',
-  MathematicalOperators: '\\u2200-\\u22FF', BoxDrawing: '\\u2500-\\u257F',
+const BLOCKS: Record<string, [number, number]> = {
+  BasicLatin: [0x0000, 0x007F], 'Latin-1Supplement': [0x0080, 0x00FF], 'LatinExtended-A': [0x0100, 0x017F],
+  'LatinExtended-B': [0x0180, 0x024F], IPAExtensions: [0x0250, 0x02AF], Greek: [0x0370, 0x03FF],
+  GreekandCoptic: [0x0370, 0x03FF], Cyrillic: [0x0400, 0x04FF], Armenian: [0x0530, 0x058F],
+  Hebrew: [0x0590, 0x05FF], Arabic: [0x0600, 0x06FF], Devanagari: [0x0900, 0x097F], Thai: [0x0E00, 0x0E7F],
+  Hiragana: [0x3040, 0x309F], Katakana: [0x30A0, 0x30FF], CJKUnifiedIdeographs: [0x4E00, 0x9FFF],
+  HangulSyllables: [0xAC00, 0xD7AF], GeneralPunctuation: [0x2000, 0x206F], CurrencySymbols: [0x20A0, 0x20CF],
+  Arrows: [0x2190, 0x21FF], MathematicalOperators: [0x2200, 0x22FF], BoxDrawing: [0x2500, 0x257F],
 };
 
 const SINGLE_ESCAPES = new Set(['n', 'r', 't', '\\', '|', '.', '?', '*', '+', '(', ')', '{', '}', '-', '[', ']', '^', '$']);
@@ -24,7 +51,7 @@ const isWs = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 
 class Translator {
   i = 0;
-  constructor(readonly src: string, readonly extended: boolean, readonly dotAll: boolean) {}
+  constructor(readonly src: string, readonly extended: boolean, readonly dotAll: boolean, readonly dialect: Dialect) {}
 
   fail(msg: string): never { throw new ExprError(`invalid regular expression ${JSON.stringify(this.src)}: ${msg}`); }
 
@@ -62,10 +89,10 @@ class Translator {
       // \w is everything but punctuation, separators and "other": exactly letters, marks, numbers, symbols.
       case 'w': return inClass ? '\\p{L}\\p{M}\\p{N}\\p{S}' : '[\\p{L}\\p{M}\\p{N}\\p{S}]';
       case 'W': return inClass ? '\\p{P}\\p{Z}\\p{C}' : '[\\p{P}\\p{Z}\\p{C}]';
-      case 'i': return inClass ? NAME_START : `[${NAME_START}]`;
-      case 'c': return inClass ? NAME_CHAR : `[${NAME_CHAR}]`;
-      case 'I': if (inClass) this.fail('\\I inside a character class'); return `[^${NAME_START}]`;
-      case 'C': if (inClass) this.fail('\\C inside a character class'); return `[^${NAME_CHAR}]`;
+      case 'i': return inClass ? NAME_START(this.dialect) : `[${NAME_START(this.dialect)}]`;
+      case 'c': return inClass ? NAME_CHAR(this.dialect) : `[${NAME_CHAR(this.dialect)}]`;
+      case 'I': if (inClass) this.fail('\\I inside a character class'); return `[^${NAME_START(this.dialect)}]`;
+      case 'C': if (inClass) this.fail('\\C inside a character class'); return `[^${NAME_CHAR(this.dialect)}]`;
       case 'p': case 'P': {
         if (s[this.i] !== '{') this.fail('\\p without {');
         const end = s.indexOf('}', this.i);
@@ -73,8 +100,9 @@ class Translator {
         const name = s.slice(this.i + 1, end);
         this.i = end + 1;
         if (name.startsWith('Is')) {
-          const range = BLOCKS[name.slice(2)];
-          if (!range) this.fail(`unsupported block ${name}`);
+          const block = BLOCKS[name.slice(2)];
+          if (!block) this.fail(`unsupported block ${name}`);
+          const range = rangesBody([block], this.dialect);
           if (c === 'P' && inClass) this.fail('\\P{Is...} inside a character class');
           return inClass ? range : c === 'p' ? `[${range}]` : `[^${range}]`;
         }
@@ -84,7 +112,10 @@ class Translator {
       // Word boundaries are not XPath, but Java-based stores accept them and queries use them.
       case 'b': case 'B': if (inClass) this.fail(`\\${c} inside a character class`); return '\\' + c;
       default:
-        if (c >= '1' && c <= '9' && !inClass) return '\\' + c;
+        if (c >= '1' && c <= '9' && !inClass) {
+          if (this.dialect === 'js') return '\\' + c;
+          return this.fail(`back-reference \\${c}: back-references are not supported (regular expressions run on a linear-time engine)`);
+        }
         return this.fail(`invalid escape \\${c}`);
     }
   }
@@ -92,6 +123,7 @@ class Translator {
   /** A character class at this.i, including XPath subtraction [a-z-[aeiou]]. */
   charClass(): string {
     const s = this.src;
+    const start = this.i;
     this.i++; // '['
     let neg = false;
     if (s[this.i] === '^') { neg = true; this.i++; }
@@ -114,31 +146,57 @@ class Translator {
     }
     if (body === '') this.fail('empty character class');
     const cls = `[${neg ? '^' : ''}${body}]`;
-    return sub === undefined ? cls : `(?:(?!${sub})${cls})`;
+    if (sub === undefined) return cls;
+    if (this.dialect === 'js') return `(?:(?!${sub})${cls})`;
+    // RE2 has no subtraction (nor lookahead): list the code points the JS form accepts.
+    const js = new Translator(s, this.extended, this.dotAll, 'js');
+    js.i = start;
+    return subtractedClass(js.charClass());
   }
 }
 
-/** Characters escaped when the q flag makes the whole pattern literal. */
-function quote(s: string): string { return s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'); }
+/** Classes with subtraction, as explicit RE2 classes, by their JS form. */
+const subtracted = new Map<string, string>();
 
-const cache = new Map<string, RegExp>();
+/** The code points a one-character JS pattern accepts, as an RE2 character class. */
+function subtractedClass(jsClass: string): string {
+  let out = subtracted.get(jsClass);
+  if (out !== undefined) return out;
+  const re = new RegExp('^' + jsClass + '$', 'u');
+  const ranges: [number, number][] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp === 0xd800) cp = 0xe000; // lone surrogates are no characters of a string's text
+    if (!re.test(String.fromCodePoint(cp))) continue;
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === cp - 1) last[1] = cp; else ranges.push([cp, cp]);
+  }
+  // An empty set must still be a class that matches nothing.
+  out = ranges.length ? `[${rangesBody(ranges, 're2')}]` : '[^\\x{0}-\\x{10ffff}]';
+  if (subtracted.size > 64) subtracted.clear();
+  subtracted.set(jsClass, out);
+  return out;
+}
+
+const cache = new Map<string, RE2JS>();
 
 /**
- * Compile an XPath pattern with XPath flags (s, m, i, x, q) into a JS RegExp (`u` mode, plus `g`
- * when `global`). Invalid patterns or flags throw ExprError.
+ * Compile an XPath pattern with XPath flags (s, m, i, x, q) into an RE2 program. Invalid patterns
+ * or flags, and back-references, throw ExprError.
  */
-export function compileRegex(pattern: string, flags: string, global = false): RegExp {
-  const key = pattern + '\u0000' + flags + (global ? 'g' : '');
+export function compileRegex(pattern: string, flags: string): RE2JS {
+  const key = pattern + '\u0000' + flags;
   let re = cache.get(key);
-  if (re) { re.lastIndex = 0; return re; }
-  let js = 'u' + (global ? 'g' : '');
-  for (const f of flags) {
-    if (!'smixq'.includes(f)) throw new ExprError(`invalid regular expression flag ${JSON.stringify(f)}`);
-    if ((f === 's' || f === 'm' || f === 'i') && !js.includes(f)) js += f;
+  if (re) return re;
+  let f = 0;
+  for (const c of flags) {
+    if (!'smixq'.includes(c)) throw new ExprError(`invalid regular expression flag ${JSON.stringify(c)}`);
+    if (c === 's') f |= RE2JS.DOTALL;
+    else if (c === 'm') f |= RE2JS.MULTILINE;
+    else if (c === 'i') f |= RE2JS.CASE_INSENSITIVE;
   }
-  const source = flags.includes('q') ? quote(pattern) : new Translator(pattern, flags.includes('x'), flags.includes('s')).run();
+  const source = flags.includes('q') ? RE2JS.quote(pattern) : new Translator(pattern, flags.includes('x'), flags.includes('s'), 're2').run();
   try {
-    re = new RegExp(source, js);
+    re = RE2JS.compile(source, f);
   } catch (e) {
     throw new ExprError(`invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`);
   }
@@ -158,9 +216,9 @@ export function regexMatches(text: string, pattern: string, flags: string): bool
  * literal. A pattern that matches the empty string is an error, as XPath requires.
  */
 export function regexReplace(text: string, pattern: string, replacement: string, flags: string): string {
-  const re = compileRegex(pattern, flags, true);
-  if (compileRegex(pattern, flags).test('')) throw new ExprError(`REPLACE: pattern ${JSON.stringify(pattern)} matches the empty string`);
-  const groups = new RegExp(re.source + '|', 'u').exec('')!.length - 1;
+  const re = compileRegex(pattern, flags);
+  if (re.test('')) throw new ExprError(`REPLACE: pattern ${JSON.stringify(pattern)} matches the empty string`);
+  const groups = re.groupCount();
   const parts: (string | number)[] = [];
   if (flags.includes('q')) parts.push(replacement);
   else {
@@ -183,10 +241,13 @@ export function regexReplace(text: string, pattern: string, replacement: string,
     }
     if (lit) parts.push(lit);
   }
-  re.lastIndex = 0;
-  return text.replace(re, (...m: unknown[]) => {
-    let out = '';
-    for (const p of parts) out += typeof p === 'string' ? p : p <= groups ? (m[p] as string | undefined) ?? '' : '';
-    return out;
-  });
+  let out = '';
+  let at = 0;
+  for (const m of re.matchAll(text)) {
+    const index = m.index ?? 0;
+    out += text.slice(at, index);
+    for (const p of parts) out += typeof p === 'string' ? p : p <= groups ? m[p] ?? '' : '';
+    at = index + m[0].length;
+  }
+  return out + text.slice(at);
 }

@@ -41,6 +41,7 @@ export class EachGraphNode implements PNode {
     for await (const b of batches) {
       for (const gid of rt.namedGraphs) {
         rt.check();
+        if (rt.due()) await rt.pause();
         const term = rt.graphTerm(gid);
         // Only rows whose ?g is unbound or already this graph take part.
         const sel = new RowBuffer(w, b.n);

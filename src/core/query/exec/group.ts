@@ -111,9 +111,11 @@ export class GroupNode implements PNode {
     const keyIds: number[] = new Array<number>(this.keys.length);
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
       for (let r = 0; r < b.n; r++) {
+        if ((r & 63) === 63 && rt.due()) await rt.pause();
         f.off = r * w;
         f.r = r;
         this.fctx.nextSolution();
@@ -157,7 +159,10 @@ export class GroupNode implements PNode {
         const t = acc.result(this.fctx);
         if (t !== undefined) out.rows[at + acc.agg.slot] = rt.ids.intern(t);
       });
-      if (out.full) yield out.take();
+      if (out.full) {
+        if (rt.due()) await rt.pause();
+        yield out.take();
+      }
     }
     if (out.n > 0) yield out.take();
   }

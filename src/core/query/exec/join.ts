@@ -26,6 +26,7 @@ export async function* probeJoin(rt: Runtime, input: Stream, idx: RowIndex, slot
   const out = new RowBuffer(w, 256);
   for await (const b of input) {
     rt.check();
+    if (rt.due()) await rt.pause();
     for (let r = 0; r < b.n; r++) {
       const off = r * w;
       for (let m = idx.first(b.rows, off); m >= 0; m = idx.next(m, b.rows, off)) {
@@ -33,7 +34,10 @@ export async function* probeJoin(rt: Runtime, input: Stream, idx: RowIndex, slot
         if (!compatible(b.rows, off, rel, mo, slots)) continue;
         const at = out.push(b.rows, off);
         fillFrom(out.rows, at, rel, mo, slots);
-        if (out.full) yield out.take();
+        if (out.full) {
+          if (rt.due()) await rt.pause();
+          yield out.take();
+        }
       }
     }
   }

@@ -58,9 +58,11 @@ export class OrderByNode implements PNode {
     let arrived = 0;
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const exists = this.exists.length ? await existsAnswers(rt, this.exists, b, g) : [];
       const f: Frame = { rows: b.rows, off: 0, r: 0, exists };
       for (let r = 0; r < b.n; r++) {
+        if ((r & 63) === 63 && rt.due()) await rt.pause();
         f.off = r * w;
         f.r = r;
         this.fctx.nextSolution();
@@ -88,7 +90,10 @@ export class OrderByNode implements PNode {
     const out = new RowBuffer(w, Math.min(idx.length, BATCH_ROWS) || 1);
     for (const i of idx) {
       out.push(rows.rows, i * w);
-      if (out.full) yield out.take();
+      if (out.full) {
+        if (rt.due()) await rt.pause();
+        yield out.take();
+      }
     }
     if (out.n > 0) yield out.take();
   }
@@ -121,6 +126,7 @@ export class DistinctNode implements PNode {
     const set = new RowSet(Int32Array.from(this.slots));
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const out = new RowBuffer(w, b.n);
       for (let r = 0; r < b.n; r++) if (set.add(b.rows, r * w)) out.push(b.rows, r * w);
       if (out.n > 0) yield out.take();

@@ -50,6 +50,7 @@ export class LeftJoinNode implements PNode {
     const cond = this.opts.cond;
     for await (const lb of this.left.exec(rt, input, g)) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const tagged = lb.rows.slice(0, lb.n * w);
       for (let r = 0; r < lb.n; r++) tagged[r * w + rs] = r;
       const matched = new Uint8Array(lb.n);
@@ -96,6 +97,7 @@ export class MinusNode implements PNode {
     for await (const b of this.left.exec(rt, input, g)) {
       idx ??= await p;
       rt.check();
+      if (rt.due()) await rt.pause();
       const rel = idx.rel.rows;
       const out = new RowBuffer(w, b.n);
       for (let r = 0; r < b.n; r++) {

@@ -52,6 +52,7 @@ export class PathNode implements PNode {
       for (let r = 0; r < b.n; r++) {
         const off = r * w;
         rt.check();
+        if (rt.due()) await rt.pause();
         if (g.kind === 'var' && b.rows[off + g.slot] === UNBOUND) {
           for (const gid of rt.namedGraphs) await this.row(walker, b.rows, off, [gid], out, g.slot, rt.graphTerm(gid));
         } else if (g.kind === 'var') {
@@ -152,6 +153,7 @@ class Walker {
         let frontier = [node];
         while (frontier.length) {
           this.rt.check();
+          if (this.rt.due()) await this.rt.pause();
           const next: number[] = [];
           for (const x of frontier) {
             for (const y of await this.reach(p.path, x, fwd, graphs)) {

@@ -2,12 +2,29 @@
  * Per-execution state: the view and its ids, the dataset's graphs, and the limits every long
  * stream obeys (DESIGN.md rule 7): fuel (facts scanned and path steps taken), a deadline and an
  * AbortSignal, checked at every batch and every index probe so work stops promptly.
+ *
+ * Isolation: operators run in slices of about SLICE_MS of wall time. At every batch they ask
+ * `due()` (one clock read) and, when the slice is used up, `await pause()`, which gives the event
+ * loop a turn (other requests, socket closes, timers) and then checks the limits again. A point
+ * query finishes inside its first slice and never pauses (docs/isolation.md).
  */
 import { LedgraphError, isLedgraphError, timeoutError } from '../../errors.js';
 import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
 import { namedNode } from '../../rdf/terms.js';
 import type { FederationOptions } from '../federation/service.js';
+import { TimeSlice } from '../../util/next-turn.js';
 import { QueryIds } from './ids.js';
+
+/** Longest run of executor work (ms) before it gives the event loop a turn. */
+export const SLICE_MS = 2;
+/** The shortest slice, however many long executions share the loop. */
+const MIN_SLICE_MS = 0.5;
+/**
+ * Executions that have paused at least once and not yet ended: the CPU-bound ones. They share
+ * SLICE_MS between them, so one turn of the event loop (everyone's slice, then I/O) stays about
+ * SLICE_MS long however many run, and a point query waits about as long behind ten as behind one.
+ */
+let longRunning = 0;
 
 /** The error of an exhausted fuel budget (jsonld-query.md: 400 "fuel limit exceeded"; stream code fuel_exhausted). */
 export function fuelExhausted(max: number): LedgraphError {
@@ -61,6 +78,10 @@ export class Runtime {
   private readonly graphTerms = new Map<number, number>();
   private readonly termGraphs = new Map<number, number>();
   private ticks = 0;
+  /** Counted in longRunning (it has paused). */
+  private long = false;
+  /** The current slice of uninterrupted work. */
+  private readonly slice = new TimeSlice(SLICE_MS);
 
   constructor(o: RuntimeOptions) {
     this.view = o.view;
@@ -77,12 +98,30 @@ export class Runtime {
     this.federation = o.federation;
   }
 
+  /** True when this slice of work is used up and the operator should `await pause()` (call per batch, not per row). */
+  due(): boolean {
+    return this.slice.due();
+  }
+
+  /** Give the event loop a turn, start a new slice, then throw if the query was aborted or ran out of time meanwhile. */
+  async pause(): Promise<void> {
+    if (!this.long) { this.long = true; longRunning++; }
+    await this.slice.pause(Math.max(MIN_SLICE_MS, SLICE_MS / longRunning));
+    this.check();
+    if (this.deadline !== Infinity && Date.now() > this.deadline) throw timeoutError('query timeout exceeded');
+  }
+
   /** A signal for an outgoing request: the query's own, aborting at its deadline too. */
   requestSignal(): AbortSignal | undefined {
     const parts: AbortSignal[] = [];
     if (this.signal) parts.push(this.signal);
     if (this.deadline !== Infinity) parts.push(AbortSignal.timeout(Math.max(1, this.deadline - Date.now())));
     return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : AbortSignal.any(parts);
+  }
+
+  /** The execution is over (it no longer shares the slices of the event loop). */
+  release(): void {
+    if (this.long) { this.long = false; longRunning--; }
   }
 
   /** Spend fuel; throws when the budget is exceeded. */
@@ -136,9 +175,11 @@ export class Runtime {
    */
   async *scan(pt: ScanPattern, graphs: readonly number[] | null): AsyncIterable<FactBatch> {
     this.check();
+    if (this.due()) await this.pause();
     if (graphs === null) {
       for await (const b of this.view.scan(pt, { signal: this.signal })) {
         this.charge(b.n);
+        if (this.due()) await this.pause();
         const out = scratch(b.n);
         for (let i = 0; i < b.n; i++) if (this.namedSet.has(b.g[i]!)) copyFact(b, i, out);
         if (out.n > 0) yield out;
@@ -149,6 +190,7 @@ export class Runtime {
     if (graphs.length === 1) {
       for await (const b of this.view.scan({ ...pt, g: graphs[0]! }, { signal: this.signal })) {
         this.charge(b.n);
+        if (this.due()) await this.pause();
         yield b;
         this.check();
       }
@@ -158,6 +200,7 @@ export class Runtime {
     for (const g of graphs) {
       for await (const b of this.view.scan({ ...pt, g }, { signal: this.signal })) {
         this.charge(b.n);
+        if (this.due()) await this.pause();
         const out = scratch(b.n);
         for (let i = 0; i < b.n; i++) {
           const key = b.s[i] + ' ' + b.p[i] + ' ' + b.o[i];

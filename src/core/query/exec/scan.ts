@@ -57,6 +57,7 @@ export class TriplePatternNode implements PNode {
     let probes = 0;
     for await (const b of batches) {
       rt.check();
+      if (rt.due()) await rt.pause();
       const rows = b.rows;
       for (let r = 0; r < b.n; r++) {
         const off = r * w;
@@ -70,7 +71,10 @@ export class TriplePatternNode implements PNode {
         }
         if (graphs !== null && graphs.length === 1) {
           // The common case goes straight to the view: one async iterator per probe, not two.
-          if ((++probes & 63) === 0) rt.check();
+          if ((++probes & 63) === 0) {
+            rt.check();
+            if (rt.due()) await rt.pause();
+          }
           pt.g = graphs[0]!;
           // Decoded leaves and a small result: no async machinery at all.
           const sync = rt.view.scanSync?.(pt);
@@ -82,6 +86,7 @@ export class TriplePatternNode implements PNode {
           }
           for await (const fb of rt.view.scan(pt, { signal: rt.signal })) {
             rt.charge(fb.n);
+            if (rt.due()) await rt.pause();
             this.emit(rt, fb, rows, off, out, -1);
             if (out.full) yield out.take();
           }
@@ -136,6 +141,7 @@ export class TriplePatternNode implements PNode {
     const rel = idx.rel.rows;
     for await (const b of input) {
       rt.check();
+      if (rt.due()) await rt.pause();
       for (let r = 0; r < b.n; r++) {
         const off = r * w;
         for (let m = idx.first(b.rows, off); m >= 0; m = idx.next(m, b.rows, off)) {
@@ -143,7 +149,10 @@ export class TriplePatternNode implements PNode {
           const at = out.push(b.rows, off);
           fillFrom(out.rows, at, rel, m * w, slots);
         }
-        if (out.full) yield out.take();
+        if (out.full) {
+          if (rt.due()) await rt.pause();
+          yield out.take();
+        }
       }
     }
     if (out.n > 0) yield out.take();

@@ -5,6 +5,8 @@
  * reverse properties, cycle cut-off, value order and container rules.
  */
 import type { DbView } from '../../index/view.js';
+import { TimeSlice } from '../../util/next-turn.js';
+import { abortError, SLICE_MS } from '../exec/runtime.js';
 import { compareForOrder } from '../../rdf/compare.js';
 import type { Term } from '../../rdf/terms.js';
 import { rdf } from '../../rdf/vocab.js';
@@ -32,6 +34,8 @@ export class Crawler {
   private readonly out = new Map<number, Fact[]>();
   private readonly incoming = new Map<string, number[]>();
   private readonly typeId: number | undefined;
+  /** Rendering many nodes is long work too: it gives the event loop a turn like the executor does. */
+  private readonly slice = new TimeSlice(SLICE_MS);
 
   constructor(private readonly o: CrawlOptions) {
     this.typeId = o.view.dict.idOf({ termType: 'NamedNode', value: rdf.type });
@@ -123,6 +127,10 @@ export class Crawler {
   private async factsOf(s: number): Promise<Fact[]> {
     let facts = this.out.get(s);
     if (facts) return facts;
+    if (this.slice.due()) {
+      await this.slice.pause();
+      if (this.o.signal?.aborted) throw abortError(this.o.signal);
+    }
     facts = [];
     const seen = new Set<string>();
     for (const g of this.o.graphs) {

@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+/**
+ * Isolation bench (`npm run bench -- isolation`, or `node bench/isolation.js`): does one hostile
+ * request make another wait? A real Ledgraph server (this file re-forked with `--serve`: its own
+ * process, ../dist, file storage in a temp dir, 10,000 triples) answers a second client's point
+ * queries, one after another, first alone and then while aggressors run, each in a loop (sent
+ * again as soon as its previous answer comes back):
+ *
+ *   cross   SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l } — 10^16 rows,
+ *           runs until the server's query timeout (--query-timeout-ms, 5000 here);
+ *   nest    a query of 5,000 nested `{ }` groups (a parse-depth attack);
+ *   regex   REGEX on a 30-character string with the catastrophic pattern "^(a+)+$", per fact.
+ *
+ * Reported per phase: point-query count, p50 / p99 / max latency in ms, failures (non-200 or
+ * network errors), and the server's event-loop delay (perf_hooks, 1 ms resolution: how long the
+ * loop was held at a time, what a request arriving at a random moment waits); per aggressor: requests, statuses, mean duration. Then, with the aggressors
+ * cut off by the client (sockets closed mid-query), the latency of the next point query: the
+ * server must not still be busy with abandoned work; and, measured inside the server, how long
+ * after the cut no query execution is left running (the cancellation latency). Acceptance (issue 20): p99 ≤ 50 ms with the
+ * aggressors and no failure.
+ *
+ * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex), --triples <n>
+ * (10000), --query-timeout-ms <ms> (5000). Prints one JSON result line on stdout.
+ */
+import { fork } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { ROOT_DIR, emitResult, log, parseArgs } from './measure.js';
+
+const args = parseArgs(process.argv.slice(2));
+const TRIPLES = Number(args.triples ?? 10_000);
+const TIMEOUT_MS = Number(args['query-timeout-ms'] ?? 5000);
+const EX = 'http://example.org/';
+
+/** The server process: start, load, report `ready` over IPC, stop on `stop`. */
+async function serve() {
+  const { startLedgraphServer } = await import(join(ROOT_DIR, 'dist/server/main.js'));
+  const { defaultServerConfig } = await import(join(ROOT_DIR, 'dist/server/config.js'));
+  const { silentLogger } = await import(join(ROOT_DIR, 'dist/server/log.js'));
+  const dir = await mkdtemp(join(tmpdir(), 'lg-isolation-bench-'));
+  const config = { ...defaultServerConfig(), host: '127.0.0.1', port: 0, storagePath: dir, memory: false, queryTimeoutMs: TIMEOUT_MS };
+  const server = await startLedgraphServer(config, { version: 'bench', log: silentLogger });
+  const conn = server.state.conn;
+  await conn.create('iso');
+  async function* facts() {
+    let s = '';
+    for (let i = 0; i < TRIPLES; i++) s += `<${EX}s${i}> <${EX}p${i % 10}> "value ${i}" .\n`;
+    yield s;
+  }
+  await conn.bulkLoad('iso:main', facts());
+  await conn.idle();
+  const { runningQueries } = await import(join(ROOT_DIR, 'dist/core/query/engine.js'));
+  const stop = async () => { await server.close(1000).catch(() => {}); await rm(dir, { recursive: true, force: true }); process.exit(0); };
+  /** Reply once no query execution is left running: how long that took after the parent cut its clients off. */
+  const drain = () => {
+    const t0 = performance.now();
+    const poll = () => {
+      if (runningQueries() === 0) process.send({ type: 'drained', ms: Math.round((performance.now() - t0) * 100) / 100 });
+      else if (performance.now() - t0 > 10_000) process.send({ type: 'drained', ms: null, running: runningQueries() });
+      else setTimeout(poll, 1);
+    };
+    poll();
+  };
+  // How long the event loop is held at a time: what a request arriving at a random moment waits for.
+  const eld = monitorEventLoopDelay({ resolution: 1 });
+  eld.enable();
+  const ms = (ns) => Math.round(ns / 1e4) / 100;
+  process.on('message', (m) => {
+    if (m.type === 'stop') void stop();
+    else if (m.type === 'drain') drain();
+    else if (m.type === 'eld-reset') { eld.reset(); process.send({ type: 'eld-reset' }); }
+    else if (m.type === 'eld') process.send({ type: 'eld', p50: ms(eld.percentile(50)), p99: ms(eld.percentile(99)), max: ms(eld.max) });
+  });
+  process.on('disconnect', () => void stop());
+  process.send({ type: 'ready', api: server.url + config.apiBaseUrl });
+}
+
+/** A SPARQL POST to /query/iso. */
+function sparql(api, text, signal) {
+  return fetch(`${api}/query/iso`, { method: 'POST', headers: { 'content-type': 'application/sparql-query', accept: 'application/sparql-results+json' }, body: text, signal });
+}
+
+const AGGRESSORS = {
+  cross: 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }',
+  nest: 'SELECT * WHERE ' + '{ '.repeat(5000) + '?s ?p ?o ' + '} '.repeat(5000),
+  regex: `SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER REGEX("${'a'.repeat(30)}!", "^(a+)+$") }`,
+};
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+const r2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
+
+/** Point queries one after another for `ms`; latencies and failures. */
+async function pointQueries(api, ms) {
+  const lat = [];
+  const failures = [];
+  const end = performance.now() + ms;
+  let k = 0;
+  while (performance.now() < end) {
+    const i = (k++ * 7919) % TRIPLES;
+    const t0 = performance.now();
+    try {
+      const r = await sparql(api, `SELECT ?o WHERE { <${EX}s${i}> <${EX}p${i % 10}> ?o }`);
+      const body = await r.json();
+      const ok = r.status === 200 && body.results.bindings.length === 1 && body.results.bindings[0].o.value === `value ${i}`;
+      if (!ok) failures.push(`status ${r.status}`);
+    } catch (e) {
+      failures.push(e instanceof Error ? `${e.message} (${e.cause?.code ?? e.cause?.message ?? ''})` : String(e));
+    }
+    lat.push(performance.now() - t0);
+  }
+  lat.sort((a, b) => a - b);
+  return { count: lat.length, p50: r2(percentile(lat, 50)), p99: r2(percentile(lat, 99)), max: r2(lat.at(-1)), failures: failures.length, failureSamples: failures.slice(0, 3) };
+}
+
+/** Send one aggressor again and again until `stop` aborts; returns what came back. */
+async function aggressorLoop(api, name, stop) {
+  const out = { requests: 0, statuses: {}, totalMs: 0 };
+  while (!stop.aborted) {
+    const t0 = performance.now();
+    let status;
+    try {
+      const r = await sparql(api, AGGRESSORS[name], stop);
+      await r.arrayBuffer();
+      status = String(r.status);
+    } catch (e) {
+      status = stop.aborted ? 'cut by client' : 'error: ' + (e instanceof Error ? e.message : String(e));
+    }
+    out.requests++;
+    out.totalMs += performance.now() - t0;
+    out.statuses[status] = (out.statuses[status] ?? 0) + 1;
+  }
+  return { requests: out.requests, statuses: out.statuses, meanMs: Math.round(out.totalMs / Math.max(1, out.requests)) };
+}
+
+async function main() {
+  const duration = Number(args.duration ?? 10) * 1000;
+  const names = String(args.aggressors ?? 'cross,nest,regex').split(',').map((s) => s.trim()).filter((s) => AGGRESSORS[s]);
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', '--triples', String(TRIPLES), '--query-timeout-ms', String(TIMEOUT_MS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = await new Promise((ok, fail) => {
+    child.on('message', (m) => { if (m.type === 'ready') ok(m); });
+    child.on('exit', (code) => fail(new Error(`server exited with code ${code}`)));
+  });
+  const api = ready.api;
+  const ask = (type) => new Promise((ok) => { const on = (m) => { if (m.type === type) { child.off('message', on); ok(m); } }; child.on('message', on); child.send({ type }); });
+  await pointQueries(api, 1000); // warm-up
+  log(`isolation: point queries alone for ${duration / 1000} s`);
+  await ask('eld-reset');
+  const alone = await pointQueries(api, duration);
+  alone.serverEventLoopDelayMs = await ask('eld');
+  log(`isolation: point queries with aggressors ${names.join(', ')} for ${duration / 1000} s`);
+  const ac = new AbortController();
+  const loops = names.map((n) => aggressorLoop(api, n, ac.signal));
+  await new Promise((r) => setTimeout(r, 200)); // let them start
+  await ask('eld-reset');
+  const loaded = await pointQueries(api, duration);
+  loaded.serverEventLoopDelayMs = await ask('eld');
+  ac.abort();
+  // In the server: time from the cut until no execution is left running (cancellation latency, bounded above).
+  const drained = new Promise((ok) => child.on('message', (m) => { if (m.type === 'drained') ok(m); }));
+  child.send({ type: 'drain' });
+  const aggressors = Object.fromEntries((await Promise.all(loops)).map((r, i) => [names[i], r]));
+  const drainedMsg = await drained;
+  // Right after the client cut every aggressor off: is the server free at once?
+  let afterCut;
+  const t0 = performance.now();
+  try {
+    const r = await sparql(api, `SELECT ?o WHERE { <${EX}s1> <${EX}p1> ?o }`);
+    await r.arrayBuffer();
+    afterCut = r.status === 200 ? r2(performance.now() - t0) : `status ${r.status}`;
+  } catch (e) {
+    afterCut = 'failed: ' + (e instanceof Error ? `${e.message} (${e.cause?.code ?? e.cause?.message ?? ''})` : String(e));
+  }
+  const serverExit = child.exitCode ?? child.signalCode;
+  child.send({ type: 'stop' });
+  const result = {
+    status: 'ok', triples: TRIPLES, queryTimeoutMs: TIMEOUT_MS, durationS: duration / 1000, aggressorNames: names,
+    alone, withAggressors: loaded, aggressors, executionsStoppedAfterCutMs: drainedMsg.ms, firstPointQueryAfterCutMs: afterCut, ...(serverExit != null ? { serverExit } : {}),
+    acceptance: { p99LimitMs: 50, p99WithAggressors: loaded.p99, failures: loaded.failures, pass: loaded.p99 != null && loaded.p99 <= 50 && loaded.failures === 0 },
+  };
+  log(`isolation: alone p50 ${alone.p50} ms p99 ${alone.p99} ms; with aggressors p50 ${loaded.p50} ms p99 ${loaded.p99} ms max ${loaded.max} ms, failures ${loaded.failures}`);
+  emitResult(result);
+  process.exit(0);
+}
+
+if (args.serve) await serve();
+else await main();
