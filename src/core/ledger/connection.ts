@@ -15,8 +15,10 @@ import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger, type DropResponse } from './drop.js';
 import type { LedgerStores, WriteEnv, WriteSettings } from './stores.js';
+import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
+import { CommitGraph } from '../branch/dag.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 
 export interface ConnectionOptions {
@@ -41,7 +43,7 @@ export interface Storage { content: ContentStore; ns: NameService }
 export interface CreateResponse { ledger: string; t: 0; 'tx-id': string; commit: { commit_id: string } }
 
 /** Ledgers over one ContentStore + NameService: the facade above the write paths and the indexer. */
-export class Connection implements WriteEnv, LedgerStores {
+export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly content: ContentStore;
   readonly ns: NameService;
   readonly opts: WriteSettings;
@@ -49,6 +51,10 @@ export class Connection implements WriteEnv, LedgerStores {
   readonly federation: FederationOptions | undefined;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
+  /** Envelope cache and walks over the commit graph (branches). */
+  readonly graph: CommitGraph;
+  /** Branches a merge, rebase or revert is running on. */
+  readonly maintenance = new Set<string>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
   private readonly records = new Map<string, NsRecord | null>();
   private unsubscribe: (() => void) | null = null;
@@ -64,6 +70,7 @@ export class Connection implements WriteEnv, LedgerStores {
       leafCacheBytes: opts.leafCacheBytes ?? 1024 * 1024 * 1024,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
+    this.graph = new CommitGraph(this.content);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
 
@@ -116,10 +123,13 @@ export class Connection implements WriteEnv, LedgerStores {
     let p = this.loaded.get(id);
     if (p) {
       const l = await p.catch(() => null);
-      if (l && l.record.commit_head_id === rec.commit_head_id) return l;
-      if (l && rec.commit_t > l.t) {
-        await l.lock.run(() => this.catchUp(l));
-        return l;
+      if (l && !l.superseded && l.record.commit_head_id === rec.commit_head_id) return l;
+      if (l && !l.superseded && rec.commit_t > l.t) {
+        const ok = await l.lock.run(() => this.catchUp(l)).then(() => true, (e: unknown) => {
+          if (l.superseded) return false; // moved off its chain: load afresh below
+          throw e;
+        });
+        if (ok) return l;
       }
     }
     p = Ledger.open(this.content, rec, this.leafCache);
@@ -179,6 +189,12 @@ export class Connection implements WriteEnv, LedgerStores {
         ledger.dict.truncate(dictSize);
       }
     });
+  }
+
+  /** Forget a loaded ledger (its head moved off its first-parent chain); the next use loads it afresh. */
+  forget(id: string): void {
+    this.loaded.delete(id);
+    this.records.delete(id);
   }
 
   /** Number of ledgers loaded in memory. */

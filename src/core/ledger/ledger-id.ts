@@ -24,8 +24,18 @@ export function splitLedgerId(s: string): { name: string; branch: string } {
   const name = i < 0 ? s : s.slice(0, i);
   const branch = i < 0 ? 'main' : s.slice(i + 1);
   if (!NAME_RE.test(name) || name.includes('//') || name.endsWith('/')) throw badRequest(`invalid ledger name "${name}": use letters, digits, _ . - and / between segments`);
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.\-]*$/.test(branch)) throw badRequest(`invalid branch name "${branch}"`);
+  checkBranchName(branch);
   return { name, branch };
+}
+
+/**
+ * Branch names (branches.md §1): 1–128 characters, not only whitespace, no `:`, `@`, NUL, not `..`, no `../`
+ * or `/..`; `#` and `?` are refused too, since a ledger reference or URL could not name them.
+ */
+export function checkBranchName(branch: string): void {
+  const ok = branch.length >= 1 && branch.length <= 128 && branch.trim() !== '' && !/[:@\u0000#?]/.test(branch) &&
+    branch !== '..' && !branch.includes('../') && !branch.includes('/..');
+  if (!ok) throw badRequest(`invalid branch name ${JSON.stringify(branch)}`);
 }
 
 /** Parse `name:branch[@t:N|@time:ISO|@iso:ISO|@commit:REF][#fragment]`. */

@@ -6,7 +6,7 @@ import { CID } from 'multiformats/cid';
 import { Codec, digestHex } from '../commit/cid.js';
 import { decodeCommit, decodeEnvelope, type CommitData } from '../commit/commit-codec.js';
 import { NamespaceTable } from '../commit/namespaces.js';
-import { badRequest, internalError, notFound } from '../errors.js';
+import { badRequest, commitConflict, internalError, isLedgraphError, notFound } from '../errors.js';
 import { GRAPH_TXN_META, type Flake } from '../flake/flake.js';
 import { TermDict } from '../index/dict.js';
 import { Novelty } from '../index/novelty.js';
@@ -31,6 +31,8 @@ import type { PendingWrite } from '../transact/write-queue.js';
 export function isCidRef(ref: string): boolean {
   return /^bag[a-z2-7]+$/.test(ref);
 }
+
+const moved = (id: string) => commitConflict(`the head of ${id} was moved by a merge or rebase; retry`);
 
 /** One entry of the first-parent chain. */
 export interface ChainEntry { t: number; cid: string; time: string }
@@ -58,6 +60,11 @@ export class Ledger {
   writing = false;
   /** Background index job, when one runs. */
   indexing: Promise<void> | null = null;
+  /**
+   * Set when a fast-forward or rebase moved the branch off this object's first-parent chain: the
+   * connection loads the branch afresh, and this object publishes nothing more.
+   */
+  superseded = false;
 
   private constructor(readonly store: ContentStore, record: NsRecord) {
     this.record = record;
@@ -126,7 +133,14 @@ export class Ledger {
   async catchUp(ns: NameService): Promise<void> {
     const rec = await ns.get(this.id);
     if (!rec || !rec.commit_head_id || rec.commit_head_id === this.head.cid) return;
-    await this.replayChain(rec.commit_head_id, this.head.cid);
+    if (this.superseded || rec.commit_t <= this.t) throw moved(this.id);
+    try {
+      await this.replayChain(rec.commit_head_id, this.head.cid);
+    } catch (e) {
+      // The head moved off our chain (a fast-forward or rebase by another process).
+      if (isLedgraphError(e) && e.status === 500) { this.superseded = true; throw moved(this.id); }
+      throw e;
+    }
     this.record = rec;
   }
 
