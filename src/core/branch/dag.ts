@@ -43,14 +43,16 @@ export class CommitGraph {
   }
 
   /**
-   * The common ancestor of two heads: reachable from both, greatest t, ties to the smallest CID
-   * (branches.md §6.1). Null when the histories share nothing.
+   * The common ancestor of two heads (branches.md §6.1): among the best common ancestors (those
+   * that are not an ancestor of another common ancestor) the one with the greatest t, ties to the
+   * smallest CID. t alone would not do: a merge commit's t can be below its second parent's, so an
+   * older common commit can carry a greater t than a newer one. Null when nothing is shared.
    */
   async commonAncestor(a: string, b: string): Promise<Node | null> {
     const fromA = await this.ancestors(a);
     if (fromA.has(b)) return this.node(b);
-    // Walk b's history; a commit in A's set ends that path (its own ancestors are common too but older).
-    let best: Node | null = null;
+    // Walk b's history; a commit in A's set ends that path (everything behind it is common too).
+    const candidates: Node[] = [];
     const seen = new Set<string>();
     const stack = [b];
     while (stack.length > 0) {
@@ -58,13 +60,22 @@ export class CommitGraph {
       if (seen.has(c)) continue;
       seen.add(c);
       const n = await this.node(c);
-      if (fromA.has(c)) {
-        if (!best || n.t > best.t || (n.t === best.t && c < best.cid)) best = n;
-        continue;
-      }
+      if (fromA.has(c)) { candidates.push(n); continue; }
       for (const p of n.parents) stack.push(p);
     }
+    let best: Node | null = null;
+    for (const n of candidates) {
+      const behindOther = candidates.length > 1 && await this.isBehind(n, candidates);
+      if (behindOther) continue;
+      if (!best || n.t > best.t || (n.t === best.t && n.cid < best.cid)) best = n;
+    }
     return best;
+  }
+
+  /** True when `n` is an ancestor of another of `nodes`. */
+  private async isBehind(n: Node, nodes: Node[]): Promise<boolean> {
+    for (const o of nodes) if (o.cid !== n.cid && (await this.ancestors(o.cid)).has(n.cid)) return true;
+    return false;
   }
 
   /**
