@@ -95,6 +95,20 @@ describe('branches.md §12 worked example', () => {
     expect(await stock('inv:main@t:2')).toEqual([8]);
     expect(await stock('inv:main@t:1')).toEqual([10]);
     expect(await stock('inv:dev@t:4')).toEqual([5]);
+    // History across the fork point and the merge: first-parent events in t order with their @op.
+    const history = async (ledger: string) => json(await postJson(`${srv.api}/query`, {
+      '@context': CTX, from: `${ledger}@t:1`, to: `${ledger}@t:latest`,
+      select: ['?v', '?t', '?op'], where: { '@id': 'ex:widget', 'ex:stock': { '@value': '?v', '@t': '?t', '@op': '?op' } }, orderBy: ['?t', '?op', '?v'],
+    }));
+    expect(await history('inv:main')).toEqual([
+      [10, 1, 'assert'], [8, 2, 'assert'], [10, 2, 'retract'], [12, 4, 'assert'], [8, 4, 'retract'], [5, 5, 'assert'], [12, 5, 'retract'],
+    ]);
+    expect(await history('inv:dev')).toEqual([[10, 1, 'assert'], [8, 2, 'assert'], [10, 2, 'retract'], [5, 4, 'assert'], [8, 4, 'retract']]);
+    const byTime = async (ref: string) => stock(ref);
+    const m4time = (await json<{ time: string }>(await fetch(`${srv.api}/show/inv:main?commit=t:4`))).time;
+    expect(await byTime(`inv:main@time:${m4time}`)).toEqual([12]);
+    expect(await byTime(`inv:main@commit:${prefix(m4.commit_id)}`)).toEqual([12]);
+    expect(await byTime(`inv:main@commit:${d2.commit_id}`)).toEqual([8]);
     await expectError(await postJson(`${srv.api}/query`, { from: `inv:main@commit:${prefix(d4.commit_id)}`, select: '?s', where: { '@id': '?s' } }), 404, 'err:db/LedgerNotFound');
     expect((await json<{ t: number }>(await fetch(`${srv.api}/show/inv:main?commit=${prefix(d4.commit_id)}`))).t).toBe(4);
     // 9
