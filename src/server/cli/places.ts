@@ -8,7 +8,9 @@ import { Codec, cidOf } from '../../core/commit/cid.js';
 import { commitPage } from '../../core/commit/export-page.js';
 import { notFound } from '../../core/errors.js';
 import { Connection } from '../../core/ledger/connection.js';
-import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import { normalizeLedgerId, splitLedgerId } from '../../core/ledger/ledger-id.js';
+import { createBranch } from '../../core/branch/fork.js';
+import { branchCommand, remoteForkPoint } from '../replication/branch-client.js';
 import { IMPORT_MAX_FRAME_BYTES, NETWORK_MAX_FRAME_BYTES, type NameserviceManifest } from '../../core/pack/frames.js';
 import { readPack, type PackFrame } from '../../core/pack/reader.js';
 import { restoreLedger, type RestoreResult } from '../../core/pack/restore.js';
@@ -30,6 +32,10 @@ export interface Place {
   commitsSince(ledger: string, base: string | null): Promise<CommitBatch>;
   /** Apply commits that continue the ledger's head (push). */
   apply(ledger: string, batch: CommitBatch, idempotencyKey?: string): Promise<PushResult>;
+  /** Where a branch forked (its source and their common ancestor); null for a root or missing branch. */
+  forkPoint(ledger: string): Promise<{ source: string; commitId: string } | null>;
+  /** Create a branch at a commit of its source (push or pull of a branch this side lacks). */
+  createBranch(ledger: string, source: string, at: string): Promise<void>;
   /** The ledger as verified pack frames with its indexes (clone source). */
   packFrames(ledger: string, heads: RemoteHeads): Promise<AsyncIterable<PackFrame>>;
   /** The ledger as `.flpack` archive bytes. */
@@ -57,6 +63,11 @@ class ServerPlace implements Place {
   heads(ledger: string) { return remoteHeads(this.r, ledger); }
   commitsSince(ledger: string, base: string | null) { return fetchCommitsSince(this.r, ledger, base); }
   apply(ledger: string, batch: CommitBatch, key?: string) { return pushCommits(this.r, ledger, batch, key); }
+  forkPoint(ledger: string) { const { name, branch } = splitLedgerId(ledger); return remoteForkPoint(this.r, name, branch); }
+  async createBranch(ledger: string, source: string, at: string): Promise<void> {
+    const { name, branch } = splitLedgerId(ledger);
+    await branchCommand(this.r, '/branch', { ledger: name, branch, source, at }, 'creating branch');
+  }
   async packFrames(ledger: string, h: RemoteHeads): Promise<AsyncIterable<PackFrame>> {
     const body = await fetchPack(this.r, ledger, h.indexId
       ? { want: [h.commitId], have: [], include_indexes: true, want_index_root_id: h.indexId }
@@ -98,6 +109,17 @@ class DirPlace implements Place {
   async apply(ledger: string, batch: CommitBatch): Promise<PushResult> {
     return receiveCommits(this.conn, await this.conn.ledger(ledger), batch, undefined);
   }
+  async forkPoint(ledger: string): Promise<{ source: string; commitId: string } | null> {
+    const r = await this.conn.ns.get(normalizeLedgerId(ledger));
+    if (!r || r.retracted || r.source_branch === undefined) return null;
+    const src = await this.conn.ledger(`${r.name}:${r.source_branch}`);
+    const a = await this.conn.graph.commonAncestor(r.commit_head_id!, src.head.cid);
+    return a ? { source: r.source_branch, commitId: a.cid } : null;
+  }
+  async createBranch(ledger: string, source: string, at: string): Promise<void> {
+    const { name, branch } = splitLedgerId(ledger);
+    await createBranch(this.conn, name, branch, source, at);
+  }
   async packFrames(ledger: string): Promise<AsyncIterable<PackFrame>> {
     return verified(await this.archive(ledger, true), true);
   }
@@ -129,14 +151,20 @@ class DirPlace implements Place {
 /** Settings the commands resolve places with. */
 export interface PlaceSettings { remotesFile: string; token?: string | undefined }
 
-/** A server place from a remote name or an http(s) URL. */
-export async function serverPlace(spec: string, s: PlaceSettings): Promise<Place> {
+/** The HTTP target of a remote name or an http(s) URL (its API base discovered). */
+export async function serverTarget(spec: string, s: PlaceSettings): Promise<RemoteTarget> {
   const remotes = loadRemotes(s.remotesFile).remotes;
   const entry = remotes[spec];
   const url = entry ? entry.url : /^https?:\/\//.test(spec) ? spec : null;
   if (!url) throw notFound(`no remote named ${spec} (ledgraph remote add ${spec} <url>)`);
   const token = s.token ? readSecret(s.token) : entry?.token ?? null;
-  return new ServerPlace(entry ? spec : url, { name: entry ? spec : url, api: await discoverApi(url), token });
+  return { name: entry ? spec : url, api: await discoverApi(url), token };
+}
+
+/** A server place from a remote name or an http(s) URL. */
+export async function serverPlace(spec: string, s: PlaceSettings): Promise<Place> {
+  const r = await serverTarget(spec, s);
+  return new ServerPlace(r.name, r);
 }
 
 /** A local storage directory (indexing runs in the background as for a server; close() waits for it). */
