@@ -30,9 +30,9 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
 /**
  * Suites that measure Ledgraph against itself or with their own comparison inside one script
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL; policy: restricted vs
- * unrestricted; http: a server under load). Each script prints one JSON result line.
+ * unrestricted; http: a server under load; branches: fork, merge and branch head reads). Each script prints one JSON result line.
  */
-const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js' };
+const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js', branches: 'branches.js' };
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
