@@ -18,6 +18,13 @@ export class CommitGraph {
   private readonly nodes = new Map<string, Node>();
   constructor(private readonly store: ContentStore) {}
 
+  /** Record a commit whose envelope the caller has at hand (a ledger applying it), sparing a read. */
+  remember(n: Node): void {
+    if (this.nodes.has(n.cid)) return;
+    if (this.nodes.size >= MAX_CACHED) this.nodes.clear();
+    this.nodes.set(n.cid, n);
+  }
+
   /** The envelope facts of one commit. */
   async node(cid: string): Promise<Node> {
     const hit = this.nodes.get(cid);

@@ -40,15 +40,16 @@ const MAX_MEMO = 4096;
 
 export class CommitReader {
   private readonly memo = new Map<string, ChainTables>();
+  /** First-parent chains of the known ledgers, from the graph's envelope cache (not Ledger.chainEntries, which would read every blob again). */
+  private chains: Set<string>[] | null = null;
 
   constructor(private readonly store: ContentStore, private readonly graph: CommitGraph, private readonly known: readonly Ledger[]) {}
 
   /** The tables in effect for a commit (its own deltas included). */
   async tables(cid: string): Promise<ChainTables> {
-    const n = await this.graph.node(cid);
-    for (const l of this.known) {
-      const chain = await l.chainEntries();
-      if (n.t <= l.t && chain[n.t]?.cid === cid) return { ns: l.ns, graphs: l.graphs };
+    this.chains ??= await Promise.all(this.known.map(async (l) => new Set((await this.graph.firstParents(l.head.cid)).map((x) => x.cid))));
+    for (const [k, l] of this.known.entries()) {
+      if (this.chains[k]!.has(cid)) return { ns: l.ns, graphs: l.graphs };
     }
     const hit = this.memo.get(cid);
     if (hit) return hit;

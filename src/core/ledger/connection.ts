@@ -84,6 +84,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       default_context: null, config_id: null, retracted: false,
     };
     const ledger = Ledger.blank(this.content, record);
+    ledger.graph = this.graph;
     const { cid, record: next } = await writeGenesis(this, ledger);
     if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
     ledger.record = next;
@@ -132,7 +133,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
         if (ok) return l;
       }
     }
-    p = Ledger.open(this.content, rec, this.leafCache);
+    p = Ledger.open(this.content, rec, this.leafCache, this.graph);
     this.loaded.set(id, p);
     try {
       return await p;

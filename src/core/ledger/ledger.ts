@@ -23,6 +23,7 @@ import type { TimeSpec } from './ledger-id.js';
 import { LedgerStats } from './stats.js';
 import { RESERVED_DATATYPES } from './datatypes-limit.js';
 import type { PendingWrite } from '../transact/write-queue.js';
+import type { CommitGraph } from '../branch/dag.js';
 
 /**
  * True when a commit reference is a full CID rather than a digest prefix: Ledgraph CIDs start with
@@ -65,6 +66,8 @@ export class Ledger {
    * connection loads the branch afresh, and this object publishes nothing more.
    */
   superseded = false;
+  /** The connection's commit graph, told about every applied commit (branch operations walk it without rereading blobs). */
+  graph: CommitGraph | null = null;
 
   private constructor(readonly store: ContentStore, record: NsRecord) {
     this.record = record;
@@ -75,8 +78,9 @@ export class Ledger {
   get t(): number { return this.head.t; }
 
   /** Load a ledger from its nameservice record: index root, then replay of later commits. */
-  static async open(store: ContentStore, record: NsRecord, cache: LeafCache): Promise<Ledger> {
+  static async open(store: ContentStore, record: NsRecord, cache: LeafCache, graph: CommitGraph | null = null): Promise<Ledger> {
     const l = new Ledger(store, record);
+    l.graph = graph;
     let stopAt: string | null = null;
     if (record.index_head_id) {
       const tree = await IndexTree.load(store, CID.parse(record.index_head_id), cache);
@@ -179,6 +183,7 @@ export class Ledger {
     const meta = commitMetaFacts({ cid, t: data.t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
     this.head = { t: data.t, cid, time: data.time };
     if (this.chain) this.chain[data.t] = this.head;
+    this.graph?.remember({ cid, t: data.t, parents: data.parents.map(String), time: data.time });
     return { subject: commitSubject(cid), meta };
   }
 
@@ -257,6 +262,11 @@ export class Ledger {
   async chainEntries(): Promise<ChainEntry[]> {
     if (this.chain) return this.chain;
     const out: ChainEntry[] = [];
+    if (this.graph && this.head.cid) {
+      for (const n of await this.graph.firstParents(this.head.cid)) out[n.t] = { t: n.t, cid: n.cid, time: n.time };
+      this.chain = out;
+      return out;
+    }
     let cur: CID | null = this.head.cid ? CID.parse(this.head.cid) : null;
     while (cur) {
       const env = decodeEnvelope(await this.store.get(cur));
