@@ -142,6 +142,9 @@ describe('revert selections', () => {
     await expectError(await postJson(`${srv.api}/revert`, { ledger: l, branch: 'main', range: { from: 't:2', to: 't:2' } }), 400, 'err:api/BadRequest', 'no commit');
     await expectError(await postJson(`${srv.api}/revert`, { ledger: l, branch: 'main', commit: 't:99' }), 404, 'err:db/LedgerNotFound');
     const m = await diverged();
+    // A stored commit the branch cannot reach is a 400 (dev's D4 is not on main yet).
+    const d4 = (await json<{ commits: { commit_id: string }[] }>(await fetch(`${srv.api}/log/${m}:dev`))).commits[1]!.commit_id;
+    await expectError(await postJson(`${srv.api}/revert`, { ledger: m, branch: 'main', commit: d4 }), 400, 'err:api/BadRequest', 'not reachable');
     await post('/merge', { ledger: m, source: 'dev' });
     await expectError(await postJson(`${srv.api}/revert`, { ledger: m, branch: 'main', commit: 't:5' }), 400, 'err:api/BadRequest', 'merge commit');
   });
@@ -154,6 +157,7 @@ describe('validation and errors (§11)', () => {
     await e('/branch', { ledger: l, branch: 'a:b' }, 400, 'err:db/BadRequest', 'invalid branch name');
     await e('/branch', { ledger: l, branch: 'x/../y' }, 400, 'err:db/BadRequest');
     await e('/branch', { ledger: l, branch: '   ' }, 400, 'err:db/BadRequest');
+    await e('/branch', { ledger: l, branch: '//x' }, 400, 'err:db/BadRequest');
     await e('/branch', { ledger: l, branch: 'a'.repeat(129) }, 400, 'err:db/BadRequest');
     await e('/branch', { ledger: `${l}:main`, branch: 'x' }, 400, 'err:db/BadRequest');
     await e('/branch', { ledger: l }, 400, 'err:db/BadRequest');

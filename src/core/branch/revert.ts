@@ -3,8 +3,9 @@
  * commits (their flakes inverted, newest commit first); history is not rewritten. A conflict is a
  * key the selected commits changed that a later (or as old) unselected commit of the branch changed too.
  */
-import { commitConflict, invalidBranchOp, notFound } from '../errors.js';
-import type { Ledger } from '../ledger/ledger.js';
+import { CID } from 'multiformats/cid';
+import { commitConflict, invalidBranchOp, isLedgraphError, notFound } from '../errors.js';
+import { isCidRef, type Ledger } from '../ledger/ledger.js';
 import { literal, namedNode } from '../rdf/terms.js';
 import { F } from '../rdf/vocab.js';
 import { conflictingKeys, netChange, parseStrategy, resolve, splitKey, type Strategy } from './changes.js';
@@ -35,21 +36,33 @@ function revertStrategy(v: unknown): Strategy {
   return s;
 }
 
+/** Resolve one selected reference: a stored commit the head cannot reach is a 400, an unknown one a 404 (§8, §2). */
+async function selectedRef(env: BranchEnv, ledger: Ledger, ref: unknown): Promise<Node> {
+  try {
+    return await resolveRef(env.graph, ledger, ref);
+  } catch (e) {
+    if (isLedgraphError(e) && e.status === 404 && typeof ref === 'string' && isCidRef(ref) && (await env.content.has(CID.parse(ref)))) {
+      throw invalidBranchOp(`commit ${ref} is not reachable from the head of ${ledger.id}`);
+    }
+    throw e;
+  }
+}
+
 /** The selected commits, newest first (validated: reachable, not merges, not genesis, not empty). */
 async function select(env: BranchEnv, ledger: Ledger, sel: RevertSelection): Promise<Node[]> {
   const given = [sel.commit, sel.commits, sel.range].filter((v) => v !== undefined).length;
   if (given !== 1) throw invalidBranchOp('give exactly one of "commit", "commits" or "range"');
   let nodes: Node[];
-  if (sel.commit !== undefined) nodes = [await resolveRef(env.graph, ledger, sel.commit)];
+  if (sel.commit !== undefined) nodes = [await selectedRef(env, ledger, sel.commit)];
   else if (sel.commits !== undefined) {
     if (!Array.isArray(sel.commits) || sel.commits.length === 0) throw invalidBranchOp('"commits" must be a non-empty array of commit references');
     nodes = [];
-    for (const r of sel.commits) nodes.push(await resolveRef(env.graph, ledger, r));
+    for (const r of sel.commits) nodes.push(await selectedRef(env, ledger, r));
   } else {
     const r = sel.range as { from?: unknown; to?: unknown } | null;
     if (r === null || typeof r !== 'object' || Array.isArray(r)) throw invalidBranchOp('"range" must be an object {"from", "to"}');
-    const from = await resolveRef(env.graph, ledger, r.from);
-    const to = await resolveRef(env.graph, ledger, r.to);
+    const from = await selectedRef(env, ledger, r.from);
+    const to = await selectedRef(env, ledger, r.to);
     if (!(await env.graph.ancestors(to.cid)).has(from.cid)) throw invalidBranchOp('range: "from" is not an ancestor of "to"');
     nodes = await env.graph.only(to.cid, await env.graph.ancestors(from.cid));
     if (nodes.length === 0) throw invalidBranchOp('the range selects no commit');

@@ -30,11 +30,14 @@ export function splitLedgerId(s: string): { name: string; branch: string } {
 
 /**
  * Branch names (branches.md §1): 1–128 characters, not only whitespace, no `:`, `@`, NUL, not `..`, no `../`
- * or `/..`; `#` and `?` are refused too, since a ledger reference or URL could not name them.
+ * or `/..`; `#` and `?` are refused too, since a ledger reference or URL could not name them, and
+ * `/` stands only between segments.
  */
 export function checkBranchName(branch: string): void {
   const ok = branch.length >= 1 && branch.length <= 128 && branch.trim() !== '' && !/[:@\u0000#?]/.test(branch) &&
-    branch !== '..' && !branch.includes('../') && !branch.includes('/..');
+    branch !== '..' && !branch.includes('../') && !branch.includes('/..') &&
+    // `/` only between segments, so an IRI such as http://example.org/g is never read as name:branch.
+    !branch.startsWith('/') && !branch.endsWith('/') && !branch.includes('//');
   if (!ok) throw badRequest(`invalid branch name ${JSON.stringify(branch)}`);
 }
 
