@@ -6,12 +6,12 @@
  *   2. merge of a 1,000-commit branch into main, where main changed 100 of the keys the branch
  *      changed (take-source): ms of the merge. Target ≤ 2 s.
  *   3. the BSBM explore mix at the head of a branch forked 10,000 commits back against the same mix
- *      on main, alternating, median of the mix times. Two such branches: `old`, forked at main's
+ *      on main, alternating, median of 15 mix times. Two such branches: `old`, forked at main's
  *      head before main got 10,000 more commits (and a reindex), and `back`, forked afterwards with
  *      `at: t:<that same t>` (it starts from main's newest index at or before that t and replays
  *      the rest on first load). Target: branch / main ≤ 1.2 for both.
  *
- *   node bench/branches.js [--data bench/data/bsbm-2825.nt] [--reps 7] [--warmup 2]
+ *   node bench/branches.js [--data bench/data/bsbm-2825.nt] [--reps 15] [--warmup 2]
  *
  * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
  */
@@ -19,7 +19,7 @@ import { bsbmData, fromDist, loadLedgraphInMemory, median, parseArgs } from './m
 import { loadQueries } from './queries.js';
 
 const args = parseArgs(process.argv.slice(2));
-const REPS = Number(args.reps ?? 7);
+const REPS = Number(args.reps ?? 15);
 const WARMUP = Number(args.warmup ?? 2);
 const NAME = 'bench';
 const EX = 'http://example.org/bench/';
