@@ -6,7 +6,7 @@
  *   2. merge of a 1,000-commit branch into main, where main changed 100 of the keys the branch
  *      changed (take-source): ms of the merge. Target ≤ 2 s.
  *   3. the BSBM explore mix at the head of a branch forked 10,000 commits back against the same mix
- *      on main, interleaved query by query, the sum of each query's median over 15 runs. Two such branches: `old`, forked at main's
+ *      on main, interleaved query by query, the sum of each query's median over 24 runs. Two such branches: `old`, forked at main's
  *      head before main got 10,000 more commits (and a reindex), and `back`, forked afterwards with
  *      `at: t:<that same t>` (it starts from main's newest index at or before that t and replays
  *      the rest on first load). Measured as forked (inherited index + novelty, against main's fresh
@@ -14,7 +14,7 @@
  *      second time as its own series (`control`), whose ratio shows the run's noise. Target:
  *      branch / main ≤ 1.2.
  *
- *   node bench/branches.js [--data bench/data/bsbm-2825.nt] [--reps 15] [--warmup 2]
+ *   node bench/branches.js [--data bench/data/bsbm-2825.nt] [--reps 24] [--warmup 2]
  *
  * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
  */
@@ -22,7 +22,7 @@ import { bsbmData, fromDist, loadLedgraphInMemory, median, parseArgs } from './m
 import { loadQueries } from './queries.js';
 
 const args = parseArgs(process.argv.slice(2));
-const REPS = Number(args.reps ?? 15);
+const REPS = Number(args.reps ?? 24);
 const WARMUP = Number(args.warmup ?? 2);
 const NAME = 'bench';
 const EX = 'http://example.org/bench/';
@@ -90,18 +90,21 @@ async function runQuery(ledger, text) {
 }
 // `control` queries main again as a separate series: its ratio to main is the noise floor of the run.
 const BRANCHES = ['main', 'old', 'back', 'control'];
+/** Every order of the series: what ran just before a query warms caches, so each series follows each other equally often. */
+const PERMS = (function perms(xs) {
+  return xs.length <= 1 ? [xs] : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+})(BRANCHES);
 /**
- * The mix on each branch, interleaved query by query (the three branches run each query back to
- * back, in rotating order, so the box's load drifts alike for all): per branch the sum over the
- * mix of each query's median ms, and the rows.
+ * The mix on each branch, interleaved query by query (the series run each query back to back, in
+ * every order in turn, so the box's load drifts alike for all): per branch the sum over the mix of
+ * each query's median ms, and the rows.
  */
 async function compare() {
   const times = Object.fromEntries(BRANCHES.map((b) => [b, mix.map(() => [])]));
   const rows = Object.fromEntries(BRANCHES.map((b) => [b, 0]));
   for (let rep = -WARMUP; rep < REPS; rep++) {
     for (const [qi, x] of mix.entries()) {
-      for (let k = 0; k < BRANCHES.length; k++) {
-        const b = BRANCHES[(k + rep + qi + WARMUP) % BRANCHES.length];
+      for (const b of PERMS[((rep + WARMUP) * mix.length + qi) % PERMS.length]) {
         const t0 = performance.now();
         const n = await runQuery(`${NAME}:${b === 'control' ? 'main' : b}`, x.text);
         if (rep >= 0) { times[b][qi].push(performance.now() - t0); if (rep === 0) rows[b] += n; }
