@@ -35,12 +35,13 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL queries, then JSON-LD inserts
  * against the build this branch forked from; policy: restricted vs unrestricted; http: a server
  * under load; replication: export, import, clone and pull between two servers against `cp -r`;
- * isolation: point queries beside hostile queries, on its own generated 10,000 triples).
+ * isolation: point queries beside hostile queries, on its own generated 10,000 triples; branches:
+ * fork, merge and a head query on an old fork).
  * Each script prints one JSON result line; a suite may run several scripts.
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
-  replication: 'replication.js', isolation: 'isolation.js',
+  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);

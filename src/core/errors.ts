@@ -34,6 +34,8 @@ export function retryAfterSeconds(base = 1): string {
 
 export const badRequest = (msg: string) => new LedgraphError(400, 'err:db/BadRequest', msg);
 export const jsonParseError = (msg: string) => new LedgraphError(400, 'err:db/JsonParse', msg);
+/** An invalid branch operation (branches.md §11): root as merge source, self-merge, branching at genesis … */
+export const invalidBranchOp = (msg: string) => new LedgraphError(400, 'err:api/BadRequest', msg);
 export const notFound = (msg: string) => new LedgraphError(404, 'err:db/LedgerNotFound', msg);
 export const ledgerExists = (msg: string) => new LedgraphError(409, 'err:db/LedgerExists', msg);
 export const commitConflict = (msg: string) => new LedgraphError(409, 'err:db/CommitConflict', msg);

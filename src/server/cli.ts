@@ -36,6 +36,9 @@ Commands:
   clone, fetch, pull, push, export, import
             Replicate ledgers between servers, storage directories and .flpack files
             (ledgraph clone --help)
+  branch, merge, rebase, revert
+            Create, list and drop branches; merge, rebase and revert on a server
+            (ledgraph branch --help)
 
 Flags:
   -h, --help       Show this help
@@ -79,6 +82,12 @@ export async function main(
         if (rest.includes('--help') || rest.includes('-h')) { io.out(REPLICATE_USAGE); return 0; }
         const { remotesPath } = await import('./cli/remotes.js');
         return await replicateMain(command, rest, (flag) => remotesPath(flag, env), io);
+      }
+      case 'branch': case 'merge': case 'rebase': case 'revert': {
+        const { branchMain, BRANCH_USAGE } = await import('./cli/branches.js');
+        if (rest.includes('--help') || rest.includes('-h')) { io.out(BRANCH_USAGE); return 0; }
+        const { remotesPath } = await import('./cli/remotes.js');
+        return await branchMain(command, rest, (flag) => remotesPath(flag, env), io);
       }
       case 'server': {
         const parsed = parseServerArgs(rest, env);

@@ -59,7 +59,7 @@ export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: I
   await ledger.lock.run(async () => {
     for (let attempt = 0; attempt < 16; attempt++) {
       const cur = await stores.ns.get(ledger.id);
-      if (!cur || cur.retracted) return;
+      if (!cur || cur.retracted || ledger.superseded) return; // a superseded chain's index fits no live head
       if (cur.index_t > tree.t) return; // someone published a newer index
       const next: NsRecord = { ...cur, index_head_id: tree.rootCid.toString(), index_t: tree.t };
       if (await stores.ns.compareAndSet(ledger.id, cur, next)) {

@@ -16,8 +16,10 @@ import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger, type DropResponse } from './drop.js';
 import type { LedgerStores, WriteEnv, WriteSettings } from './stores.js';
+import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
+import { CommitGraph } from '../branch/dag.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 
 export interface ConnectionOptions {
@@ -51,7 +53,7 @@ export interface Storage { content: ContentStore; ns: NameService }
 export interface CreateResponse { ledger: string; t: 0; 'tx-id': string; commit: { commit_id: string } }
 
 /** Ledgers over one ContentStore + NameService: the facade above the write paths and the indexer. */
-export class Connection implements WriteEnv, LedgerStores {
+export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly content: ContentStore;
   readonly ns: NameService;
   readonly opts: WriteSettings;
@@ -59,6 +61,10 @@ export class Connection implements WriteEnv, LedgerStores {
   readonly federation: FederationOptions | undefined;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
+  /** Envelope cache and walks over the commit graph (branches). */
+  readonly graph: CommitGraph;
+  /** Branches a merge, rebase or revert is running on. */
+  readonly maintenance = new Set<string>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
   private readonly records = new Map<string, NsRecord | null>();
   private unsubscribe: (() => void) | null = null;
@@ -80,6 +86,7 @@ export class Connection implements WriteEnv, LedgerStores {
       termCacheBytes: opts.termCacheBytes ?? DEFAULT_TERM_CACHE_BYTES,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
+    this.graph = new CommitGraph(this.content);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
 
@@ -93,6 +100,7 @@ export class Connection implements WriteEnv, LedgerStores {
       default_context: null, config_id: null, retracted: false,
     };
     const ledger = Ledger.blank(this.content, record, this.opts.termCacheBytes);
+    ledger.graph = this.graph;
     const { cid, record: next } = await writeGenesis(this, ledger);
     if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
     ledger.record = next;
@@ -132,13 +140,16 @@ export class Connection implements WriteEnv, LedgerStores {
     let p = this.loaded.get(id);
     if (p) {
       const l = await p.catch(() => null);
-      if (l && l.record.commit_head_id === rec.commit_head_id) return l;
-      if (l && rec.commit_t > l.t) {
-        await l.lock.run(() => this.catchUp(l));
-        return l;
+      if (l && !l.superseded && l.record.commit_head_id === rec.commit_head_id) return l;
+      if (l && !l.superseded && rec.commit_t > l.t) {
+        const ok = await l.lock.run(() => this.catchUp(l)).then(() => true, (e: unknown) => {
+          if (l.superseded) return false; // moved off its chain: load afresh below
+          throw e;
+        });
+        if (ok) return l;
       }
     }
-    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes);
+    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes, this.graph);
     this.loaded.set(id, p);
     try {
       return await p;
@@ -243,6 +254,12 @@ export class Connection implements WriteEnv, LedgerStores {
     }
     const leaf = this.leafCache.size;
     return { leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes }, term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
+  }
+
+  /** Forget a loaded ledger (its head moved off its first-parent chain); the next use loads it afresh. */
+  forget(id: string): void {
+    this.loaded.delete(id);
+    this.records.delete(id);
   }
 
   /** Number of ledgers loaded in memory. */

@@ -30,8 +30,21 @@ export function splitLedgerId(s: string): { name: string; branch: string } {
   if (name.length > max) throw shapeLimitError('maxLedgerNameLength', `ledger name "${excerpt(name, 40)}" is ${name.length} characters long, longer than allowed`);
   if (branch.length > max) throw shapeLimitError('maxLedgerNameLength', `branch name "${excerpt(branch, 40)}" is ${branch.length} characters long, longer than allowed`);
   if (!NAME_RE.test(name) || name.includes('//') || name.endsWith('/')) throw badRequest(`invalid ledger name "${name}": use letters, digits, _ . - and / between segments`);
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.\-]*$/.test(branch)) throw badRequest(`invalid branch name "${branch}"`);
+  checkBranchName(branch);
   return { name, branch };
+}
+
+/**
+ * Branch names (branches.md §1): 1–128 characters, not only whitespace, no `:`, `@`, NUL, not `..`, no `../`
+ * or `/..`; `#` and `?` are refused too, since a ledger reference or URL could not name them, and
+ * `/` stands only between segments.
+ */
+export function checkBranchName(branch: string): void {
+  const ok = branch.length >= 1 && branch.length <= 128 && branch.trim() !== '' && !/[:@\u0000#?]/.test(branch) &&
+    branch !== '..' && !branch.includes('../') && !branch.includes('/..') &&
+    // `/` only between segments, so an IRI such as http://example.org/g is never read as name:branch.
+    !branch.startsWith('/') && !branch.endsWith('/') && !branch.includes('//');
+  if (!ok) throw badRequest(`invalid branch name ${JSON.stringify(branch)}`);
 }
 
 /** Parse `name:branch[@t:N|@time:ISO|@iso:ISO|@commit:REF][#fragment]`. */

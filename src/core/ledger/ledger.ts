@@ -6,7 +6,7 @@ import { CID } from 'multiformats/cid';
 import { Codec, digestHex } from '../commit/cid.js';
 import { decodeCommit, decodeEnvelope, type CommitData } from '../commit/commit-codec.js';
 import { NamespaceTable } from '../commit/namespaces.js';
-import { badRequest, internalError, notFound } from '../errors.js';
+import { badRequest, commitConflict, internalError, isLedgraphError, notFound } from '../errors.js';
 import { GRAPH_TXN_META, type Flake } from '../flake/flake.js';
 import { TermDict } from '../index/dict.js';
 import { Novelty } from '../index/novelty.js';
@@ -23,6 +23,7 @@ import type { TimeSpec } from './ledger-id.js';
 import { LedgerStats } from './stats.js';
 import { RESERVED_DATATYPES } from './datatypes-limit.js';
 import type { PendingWrite } from '../transact/write-queue.js';
+import type { CommitGraph } from '../branch/dag.js';
 
 /**
  * True when a commit reference is a full CID rather than a digest prefix: Ledgraph CIDs start with
@@ -31,6 +32,8 @@ import type { PendingWrite } from '../transact/write-queue.js';
 export function isCidRef(ref: string): boolean {
   return /^bag[a-z2-7]+$/.test(ref);
 }
+
+const moved = (id: string) => commitConflict(`the head of ${id} was moved by a merge or rebase; retry`);
 
 /** One entry of the first-parent chain. */
 export interface ChainEntry { t: number; cid: string; time: string }
@@ -67,6 +70,13 @@ export class Ledger {
   writing = false;
   /** Background index job, when one runs. */
   indexing: Promise<void> | null = null;
+  /**
+   * Set when a fast-forward or rebase moved the branch off this object's first-parent chain: the
+   * connection loads the branch afresh, and this object publishes nothing more.
+   */
+  superseded = false;
+  /** The connection's commit graph, told about every applied commit (branch operations walk it without rereading blobs). */
+  graph: CommitGraph | null = null;
 
   private constructor(readonly store: ContentStore, record: NsRecord, termCacheBytes?: number) {
     this.dict = new TermDict(termCacheBytes);
@@ -78,8 +88,9 @@ export class Ledger {
   get t(): number { return this.head.t; }
 
   /** Load a ledger from its nameservice record: index root, then replay of later commits. */
-  static async open(store: ContentStore, record: NsRecord, cache: LeafCache, termCacheBytes?: number): Promise<Ledger> {
+  static async open(store: ContentStore, record: NsRecord, cache: LeafCache, termCacheBytes?: number, graph: CommitGraph | null = null): Promise<Ledger> {
     const l = new Ledger(store, record, termCacheBytes);
+    l.graph = graph;
     let stopAt: string | null = null;
     if (record.index_head_id) {
       const rootCid = CID.parse(record.index_head_id);
@@ -141,7 +152,14 @@ export class Ledger {
   async catchUp(ns: NameService): Promise<void> {
     const rec = await ns.get(this.id);
     if (!rec || !rec.commit_head_id || rec.commit_head_id === this.head.cid) return;
-    await this.replayChain(rec.commit_head_id, this.head.cid);
+    if (this.superseded || rec.commit_t <= this.t) throw moved(this.id);
+    try {
+      await this.replayChain(rec.commit_head_id, this.head.cid);
+    } catch (e) {
+      // The head moved off our chain (a fast-forward or rebase by another process).
+      if (isLedgraphError(e) && e.status === 500) { this.superseded = true; throw moved(this.id); }
+      throw e;
+    }
     this.record = rec;
   }
 
@@ -181,6 +199,7 @@ export class Ledger {
     this.head = { t: data.t, cid, time: data.time };
     if (this.chain) this.chain[data.t] = this.head;
     else if (this.links.size < MAX_LINKS) this.links.set(cid, { t: data.t, time: data.time, parent: prev });
+    this.graph?.remember({ cid, t: data.t, parents: data.parents.map(String), time: data.time });
     return { subject: commitSubject(cid), meta };
   }
 
@@ -259,6 +278,12 @@ export class Ledger {
   async chainEntries(): Promise<ChainEntry[]> {
     if (this.chain) return this.chain;
     const out: ChainEntry[] = [];
+    if (this.graph && this.head.cid) {
+      for (const n of await this.graph.firstParents(this.head.cid)) out[n.t] = { t: n.t, cid: n.cid, time: n.time };
+      this.chain = out;
+      this.links.clear();
+      return out;
+    }
     let cur: string | null = this.head.cid;
     while (cur) {
       const link = this.links.get(cur);

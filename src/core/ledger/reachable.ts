@@ -8,20 +8,22 @@ import { indexArtifacts } from '../index/artifacts.js';
 import type { ContentStore, NsRecord } from '../store.js';
 
 /**
- * Add to `out` the CID of every object reachable from a record: its first-parent commit chain with
- * transaction blobs, and every index root on its `prev_root` chain with dictionary chunks, branch
+ * Add to `out` the CID of every object reachable from a record: every commit reachable through any
+ * parent (merged-in commits belong to the branch that merged them) with transaction blobs, and every index root on its `prev_root` chain with dictionary chunks, branch
  * nodes, leaves and leaf histories. A walk stops at objects already in `out`, so calling it again
  * with the same set after the head moved reads only what is new (copy-on-write shares the rest).
  */
 export async function collectReachable(store: ContentStore, r: NsRecord, out: Set<string>): Promise<void> {
-  let cur: CID | null = r.commit_head_id ? CID.parse(r.commit_head_id) : null;
-  while (cur && !out.has(cur.toString())) {
+  const stack: CID[] = r.commit_head_id ? [CID.parse(r.commit_head_id)] : [];
+  while (stack.length > 0) {
+    const cur = stack.pop()!;
+    if (out.has(cur.toString())) continue;
     out.add(cur.toString());
     const bytes = await store.get(cur).catch(() => null);
-    if (!bytes) break;
+    if (!bytes) continue;
     const env = decodeEnvelope(bytes);
     if (env.txn) out.add(env.txn.toString());
-    cur = env.parents[0] ?? null;
+    for (let k = env.parents.length - 1; k >= 0; k--) stack.push(env.parents[k]!);
   }
   let root: string | null = r.index_head_id;
   while (root && !out.has(root)) {

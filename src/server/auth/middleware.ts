@@ -53,7 +53,7 @@ export interface RouteClass {
 const NONE: RouteClass = { group: null, kind: 'none', signable: false, body: 'none', tail: null };
 
 const ADMIN_ROUTES = new Set(['create', 'drop', 'drop-branch', 'branch', 'merge', 'rebase', 'revert', 'reindex', 'import']);
-const READ_ROUTES = new Set(['info', 'exists', 'log', 'show', 'graphql', 'graphql-schema', 'ledgers']);
+const READ_ROUTES = new Set(['info', 'exists', 'log', 'show', 'graphql', 'graphql-schema', 'ledgers', 'merge-preview', 'revert-preview']);
 
 function decodeTail(segs: string[]): string | null {
   if (segs.length === 0) return null;
@@ -89,6 +89,8 @@ export function classifyRoute(method: string, relPath: string): RouteClass {
     // /stats stays open; /stats/memory names every loaded ledger, so it is an admin route.
     case 'stats': return rest[0] === 'memory' ? { group: 'admin', kind: 'admin', signable: false, body: 'none', tail: null } : NONE;
     default:
+      // Listing branches is a read of the ledger (branches.md §2); creating one is admin.
+      if (s0 === 'branch' && (method === 'GET' || method === 'HEAD')) return { group: 'data', kind: 'read', signable: false, body: 'none', tail: decodeTail(rest) };
       if (ADMIN_ROUTES.has(s0)) return { group: 'admin', kind: 'admin', signable: false, body: 'none', tail: null };
       if (READ_ROUTES.has(s0)) return { group: 'data', kind: 'read', signable: false, body: 'none', tail: decodeTail(rest) };
       return NONE;

@@ -7,7 +7,8 @@ import { Codec, cidOf } from '../../core/commit/cid.js';
 import { commitPage } from '../../core/commit/export-page.js';
 import { notFound } from '../../core/errors.js';
 import { Connection } from '../../core/ledger/connection.js';
-import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import { normalizeLedgerId, splitLedgerId } from '../../core/ledger/ledger-id.js';
+import { createBranch } from '../../core/branch/fork.js';
 import { IMPORT_MAX_FRAME_BYTES, type NameserviceManifest } from '../../core/pack/frames.js';
 import type { PackFrame } from '../../core/pack/reader.js';
 import { restoreLedger, type RestoreResult } from '../../core/pack/restore.js';
@@ -33,6 +34,17 @@ export class DirPlace implements Place {
   }
   async apply(ledger: string, batch: CommitBatch): Promise<PushResult> {
     return receiveCommits(this.conn, await this.conn.ledger(ledger), batch, undefined);
+  }
+  async forkPoint(ledger: string): Promise<{ source: string; commitId: string } | null> {
+    const r = await this.conn.ns.get(normalizeLedgerId(ledger));
+    if (!r || r.retracted || r.source_branch === undefined) return null;
+    const src = await this.conn.ledger(`${r.name}:${r.source_branch}`);
+    const a = await this.conn.graph.commonAncestor(r.commit_head_id!, src.head.cid);
+    return a ? { source: r.source_branch, commitId: a.cid } : null;
+  }
+  async createBranch(ledger: string, source: string, at: string): Promise<void> {
+    const { name, branch } = splitLedgerId(ledger);
+    await createBranch(this.conn, name, branch, source, at);
   }
   async packFrames(ledger: string): Promise<AsyncIterable<PackFrame>> {
     return verified(await this.archive(ledger, true), true);

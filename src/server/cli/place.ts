@@ -16,6 +16,10 @@ export interface Place {
   commitsSince(ledger: string, base: string | null): Promise<CommitBatch>;
   /** Apply commits that continue the ledger's head (push). */
   apply(ledger: string, batch: CommitBatch, idempotencyKey?: string): Promise<PushResult>;
+  /** Where a branch forked (its source and their common ancestor); null for a root or missing branch. */
+  forkPoint(ledger: string): Promise<{ source: string; commitId: string } | null>;
+  /** Create a branch at a commit of its source (push or pull of a branch this side lacks). */
+  createBranch(ledger: string, source: string, at: string): Promise<void>;
   /** The ledger as verified pack frames with its indexes (clone source). */
   packFrames(ledger: string, heads: RemoteHeads): Promise<AsyncIterable<PackFrame>>;
   /** The ledger as `.flpack` archive bytes; `watch` sees the Header and each object as it is written. */

@@ -4,7 +4,8 @@
  * the same directory, in dir-place.ts). Both offer the same operations, so each command is written once.
  */
 import { notFound } from '../../core/errors.js';
-import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
+import { normalizeLedgerId, splitLedgerId } from '../../core/ledger/ledger-id.js';
+import { branchCommand, remoteForkPoint } from '../replication/branch-client.js';
 import type { NameserviceManifest } from '../../core/pack/frames.js';
 import type { PackFrame } from '../../core/pack/reader.js';
 import type { RestoreResult } from '../../core/pack/restore.js';
@@ -23,6 +24,11 @@ class ServerPlace implements Place {
   heads(ledger: string) { return remoteHeads(this.r, ledger); }
   commitsSince(ledger: string, base: string | null) { return fetchCommitsSince(this.r, ledger, base); }
   apply(ledger: string, batch: CommitBatch, key?: string) { return pushCommits(this.r, ledger, batch, key); }
+  forkPoint(ledger: string) { const { name, branch } = splitLedgerId(ledger); return remoteForkPoint(this.r, name, branch); }
+  async createBranch(ledger: string, source: string, at: string): Promise<void> {
+    const { name, branch } = splitLedgerId(ledger);
+    await branchCommand(this.r, '/branch', { ledger: name, branch, source, at }, 'creating branch');
+  }
   async packFrames(ledger: string, h: RemoteHeads): Promise<AsyncIterable<PackFrame>> {
     const body = await fetchPack(this.r, ledger, h.indexId
       ? { want: [h.commitId], have: [], include_indexes: true, want_index_root_id: h.indexId }
@@ -50,14 +56,20 @@ class ServerPlace implements Place {
 /** Settings the commands resolve places with. */
 export interface PlaceSettings { remotesFile: string; token?: string | undefined }
 
-/** A server place from a remote name or an http(s) URL. */
-export async function serverPlace(spec: string, s: PlaceSettings): Promise<Place> {
+/** The HTTP target of a remote name or an http(s) URL (its API base discovered). */
+export async function serverTarget(spec: string, s: PlaceSettings): Promise<RemoteTarget> {
   const remotes = loadRemotes(s.remotesFile).remotes;
   const entry = remotes[spec];
   const url = entry ? entry.url : /^https?:\/\//.test(spec) ? spec : null;
   if (!url) throw notFound(`no remote named ${spec} (ledgraph remote add ${spec} <url>)`);
   const token = s.token ? readSecret(s.token) : entry?.token ?? null;
-  return new ServerPlace(entry ? spec : url, { name: entry ? spec : url, api: await discoverApi(url), token });
+  return { name: entry ? spec : url, api: await discoverApi(url), token };
+}
+
+/** A server place from a remote name or an http(s) URL. */
+export async function serverPlace(spec: string, s: PlaceSettings): Promise<Place> {
+  const r = await serverTarget(spec, s);
+  return new ServerPlace(r.name, r);
 }
 
 /** A local storage directory (indexing runs in the background as for a server; close() waits for it). */

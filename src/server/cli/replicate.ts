@@ -25,6 +25,7 @@ export const REPLICATE_USAGE = `Replication commands (a <remote> is a name from 
       Apply the remote's commits since the local head.
   push <remote> <ledger> [--from <remote> | --storage-path <dir>]
       Push local commits since the remote head (push-merges when they bring in merges).
+      A branch the remote lacks is created there at its fork point first (pull does the same locally).
   export <ledger> <file.flpack> [--from <remote> | --storage-path <dir>] [--no-indexes]
   import <file.flpack> <ledger> [--to <remote> | --storage-path <dir>]
 Common flags: --token <token|@file> (for the remote), --config <remotes file>.
@@ -46,6 +47,18 @@ async function using<T>(places: Place[], fn: () => Promise<T>): Promise<T> {
   } finally {
     for (const p of places) await p.close();
   }
+}
+
+/**
+ * A branch `to` lacks, created there at the commit where it forked on `from` (its common ancestor
+ * with its source branch), so push and pull can then send its own commits. Null for a root branch.
+ */
+async function branchFromFork(from: Place, to: Place, ledger: string, create: boolean) {
+  if (!create) return null;
+  const fp = await from.forkPoint(ledger);
+  if (!fp) return null;
+  await to.createBranch(ledger, fp.source, fp.commitId);
+  return to.heads(ledger);
 }
 
 /** Run one replication command; `remotesFile` is the resolved remotes config path. */
@@ -82,7 +95,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
       const src = await serverPlace(remote, s);
       const dst = await localPlace(v.to, v['storage-path'], { remotesFile: s.remotesFile });
       return using([src, dst], async () => {
-        const local = await dst.heads(ledger);
+        const local = (await dst.heads(ledger)) ?? await branchFromFork(src, dst, ledger, command === 'pull');
         if (!local) throw notFound(`ledger ${ledger} is not in ${dst.name}; clone it first`);
         const batch = await src.commitsSince(ledger, local.commitId);
         if (batch.commits.length === 0) { io.out(`${ledger}: up to date at t ${local.t}\n`); return 0; }
@@ -102,7 +115,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
       const dst = await serverPlace(remote, s);
       const src = await localPlace(v.from, v['storage-path'], { remotesFile: s.remotesFile });
       return using([src, dst], async () => {
-        const theirs = await dst.heads(ledger);
+        const theirs = (await dst.heads(ledger)) ?? await branchFromFork(src, dst, ledger, true);
         if (!theirs) throw notFound(`ledger ${ledger} not found on remote ${dst.name}; create or import it there first`);
         const batch = await src.commitsSince(ledger, theirs.commitId).catch((e: unknown) => {
           // The remote's head is not in the local history: it has commits we lack.

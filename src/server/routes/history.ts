@@ -16,6 +16,9 @@ import { GRAPH_DEFAULT } from '../../core/flake/flake.js';
 import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
 import { commitSubject } from '../../core/ledger/commit-meta.js';
 import type { ChainEntry, Ledger } from '../../core/ledger/ledger.js';
+import type { Connection } from '../../core/ledger/connection.js';
+import { CommitReader, type ChainTables } from '../../core/branch/reader.js';
+import { resolveRef } from '../../core/branch/refs.js';
 import type { Term } from '../../core/rdf/terms.js';
 import { F, rdf, xsd, XSD } from '../../core/rdf/vocab.js';
 import { intQuery, pathLedger } from '../http-util.js';
@@ -102,22 +105,14 @@ export function flakeTuple(f: CommitFlake, c: Compactor, graphIri: (g: number) =
   return Object.keys(meta).length ? [...tuple, meta] as FlakeTuple : tuple;
 }
 
-/** The chain entry a `commit=` reference names: `t:N`, a hex digest prefix (>= 6) or a full CID. */
-async function resolveCommit(ledger: Ledger, ref: string | undefined): Promise<ChainEntry> {
+/**
+ * The commit a `commit=` reference names: `t:N` on the first-parent chain, or a hex digest prefix
+ * (>= 6) or full CID of any commit reachable from the head (pre-fork and merged-in commits too).
+ */
+async function resolveCommit(conn: Connection, ledger: Ledger, ref: string | undefined): Promise<ChainEntry> {
   if (!ref) throw badRequest('missing commit: use ?commit=t:<N>, a hex digest prefix (at least 6 characters) or a full commit CID');
-  const tm = /^t:(\d+)$/.exec(ref);
-  if (tm) {
-    const t = Number(tm[1]);
-    const hit = t <= ledger.t ? (await ledger.chainEntries())[t] : undefined;
-    if (!hit) throw notFound(`ledger ${ledger.id} has no commit at t ${t} (head is t ${ledger.t})`);
-    return hit;
-  }
-  if (/^b[a-z2-7]{20,}$/.test(ref)) {
-    try { CID.parse(ref); } catch { throw badRequest(`invalid commit CID "${ref}"`); }
-    return ledger.findCommit(ref);
-  }
-  if (/^[0-9a-fA-F]+$/.test(ref)) return ledger.findCommit(ref);
-  throw badRequest(`invalid commit reference "${ref}": use t:<N>, a hex digest prefix (at least 6 characters) or a full commit CID`);
+  const hit = await resolveRef(conn.graph, ledger, /^[0-9A-F]+$/.test(ref) ? ref.toLowerCase() : ref);
+  return { t: hit.t, cid: hit.cid, time: hit.time };
 }
 
 /** The flakes of a decoded commit that `filter` lets through (every flake when it is null). */
@@ -136,8 +131,8 @@ const F_MESSAGE = F + 'message';
  * unrestricted summary shows, when visible) whose txn-meta fact `(commit, f:message, value)` the
  * caller may view, else null.
  */
-async function visibleSummary(ledger: Ledger, entry: ChainEntry, bytes: Uint8Array, filter: TermFilter): Promise<{ asserts: number; retracts: number; message: string | null }> {
-  const data = decodeCommit(bytes, ledger.ns);
+async function visibleSummary(ns: NamespaceTable, entry: ChainEntry, bytes: Uint8Array, filter: TermFilter): Promise<{ asserts: number; retracts: number; message: string | null }> {
+  const data = decodeCommit(bytes, ns);
   let asserts = 0, retracts = 0;
   for (const f of await visibleFlakes(data, filter)) if (f.op) asserts++; else retracts++;
   let message: string | null = null;
@@ -151,12 +146,12 @@ async function visibleSummary(ledger: Ledger, entry: ChainEntry, bytes: Uint8Arr
 }
 
 /** The decoded commit of `/show` (§2.3). */
-export async function showCommit(ledger: Ledger, entry: ChainEntry, filter: TermFilter | null = null): Promise<Record<string, unknown>> {
+export async function showCommit(ledger: Ledger, entry: ChainEntry, filter: TermFilter | null = null, tables: ChainTables = ledger): Promise<Record<string, unknown>> {
   const bytes = await ledger.commitBytes(entry.cid);
-  const data = decodeCommit(bytes, ledger.ns);
+  const data = decodeCommit(bytes, tables.ns);
   const graphNames = new Map(data.graphDelta);
-  const graphIri = (g: number) => ledger.graphs.iri(g) ?? graphNames.get(g);
-  const c = new Compactor(ledger.ns);
+  const graphIri = (g: number) => tables.graphs.iri(g) ?? graphNames.get(g);
+  const c = new Compactor(tables.ns);
   let asserts = 0, retracts = 0;
   const flakes: unknown[] = [];
   // Policy (§4.3): unreadable flakes are omitted and asserts/retracts count visible flakes only.
@@ -171,6 +166,20 @@ export async function showCommit(ledger: Ledger, entry: ChainEntry, filter: Term
   };
 }
 
+/**
+ * Every commit reachable from the head through any parent (branches.md §10): t descending; on equal
+ * t the first-parent-chain commit first, then by commit id.
+ */
+async function historyOrder(conn: Connection, ledger: Ledger): Promise<ChainEntry[]> {
+  const head = ledger.head.cid;
+  const chain = await ledger.chainEntries();
+  const nodes = [];
+  for (const cid of await conn.graph.ancestors(head)) nodes.push(await conn.graph.node(cid));
+  const onChain = (n: { cid: string; t: number }) => (chain[n.t]?.cid === n.cid ? 0 : 1);
+  nodes.sort((a, b) => b.t - a.t || onChain(a) - onChain(b) || (a.cid < b.cid ? -1 : a.cid > b.cid ? 1 : 0));
+  return nodes.map((n) => ({ t: n.t, cid: n.cid, time: n.time }));
+}
+
 /** Registers /show and /log. */
 export const historyRoutes: Registrar = (api, ctx) => {
   route(api, ctx.table, {
@@ -182,8 +191,9 @@ export const historyRoutes: Registrar = (api, ctx) => {
     },
   }, async (c) => {
     const ledger = await ctx.conn.ledger(normalizeLedgerId(pathLedger(c)));
-    const entry = await resolveCommit(ledger, c.req.query('commit'));
-    return c.json(await showCommit(ledger, entry, await showFilter(c, ctx.conn, await ledger.db({ kind: 't', t: entry.t }))));
+    const entry = await resolveCommit(ctx.conn, ledger, c.req.query('commit'));
+    const tables = await new CommitReader(ctx.conn.content, ctx.conn.graph, [ledger]).tables(entry.cid);
+    return c.json(await showCommit(ledger, entry, await showFilter(c, ctx.conn, await ledger.db({ kind: 't', t: Math.min(entry.t, ledger.t) })), tables));
   });
 
   route(api, ctx.table, {
@@ -201,23 +211,24 @@ export const historyRoutes: Registrar = (api, ctx) => {
     const restricted = !isRootPolicy(inputs);
     // Snapshot the head first: commits landing during the walk must not shift the page.
     const headT = ledger.t;
-    const chain = await ledger.chainEntries();
+    const all = await historyOrder(ctx.conn, ledger);
+    const reader = new CommitReader(ctx.conn.content, ctx.conn.graph, [ledger]);
     const commits = [];
-    for (let t = headT; t >= 0 && commits.length < limit; t--) {
-      const entry = chain[t]!;
+    for (const entry of all) {
+      if (commits.length >= limit) break;
       const bytes = await ledger.commitBytes(entry.cid);
       const s = summarize(CID.parse(entry.cid), bytes);
       let { asserts, retracts, message } = s;
       if (restricted) {
-        const filter = await termFilter(ctx.conn, await ledger.db({ kind: 't', t: entry.t }), inputs);
-        if (filter) ({ asserts, retracts, message } = await visibleSummary(ledger, entry, bytes, filter));
+        const filter = await termFilter(ctx.conn, await ledger.db({ kind: 't', t: Math.min(entry.t, headT) }), inputs);
+        if (filter) ({ asserts, retracts, message } = await visibleSummary((await reader.tables(entry.cid)).ns, entry, bytes, filter));
       }
       commits.push({
         t: s.t, commit_id: entry.cid, time: s.time, asserts, retracts,
         flake_count: asserts + retracts, message,
       });
     }
-    const count = headT + 1;
+    const count = all.length;
     return c.json({ ledger_id: ledger.id, commits, count, truncated: count > commits.length });
   });
 };

@@ -7,6 +7,7 @@ import type { RouteGroup } from '../app.js';
 import type { Registrar, ServerState } from '../server-context.js';
 import { authRoutes } from '../auth/index.js';
 import { adminRoutes } from './admin.js';
+import { branchRoutes } from './branches.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { eventsRoutes } from './events.js';
@@ -31,6 +32,7 @@ export const REGISTRARS: readonly Registrar[] = [
   queryAdmissionRoutes,
   diagnosticsRoutes,
   adminRoutes,
+  branchRoutes,
   writeRoutes,
   dataRoutes,
   historyRoutes,
