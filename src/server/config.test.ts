@@ -49,6 +49,7 @@ describe('parseServerArgs', () => {
       '--jwks-issuer', 'https://idp.example=https://idp.example/jwks.json', '--jwks-issuer', 'other=http://localhost:1/k',
       '--role', 'peer', '--tx-server-url', 'http://tx.example:8090/', '--default-policy-class', 'https://ex.org/Policy',
       '--federation-allow', 'http://127.0.0.1:3030/', '--federation-allow', 'https://dbpedia.org/sparql',
+      '--no-explorer-enabled',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -66,6 +67,7 @@ describe('parseServerArgs', () => {
       ],
       role: 'peer', txServerUrl: 'http://tx.example:8090', defaultPolicyClass: 'https://ex.org/Policy',
       federationAllow: ['http://127.0.0.1:3030', 'https://dbpedia.org/sparql'],
+      explorerEnabled: false,
     } satisfies ServerConfig);
   });
 

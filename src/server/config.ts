@@ -68,6 +68,8 @@ export interface ServerConfig {
   defaultPolicyClass: string | null;
   /** URL prefixes SPARQL SERVICE and LOAD may reach (empty: federation and LOAD <url> are off). */
   federationAllow: string[];
+  /** Serve the web explorer (web/dist) at `/`. */
+  explorerEnabled: boolean;
 }
 
 /** The defaults of every setting. */
@@ -105,6 +107,7 @@ export function defaultServerConfig(): ServerConfig {
     txServerUrl: null,
     defaultPolicyClass: null,
     federationAllow: [],
+    explorerEnabled: true,
   };
 }
 
@@ -327,6 +330,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Policy class applied when a request names none'),
   listFlag('federation-allow', 'LEDGRAPH_FEDERATION_ALLOW', '<url-prefix>', 'federationAllow', parseHttpUrl,
     'URL prefix SPARQL SERVICE and LOAD <url> may reach; without any, both are off'),
+  boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
+    'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
 ];
 
 /** What the command line asked for. */

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { LedgraphError } from '../core/errors.js';
+import { DEFAULT_EXPLORER_DIR, loadExplorer } from './explorer.js';
 import { createApp, type DiscoveryFeatures, type RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
@@ -26,6 +27,8 @@ export interface ServerDeps {
   onClose?: () => Promise<void>;
   /** Feature blocks added to the discovery document (see app.ts AppDeps). */
   discovery?: DiscoveryFeatures;
+  /** Where the web explorer build lives (default web/dist of this checkout). */
+  explorerDir?: string;
 }
 
 /** A listening server. */
@@ -75,7 +78,8 @@ function hostForUrl(host: string): string {
 /** Check storage, build the app and listen on the configured address. */
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
-  const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery });
+  const explorer = config.explorerEnabled ? await loadExplorer(deps.explorerDir) : null;
+  const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery, explorer });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
 
   await new Promise<void>((ok, fail) => {
@@ -100,6 +104,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     storage_path: storagePath,
     indexing_enabled: config.indexingEnabled,
     cors_enabled: config.corsEnabled,
+    explorer: !config.explorerEnabled ? 'disabled' : explorer ? `${url}/` : `not built (${deps.explorerDir ?? DEFAULT_EXPLORER_DIR} missing; run npm run build:web)`,
     pid: process.pid,
   });
 
