@@ -13,6 +13,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } f
 import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeExplorerServer, explorerCases } from './explorer-cases.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -88,6 +89,9 @@ cases.push({
     }
   },
 });
+
+// The web explorer against a real server (e2e/explorer-cases.js).
+cases.push(...explorerCases);
 
 const CONTENT_TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
@@ -181,6 +185,7 @@ async function runAll(selected) {
     failed += notRun;
   } finally {
     for (const close of cleanups.reverse()) await Promise.resolve().then(close).catch(() => {});
+    await closeExplorerServer().catch(() => {});
   }
   return { passed, failed };
 }

@@ -93,6 +93,8 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
   let sortCol = -1, sortDir = 1, page = 0, pageSize = 1000;
   let order: number[] = r.rows.map((_, i) => i);
   let view: 'table' | 'raw' = 'table';
+  /** Draws the visible rows once the table is in the document (its height is known then). */
+  let afterMount: (() => void) | null = null;
 
   const status = h('p', { className: 'result-meta', role: 'status' });
   const body = h('div', { className: 'result-body' });
@@ -144,8 +146,8 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
       sizer.replaceChildren(...out);
     };
     scroller.addEventListener('scroll', () => requestAnimationFrame(draw), { passive: true });
-    requestAnimationFrame(draw);
     new ResizeObserver(() => { drawn = ''; draw(); }).observe(scroller);
+    afterMount = draw;
 
     const pager = h('div', { className: 'pager' },
       h('button', { type: 'button', disabled: page === 0, onclick: () => { page--; render(); }, 'aria-label': 'Previous page' }, '‹ Prev'),
@@ -163,7 +165,9 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
     if (r.boolean !== undefined) mount(body, h('p', { className: 'ask' }, `ASK: ${r.boolean}`));
     else if (view === 'table') mount(body, table());
     else mount(body, h('pre', { className: 'raw', tabindex: '0', 'aria-label': 'Raw result' }, r.raw.length > 2_000_000 ? r.raw.slice(0, 2_000_000) + '\n… (truncated; download for all)' : r.raw));
+    afterMount?.();
+    afterMount = null;
   }
-  render();
   mount(host, status, bar, body);
+  render();
 }
