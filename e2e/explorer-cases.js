@@ -183,6 +183,24 @@ export const explorerCases = [
       const examples = await page.$$eval('#q-example option', (o) => o.map((x) => x.textContent));
       if (!examples.includes('Instances of Person (SPARQL)') || !examples.includes('Values of age (JSON-LD)')) throw new Error(`examples: ${JSON.stringify(examples)}`);
       await shot('explorer-query-jsonld');
+
+      // CONSTRUCT: a triple table, the Turtle, and a node-link graph whose code loads only now.
+      const loaded = [];
+      page.on('request', (req) => loaded.push(new URL(req.url()).pathname));
+      if (loaded.some((p) => p.includes('graph-view'))) throw new Error('graph view loaded before it was opened');
+      await page.selectOption('#q-lang', 'sparql');
+      await typeInto(page, '.editor', `PREFIX ex: <${EX}>\nCONSTRUCT { ?p ex:name ?n ; ex:age ?a } WHERE { ?p ex:name ?n ; ex:age ?a }`);
+      await page.keyboard.press('Control+Enter');
+      await expectText(page.locator('.result-meta'), /^6 rows at people:main /, 'CONSTRUCT triples');
+      if (loaded.some((p) => p.includes('graph-view'))) throw new Error('graph view loaded before it was opened');
+      await page.click('.tabs button:text("Graph")');
+      await expectText(page.locator('.results p.muted'), /^6 triples\./, 'graph note');
+      await page.waitForSelector('.graph-canvas canvas', { timeout: 15_000 });
+      if (!loaded.some((p) => /\/assets\/graph-view-.*\.js$/.test(p))) throw new Error(`graph chunk not fetched on demand: ${loaded.join(', ')}`);
+      await page.waitForTimeout(300);
+      await shot('explorer-construct-graph');
+      await page.click('.tabs button:text("Turtle")');
+      await expectText(page.locator('pre.raw'), /<http:\/\/example.org\/alice>[\s\S]*"Alice"/, 'Turtle view');
       done();
     },
   },

@@ -18,5 +18,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     reportCompressedSize: false,
+    // Rolldown's plugin-timing notice is noise on a shared, busy machine.
+    rolldownOptions: { checks: { pluginTimings: false } },
   },
 });

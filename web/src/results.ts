@@ -5,6 +5,7 @@
  * JSON and Turtle downloads.
  */
 import { download, h, mount } from './dom.js';
+import type { Triple } from './graph-view.js';
 
 /** A result in displayable form. */
 export interface ResultSet {
@@ -15,6 +16,8 @@ export interface ResultSet {
   rawKind: 'json' | 'turtle' | 'text';
   /** ASK answers. */
   boolean?: boolean;
+  /** Graph results (CONSTRUCT / DESCRIBE): the triples, for the node-link view. */
+  triples?: Triple[];
 }
 
 interface SparqlTerm { type: string; value: string; datatype?: string; 'xml:lang'?: string }
@@ -68,12 +71,15 @@ export function fromJsonLd(text: string): ResultSet {
 export async function fromTurtle(text: string): Promise<ResultSet> {
   const { Parser } = await import('n3');
   const rows: string[][] = [];
+  const triples: Triple[] = [];
   for (const q of new Parser().parse(text)) {
     const o = q.object;
     const obj = o.termType === 'Literal' ? (o.language ? `${o.value}@${o.language}` : o.value) : o.termType === 'BlankNode' ? `_:${o.value}` : o.value;
-    rows.push([q.subject.termType === 'BlankNode' ? `_:${q.subject.value}` : q.subject.value, q.predicate.value, obj]);
+    const subj = q.subject.termType === 'BlankNode' ? `_:${q.subject.value}` : q.subject.value;
+    rows.push([subj, q.predicate.value, obj]);
+    triples.push({ s: subj, p: q.predicate.value, o: obj, literal: o.termType === 'Literal' });
   }
-  return { columns: ['subject', 'predicate', 'object'], rows, raw: text, rawKind: 'turtle' };
+  return { columns: ['subject', 'predicate', 'object'], rows, raw: text, rawKind: 'turtle', triples };
 }
 
 function csvField(s: string): string {
@@ -92,14 +98,15 @@ const PAGE_SIZES = [100, 1000, 10000, 100000];
 export function showResults(host: HTMLElement, r: ResultSet, meta: string): void {
   let sortCol = -1, sortDir = 1, page = 0, pageSize = 1000;
   let order: number[] = r.rows.map((_, i) => i);
-  let view: 'table' | 'raw' = 'table';
+  let view: 'table' | 'raw' | 'graph' = 'table';
+  let disposeGraph: (() => void) | null = null;
   /** Draws the visible rows once the table is in the document (its height is known then). */
   let afterMount: (() => void) | null = null;
 
   const status = h('p', { className: 'result-meta', role: 'status' });
   const body = h('div', { className: 'result-body' });
   const tabs = h('div', { className: 'tabs', role: 'group', 'aria-label': 'Result view' });
-  const tabBtn = (name: 'table' | 'raw', label: string) => h('button', {
+  const tabBtn = (name: 'table' | 'raw' | 'graph', label: string) => h('button', {
     type: 'button', 'aria-pressed': String(view === name), onclick: () => { view = name; render(); },
   }, label);
   const base = `result-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -129,7 +136,8 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
       r.columns.map((c, i) => h('div', { role: 'columnheader', 'aria-sort': sortCol === i ? (sortDir > 0 ? 'ascending' : 'descending') : 'none' },
         h('button', { type: 'button', onclick: () => sortBy(i), title: `Sort by ${c}` }, c, sortCol === i ? (sortDir > 0 ? ' ▲' : ' ▼') : ''))));
     const sizer = h('div', { className: 'grid-sizer', style: `height:${slice.length * ROW_H}px` });
-    const scroller = h('div', { className: 'grid-scroll', tabindex: '0', role: 'rowgroup', 'aria-label': 'Result rows' }, sizer);
+    // As tall as the rows (capped by CSS max-height), so a short answer leaves no empty box.
+    const scroller = h('div', { className: 'grid-scroll', tabindex: '0', role: 'rowgroup', 'aria-label': 'Result rows', style: `height:${slice.length * ROW_H + 2}px` }, sizer);
     let drawn = '';
     const draw = () => {
       const first = Math.max(0, Math.floor(scroller.scrollTop / ROW_H) - 10);
@@ -159,11 +167,28 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
     return h('div', { className: 'grid', role: 'table', 'aria-rowcount': String(order.length + 1), 'aria-colcount': String(r.columns.length) }, head, scroller, pager);
   }
 
+  function graph(): HTMLElement {
+    const canvas = h('div', { className: 'graph-canvas', role: 'img', 'aria-label': `Node-link graph of ${Math.min(r.triples!.length, 500)} triples` });
+    const note = h('p', { className: 'muted' }, 'Loading the graph view…');
+    afterMount = () => {
+      // cytoscape is a separate chunk, fetched the first time a graph is opened.
+      void import('./graph-view.js').then(({ drawGraph, GRAPH_LIMIT }) => {
+        if (!canvas.isConnected) return;
+        note.textContent = r.triples!.length > GRAPH_LIMIT ? `Showing the first ${GRAPH_LIMIT} of ${r.triples!.length} triples.` : `${r.triples!.length} triples. Drag to pan, scroll to zoom.`;
+        disposeGraph = drawGraph(canvas, r.triples!);
+      });
+    };
+    return h('div', {}, note, canvas);
+  }
+
   function render(): void {
-    mount(tabs, tabBtn('table', 'Table'), tabBtn('raw', r.rawKind === 'turtle' ? 'Turtle' : 'JSON'));
+    disposeGraph?.();
+    disposeGraph = null;
+    mount(tabs, tabBtn('table', 'Table'), r.triples ? tabBtn('graph', 'Graph') : null, tabBtn('raw', r.rawKind === 'turtle' ? 'Turtle' : 'JSON'));
     status.textContent = meta;
     if (r.boolean !== undefined) mount(body, h('p', { className: 'ask' }, `ASK: ${r.boolean}`));
     else if (view === 'table') mount(body, table());
+    else if (view === 'graph' && r.triples) mount(body, graph());
     else mount(body, h('pre', { className: 'raw', tabindex: '0', 'aria-label': 'Raw result' }, r.raw.length > 2_000_000 ? r.raw.slice(0, 2_000_000) + '\n… (truncated; download for all)' : r.raw));
     afterMount?.();
     afterMount = null;
