@@ -294,4 +294,53 @@ export const explorerCases = [
       done();
     },
   },
+  {
+    name: 'explorer: token field with auth on, who am I, ledgers the token may read',
+    timeoutMs: 120_000,
+    async run(ctx) {
+      await explorerServer(ctx.root); // builds web/
+      const { tokenMain } = await import(join(ctx.root, 'dist', 'server', 'token-cli.js'));
+      const mint = async (argv) => {
+        let out = '';
+        const code = await tokenMain(argv, { out: (t) => { out += t; }, err: () => {} });
+        if (code !== 0) throw new Error(`ledgraph token ${argv[0]} failed`);
+        return out.trim();
+      };
+      const key = JSON.parse(await mint(['keygen']));
+      const token = await mint(['create', '--key', key.private_key, '--identity', 'http://example.org/alice',
+        '--read', 'hr', '--write', 'hr', '--events', 'hr']);
+      const { defaultServerConfig } = await import(join(ctx.root, 'dist', 'server', 'config.js'));
+      const { startLedgraphServer } = await import(join(ctx.root, 'dist', 'server', 'main.js'));
+      const { silentLogger } = await import(join(ctx.root, 'dist', 'server', 'log.js'));
+      const trusted = [key.did];
+      const server = await startLedgraphServer({
+        ...defaultServerConfig(), memory: true, port: 0, eventsKeepAliveMs: 1000,
+        dataAuthMode: 'required', dataAuthTrustedIssuers: trusted, adminAuthMode: 'required', adminAuthTrustedIssuers: trusted,
+        eventsAuthMode: 'required', eventsAuthTrustedIssuers: trusted,
+      }, { version: 'e2e-auth', log: silentLogger });
+      try {
+        for (const ledger of ['hr', 'finance']) {
+          const r = await fetch(`${server.url}/v1/ledgraph/create`, { method: 'POST', body: JSON.stringify({ ledger }), headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` } });
+          if (r.status !== 201) throw new Error(`create ${ledger}: ${r.status} ${await r.text()}`);
+        }
+        const { page, shot, done, expectStatus } = await explorerPage(ctx);
+        expectStatus(401); // the ledger list and /events before a token is given
+        await page.goto(`${server.url}/`);
+        await expectText(page.locator('#whoami'), /^no token$/, 'whoami without token');
+        await expectText(page.locator('.ledger-list'), /err:db\/Unauthorized Bearer token required — paste a token above\./, 'unauthorized list');
+        await page.fill('#token-input', token);
+        await page.click('#token-form button');
+        await expectText(page.locator('#whoami'), /^signed in as http:\/\/example\.org\/alice · read: hr:main · write: hr:main$/, 'whoami');
+        await expectText(page.locator('table.data caption'), /^1 ledger$/, 'ledgers the token may read');
+        if (!(await page.locator('table.data').innerText()).includes('hr:main')) throw new Error('hr:main not listed');
+        await page.waitForFunction(() => document.body.dataset.live === 'true', null, { timeout: 15_000 });
+        const kept = await page.evaluate(() => sessionStorage.getItem('ledgraph.token'));
+        if (kept !== token) throw new Error('token not kept in session storage');
+        await shot('explorer-auth');
+        done();
+      } finally {
+        await server.close(0);
+      }
+    },
+  },
 ];

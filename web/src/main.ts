@@ -14,6 +14,8 @@ import { renderWrite } from './write-view.js';
 /** What every view can reach. */
 export interface Shell {
   ledgers: LedgerEntry[];
+  /** Why the ledger list could not be read (e.g. a token is required), else null. */
+  ledgersError: { type: string; message: string } | null;
   version: string;
   live: boolean;
   /** Re-read the ledger list (and re-render the ledger nav). */
@@ -25,9 +27,15 @@ export interface Shell {
 const main = document.getElementById('main')!;
 const listeners = new Set<(ledger: string) => void>();
 const shell: Shell = {
-  ledgers: [], version: '', live: false,
+  ledgers: [], ledgersError: null, version: '', live: false,
   async refreshLedgers() {
-    try { shell.ledgers = await json<LedgerEntry[]>('/ledgers'); } catch { shell.ledgers = []; }
+    try {
+      shell.ledgers = await json<LedgerEntry[]>('/ledgers');
+      shell.ledgersError = null;
+    } catch (e) {
+      shell.ledgers = [];
+      shell.ledgersError = describe(e);
+    }
   },
   onChange(fn) { listeners.add(fn); return () => listeners.delete(fn); },
 };
@@ -73,11 +81,39 @@ async function showWhoami(): Promise<void> {
   const out = document.getElementById('whoami')!;
   if (!getToken()) { out.textContent = 'no token'; return; }
   try {
-    const w = await (await call('/whoami')).json() as { verified?: boolean; identity?: string; error?: string; scopes?: unknown };
-    out.textContent = w.verified ? `signed in as ${w.identity ?? '(no identity)'}` : `token not accepted: ${w.error ?? 'unverified'}`;
+    const w = await (await call('/whoami')).json() as {
+      verified?: boolean; identity?: string | null; subject?: string | null; error?: string;
+      scopes?: { ledger_read_all?: boolean; ledger_write_all?: boolean; ledger_read_ledgers?: string[]; ledger_write_ledgers?: string[] };
+    };
+    if (!w.verified) { out.textContent = `token not accepted: ${w.error ?? 'unverified'}`; return; }
+    const sc = w.scopes ?? {};
+    const read = sc.ledger_read_all ? 'all' : (sc.ledger_read_ledgers ?? []).join(', ') || 'none';
+    const write = sc.ledger_write_all ? 'all' : (sc.ledger_write_ledgers ?? []).join(', ') || 'none';
+    out.textContent = `signed in as ${w.identity ?? w.subject ?? '(no identity)'} · read: ${read} · write: ${write}`;
   } catch (e) {
     out.textContent = describe(e).message;
   }
+}
+
+let events: AbortController | null = null;
+
+/** (Re)subscribe to /events, e.g. after the token changed. */
+function startEvents(): void {
+  events?.abort();
+  events = new AbortController();
+  let pending: ReturnType<typeof setTimeout> | null = null;
+  const changed = new Set<string>();
+  followEvents((c) => {
+    changed.add(c.ledger);
+    // Coalesce a burst (the connect snapshot, a batch of commits) into one refresh.
+    pending ??= setTimeout(async () => {
+      pending = null;
+      await shell.refreshLedgers();
+      const ids = [...changed];
+      changed.clear();
+      for (const fn of listeners) for (const id of ids) fn(id);
+    }, 150);
+  }, (live) => { shell.live = live; document.body.dataset.live = String(live); }, events.signal);
 }
 
 async function start(): Promise<void> {
@@ -99,24 +135,13 @@ async function start(): Promise<void> {
       e.preventDefault();
       setToken(input.value.trim());
       void showWhoami();
+      startEvents();
       void shell.refreshLedgers().then(render);
     });
     void showWhoami();
   }
   await shell.refreshLedgers();
-  let pending: ReturnType<typeof setTimeout> | null = null;
-  const changed = new Set<string>();
-  followEvents((c) => {
-    changed.add(c.ledger);
-    // Coalesce a burst (the connect snapshot, a batch of commits) into one refresh.
-    pending ??= setTimeout(async () => {
-      pending = null;
-      await shell.refreshLedgers();
-      const ids = [...changed];
-      changed.clear();
-      for (const fn of listeners) for (const id of ids) fn(id);
-    }, 150);
-  }, (live) => { shell.live = live; document.body.dataset.live = String(live); }, new AbortController().signal);
+  startEvents();
   window.addEventListener('hashchange', render);
   render();
 }

@@ -83,6 +83,11 @@ export function renderOverview(ctx: { shell: Shell; main: HTMLElement }): () => 
           l.branch === 'main' ? dropBtn : null),
       );
     });
+    if (shell.ledgersError) {
+      mount(list, h('p', { className: 'error', role: 'alert' }, h('strong', {}, shell.ledgersError.type), ' ', shell.ledgersError.message,
+        shell.ledgersError.type.includes('Unauthorized') || /token/i.test(shell.ledgersError.message) ? ' — paste a token above.' : ''));
+      return;
+    }
     mount(list, ledgers.length
       ? h('table', { className: 'data' },
         h('caption', {}, `${ledgers.length} ledger${ledgers.length === 1 ? '' : 's'}`),
