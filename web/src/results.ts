@@ -92,6 +92,7 @@ export function toCsv(r: ResultSet): string {
 }
 
 const ROW_H = 28;
+const HEAD_H = 32;
 const PAGE_SIZES = [100, 1000, 10000, 100000];
 
 /** Show a result set in `host`: a table view and a raw view, with downloads. */
@@ -132,16 +133,19 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
     const start = page * pageSize;
     const slice = order.slice(start, start + pageSize);
     const cols = `repeat(${r.columns.length}, minmax(9rem, 1fr))`;
-    const head = h('div', { className: 'grid-row grid-head', role: 'row', style: `grid-template-columns:${cols}` },
+    // Header and rows share one horizontal scroll (the header is sticky inside the scroller).
+    const width = `min-width:max(100%, ${r.columns.length * 9}rem)`;
+    const head = h('div', { className: 'grid-row grid-head', role: 'row', style: `grid-template-columns:${cols};${width}` },
       r.columns.map((c, i) => h('div', { role: 'columnheader', 'aria-sort': sortCol === i ? (sortDir > 0 ? 'ascending' : 'descending') : 'none' },
         h('button', { type: 'button', onclick: () => sortBy(i), title: `Sort by ${c}` }, c, sortCol === i ? (sortDir > 0 ? ' ▲' : ' ▼') : ''))));
-    const sizer = h('div', { className: 'grid-sizer', style: `height:${slice.length * ROW_H}px` });
+    const sizer = h('div', { className: 'grid-sizer', role: 'rowgroup', style: `height:${slice.length * ROW_H}px;${width}` });
     // As tall as the rows (capped by CSS max-height), so a short answer leaves no empty box.
-    const scroller = h('div', { className: 'grid-scroll', tabindex: '0', role: 'rowgroup', 'aria-label': 'Result rows', style: `height:${slice.length * ROW_H + 2}px` }, sizer);
+    const scroller = h('div', { className: 'grid-scroll', tabindex: '0', 'aria-label': 'Result rows', style: `height:${slice.length * ROW_H + HEAD_H + 2}px` }, head, sizer);
     let drawn = '';
     const draw = () => {
-      const first = Math.max(0, Math.floor(scroller.scrollTop / ROW_H) - 10);
-      const last = Math.min(slice.length, Math.ceil((scroller.scrollTop + scroller.clientHeight) / ROW_H) + 10);
+      const top = Math.max(0, scroller.scrollTop - HEAD_H);
+      const first = Math.max(0, Math.floor(top / ROW_H) - 10);
+      const last = Math.min(slice.length, Math.ceil((top + scroller.clientHeight) / ROW_H) + 10);
       const key = `${first}:${last}`;
       if (key === drawn) return;
       drawn = key;
@@ -164,7 +168,7 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
       h('label', {}, 'Rows per page ', h('select', { onchange: (e: Event) => { pageSize = Number((e.target as HTMLSelectElement).value); page = 0; render(); } },
         PAGE_SIZES.map((n) => h('option', { value: String(n), selected: n === pageSize }, String(n))))),
     );
-    return h('div', { className: 'grid', role: 'table', 'aria-rowcount': String(order.length + 1), 'aria-colcount': String(r.columns.length) }, head, scroller, pager);
+    return h('div', { className: 'grid', role: 'table', 'aria-rowcount': String(order.length + 1), 'aria-colcount': String(r.columns.length) }, scroller, pager);
   }
 
   function graph(): HTMLElement {
