@@ -106,8 +106,15 @@ export const explorerCases = [
       const { page, shot, done } = await explorerPage(ctx);
       await page.goto(`${server.url}/`);
       await expectText(page.locator('main'), /No ledgers yet/, 'empty overview');
-      await page.fill('#create-name', 'people');
-      await page.click('button:text("Create")');
+      // Keyboard only: the first Tab reaches the skip link; the create form works with Tab and Enter.
+      await page.keyboard.press('Tab');
+      const first = await page.evaluate(() => document.activeElement?.textContent);
+      if (first !== 'Skip to content') throw new Error(`first Tab stop: ${JSON.stringify(first)}`);
+      await page.focus('#create-name');
+      await page.keyboard.type('people');
+      await page.keyboard.press('Tab');
+      if (await page.evaluate(() => document.activeElement?.textContent) !== 'Create') throw new Error('Tab from the name does not reach Create');
+      await page.keyboard.press('Enter');
       await expectText(page.locator('.form-msg'), /Created people:main\./, 'create message');
       const row = page.locator('tr', { has: page.locator('a:text("people:main")') });
       await expectText(row, /people:main\s+0\s/, 'new ledger row with t 0');

@@ -8,7 +8,7 @@ import { Compartment, Prec } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { json } from '@codemirror/lang-json';
 import { sparql } from 'codemirror-lang-sparql';
-import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
+import { closeCompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 
 /** Languages the editors speak. */
 export type EditorLang = 'sparql' | 'json' | 'turtle';
@@ -54,7 +54,7 @@ export function createEditor(parent: HTMLElement, opts: { doc: string; lang: Edi
     parent,
     doc: opts.doc,
     extensions: [
-      Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => { opts.onRun(); return true; } }])),
+      Prec.highest(keymap.of([{ key: 'Mod-Enter', run: (v) => { closeCompletion(v); opts.onRun(); return true; } }])),
       basicSetup,
       lang.of(language(opts.lang)),
       EditorView.contentAttributes.of({ 'aria-label': opts.label }),
