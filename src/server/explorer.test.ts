@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from './app.js';
 import { defaultServerConfig } from './config.js';
 import { loadExplorer } from './explorer.js';
+import { createLogger } from './log.js';
+import { startServer } from './main.js';
 
 describe('web explorer static files', () => {
   let dir: string;
@@ -47,5 +49,24 @@ describe('web explorer static files', () => {
     const r = await app.request('/');
     expect(r.status).toBe(404);
     expect((await app.request('/health')).status).toBe(200);
+  });
+
+  it('starts without a build and says so in the listening line; serves / with one', async () => {
+    for (const [explorerDir, enabled, want, status] of [
+      [join(dir, 'missing'), true, /^not built \(.*missing; run npm run build:web\)$/, 404],
+      [dir, true, /^http:\/\/127\.0\.0\.1:\d+\/$/, 200],
+      [dir, false, /^disabled$/, 404],
+    ] as const) {
+      const lines: string[] = [];
+      const log = createLogger('info', (l) => { lines.push(l); });
+      const s = await startServer({ ...defaultServerConfig(), memory: true, port: 0, explorerEnabled: enabled }, { version: 't', log, explorerDir });
+      try {
+        const listening = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'ledgraph listening')!;
+        expect(listening['explorer']).toMatch(want);
+        expect((await fetch(`${s.url}/`)).status).toBe(status);
+      } finally {
+        await s.close(0);
+      }
+    }
   });
 });
