@@ -126,9 +126,9 @@ export const explorerCases = [
       await page.click('button[aria-label="Drop scratch"]');
       await page.click('button[aria-label="Confirm drop of scratch"]');
       await expectText(page.locator('.form-msg'), /Drop scratch: dropped\./, 'drop message');
+      await expectText(page.locator('table.data caption'), /^1 ledger$/, 'ledger count after the drop');
       const list = await page.locator('table.data').innerText();
       if (list.includes('scratch')) throw new Error('dropped ledger still listed');
-      await expectText(page.locator('table.data caption'), /^1 ledger$/, 'ledger count');
       await shot('explorer-overview');
       done();
     },

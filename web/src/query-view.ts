@@ -120,8 +120,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       remember({ lang, text, ledger, at: new Date().toISOString() });
       fillHistory();
       if (running !== ac) return;
-      const fuel = r.headers.get('Ledgraph-Fuel');
-      showResults(results, set, `${set.boolean !== undefined ? 'ASK' : `${set.rows.length} row${set.rows.length === 1 ? '' : 's'}`} at ${target} · ${ms} ms${fuel ? ` · fuel ${fuel}` : ''}`);
+      showResults(results, set, `${set.boolean !== undefined ? 'ASK' : `${set.rows.length} row${set.rows.length === 1 ? '' : 's'}`} at ${target} · ${ms} ms`);
     } catch (e) {
       if (ac.signal.aborted) { mount(results, h('p', { className: 'muted' }, 'Cancelled.')); return; }
       const d = describe(e);
