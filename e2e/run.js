@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { browserPeerCase, buildPeerLibrary } from './browser-peer-case.js';
 import { w3cCase } from './w3c-case.js';
 import { serveStatic } from './static-server.js';
+import { closeExplorerServer, explorerCases } from './explorer-cases.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -93,6 +94,8 @@ cases.push({
 
 cases.push(browserPeerCase);
 cases.push(w3cCase);
+// The web explorer against a real server (e2e/explorer-cases.js).
+cases.push(...explorerCases);
 
 function withTimeout(promise, ms, what) {
   let timer;
@@ -156,6 +159,7 @@ async function runAll(selected) {
     failed += notRun;
   } finally {
     for (const close of cleanups.reverse()) await Promise.resolve().then(close).catch(() => {});
+    await closeExplorerServer().catch(() => {});
   }
   return { passed, failed };
 }

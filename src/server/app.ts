@@ -13,6 +13,7 @@ import { inputLimitsOf, type LogLevel, type ServerConfig } from './config.js';
 import { mapError } from './errors.js';
 import { silentLogger, type LogFields, type Logger } from './log.js';
 import { openApiDocument, route, RouteTable } from './swagger.js';
+import { mountExplorer, type ExplorerSite } from './explorer.js';
 
 import type { AppEnv } from './app-env.js';
 export type { AppEnv } from './app-env.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   discovery?: DiscoveryFeatures;
   /** Route table to document into (a fresh one when absent). */
   table?: RouteTable;
+  /** The web explorer build served at `/` (none: the root paths stay 404). */
+  explorer?: ExplorerSite | null;
 }
 
 /** Optional feature blocks of the discovery document, advertised by the route groups mounted. */
@@ -199,6 +202,8 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
     method: 'GET', path: '/swagger.json', root: true, tag: 'diagnostics', summary: 'This OpenAPI 3.0 description',
     responses: { 200: 'OpenAPI document' },
   }, (c) => c.json(openApiDocument(table, { version: deps.version, apiBaseUrl: config.apiBaseUrl })));
+
+  if (deps.explorer) mountExplorer(app, deps.explorer);
 
   if (deps.routes?.length) {
     const api = new Hono<AppEnv>();

@@ -104,6 +104,8 @@ export interface ServerConfig extends InputLimits {
   eventsQueueBytes: number;
   /** Bytes of parsed JSON-LD queries and processed contexts cached. */
   parseCacheBytes: number;
+  /** Serve the web explorer (web/dist) at `/`. */
+  explorerEnabled: boolean;
 }
 
 /** The defaults of every setting. */
@@ -158,6 +160,7 @@ export function defaultServerConfig(): ServerConfig {
     idempotencyCacheBytes: 8 * 1024 * 1024,
     eventsQueueBytes: 1024 * 1024,
     parseCacheBytes: 24 * 1024 * 1024,
+    explorerEnabled: true,
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -450,6 +453,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Unsent bytes queued per /events subscriber before it is cut off'),
   valueFlag('parse-cache-bytes', 'LEDGRAPH_PARSE_CACHE_BYTES', '<bytes>', 'parseCacheBytes', parseByteSize, '24MiB',
     'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
+  boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
+    'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
 ];
 
 /** What the command line asked for. */

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { LedgraphError } from '../core/errors.js';
+import { DEFAULT_EXPLORER_DIR, loadExplorer } from './explorer.js';
 import { createApp, type DiscoveryFeatures, type RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
@@ -27,6 +28,8 @@ export interface ServerDeps {
   onClose?: () => Promise<void>;
   /** Feature blocks added to the discovery document (see app.ts AppDeps). */
   discovery?: DiscoveryFeatures;
+  /** Where the web explorer build lives (default web/dist of this checkout). */
+  explorerDir?: string;
 }
 
 /** A listening server. */
@@ -91,7 +94,8 @@ export function connectionTimeouts(config: Pick<ServerConfig, 'keepAliveTimeoutM
 /** Check storage, build the app and listen on the configured address. */
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
-  const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery });
+  const explorer = config.explorerEnabled ? await loadExplorer(deps.explorerDir) : null;
+  const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery, explorer });
   const timeouts = connectionTimeouts(config);
   const server = createAdaptorServer({ fetch: app.fetch, serverOptions: timeouts }) as Server;
   // Also as properties: not every Node 20 release reads keepAliveTimeout from the options.
@@ -121,6 +125,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     storage_path: storagePath,
     indexing_enabled: config.role !== 'peer' && config.indexingEnabled, // a peer never indexes
     cors_enabled: config.corsEnabled,
+    explorer: !config.explorerEnabled ? 'disabled' : explorer ? `${url}/` : `not built (${deps.explorerDir ?? DEFAULT_EXPLORER_DIR} missing; run npm run build:web)`,
     pid: process.pid,
   });
 

@@ -1,0 +1,24 @@
+/**
+ * Vite build of the web explorer: web/index.html + web/src into web/dist, which the server serves at
+ * `/` (src/server/explorer.ts). Built by `npm ci` (the prepare script) or `npm run build:web`.
+ */
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root,
+  base: '/',
+  publicDir: false,
+  logLevel: 'warn',
+  build: {
+    outDir: fileURLToPath(new URL('./dist', import.meta.url)),
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: false,
+    reportCompressedSize: false,
+    // Rolldown's plugin-timing notice is noise on a shared, busy machine.
+    rolldownOptions: { checks: { pluginTimings: false } },
+  },
+});
