@@ -71,6 +71,16 @@ export function applyMutation(b: Uint8Array, m: Mutation): Uint8Array {
   }
 }
 
+/** A size up to `max`, mostly small: big inputs are worth trying but cost the most to send. */
+function sizeArb(min: number, max: number): fc.Arbitrary<number> {
+  const mid = Math.min(max, Math.max(min, 1024));
+  return fc.oneof(
+    { weight: 8, arbitrary: fc.integer({ min, max: Math.min(max, Math.max(min, 64)) }) },
+    { weight: 3, arbitrary: fc.integer({ min, max: mid }) },
+    { weight: 1, arbitrary: fc.integer({ min, max }) },
+  );
+}
+
 /** A mutation arbitrary for a body family under the given bounds. */
 export function mutationArb(family: Family, bounds: Bounds): fc.Arbitrary<Mutation> {
   const at = fc.nat({ max: 1 << 20 });
@@ -83,8 +93,8 @@ export function mutationArb(family: Family, bounds: Bounds): fc.Arbitrary<Mutati
     { arbitrary: fc.record({ op: fc.constant('bytes' as const), at, bytes: fc.constantFrom(...BAD_UTF8) }), weight: 1 },
     { arbitrary: fc.record({ op: fc.constant('delete' as const), at, len: fc.integer({ min: 1, max: 64 }) }), weight: 2 },
     { arbitrary: fc.record({ op: fc.constant('repeat' as const), at, len: fc.integer({ min: 1, max: 40 }), times: fc.integer({ min: 2, max: 200 }) }), weight: 1 },
-    { arbitrary: fc.tuple(at, nest, fc.integer({ min: 2, max: bounds.maxDepth })).map(([a, [open, close], depth]) => ({ op: 'nest' as const, at: a, open, close, depth })), weight: 1 },
-    { arbitrary: fc.record({ op: fc.constant('literal' as const), at, quote: fc.constantFrom('"', "'", '"""', ''), size: fc.integer({ min: 1, max: bounds.maxLiteral }) }), weight: 1 },
+    { arbitrary: fc.tuple(at, nest, sizeArb(2, bounds.maxDepth)).map(([a, [open, close], depth]) => ({ op: 'nest' as const, at: a, open, close, depth })), weight: 1 },
+    { arbitrary: fc.record({ op: fc.constant('literal' as const), at, quote: fc.constantFrom('"', "'", '"""', ''), size: sizeArb(1, bounds.maxLiteral) }), weight: 1 },
   );
 }
 

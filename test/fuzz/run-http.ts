@@ -68,10 +68,16 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
     ({ at: new Date().toISOString(), target, outcome: s.outcome, status: s.status, ms: s.ms, excerpt: s.excerpt, original: describeRequest(r) });
   const arbs = () => targets(ctx, LONG_BOUNDS);
   const names = Object.keys(arbs());
+  // Slow requests with their start times: while the server is frozen every request is slow, and
+  // the earliest-started of a cluster is the likely cause.
+  const slowExamples: { started: string; ms: number; status: number; request: unknown }[] = [];
   const record = (r: FuzzRequest, s: Sent) => {
     tally.add(r, s);
     latencies.push(s.ms);
-    if (s.ms > o.slowMs) slow++;
+    if (s.ms > o.slowMs) {
+      slow++;
+      if (slowExamples.length < 200) slowExamples.push({ started: new Date(Date.now() - s.ms).toISOString(), ms: s.ms, status: s.status, request: describeRequest(r, 300) });
+    }
   };
 
   async function worker(w: number): Promise<void> {
@@ -133,6 +139,7 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
       latencyMs: { p50: q(0.5), p99: q(0.99), max: q(1) }, slowOverMs: { ms: o.slowMs, count: slow }, slowest: tally.slowest,
       loadavg: { start: loads[0], samples: loads.length, max1m: Math.max(...loads.map((l) => l[0]!)), end: loadavg() },
       unhealthyProbes: unhealthy.length, stuckRestarts, crashes, hangs: hangs.length, findings, hangExamples: hangs.slice(0, 50), unhealthy: unhealthy.slice(0, 100),
+      slowExamples: [...slowExamples].sort((a, b) => a.started.localeCompare(b.started)),
     };
   }
   async function save() { await writeFile(o.out, JSON.stringify(report(), null, 1)); }
