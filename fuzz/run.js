@@ -8,14 +8,16 @@
  *   npm run fuzz -- differential --queries N [--seed S] [--per-graph K] [--out FILE]
  *   npm run soak -- crash --iterations N [--seed S] [--writers W] [--out FILE]
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 
 const ROOT = join(import.meta.dirname, '..');
-const OUT = join(ROOT, 'node_modules', '.cache', 'ledgraph-fuzz');
+// One directory per run: a run going on in the background keeps its own bundles.
+const OUT = join(ROOT, 'node_modules', '.cache', 'ledgraph-fuzz', String(process.pid));
 mkdirSync(OUT, { recursive: true });
+process.on('exit', () => rmSync(OUT, { recursive: true, force: true }));
 
 async function bundle(entry, file) {
   await build({
