@@ -28,7 +28,7 @@ export const FUZZ_SERVER_CONFIG = {
 export const FUZZ_SERVER_FLAGS = ['--data-auth-mode', 'optional', '--data-auth-trusted-issuer', FUZZ_DID, '--storage-proxy-enabled',
   '--storage-proxy-trusted-issuer', FUZZ_DID, '--query-timeout-ms', '3000', '--log-level', 'error'];
 
-export type Outcome = 'ok' | 'backpressure' | 'header-overflow' | '5xx' | 'hang' | 'dropped' | 'leak';
+export type Outcome = 'ok' | 'backpressure' | 'header-overflow' | 'cut-by-restart' | '5xx' | 'hang' | 'dropped' | 'leak';
 
 /**
  * Node's HTTP parser refuses a header block over 16 KiB (--max-http-header-size) with 431 and
@@ -157,7 +157,7 @@ export class Tally {
 
 /** Whether an answer breaks the property. */
 export function isFailure(s: Sent): boolean {
-  return s.outcome !== 'ok' && s.outcome !== 'backpressure' && s.outcome !== 'header-overflow';
+  return s.outcome !== 'ok' && s.outcome !== 'backpressure' && s.outcome !== 'header-overflow' && s.outcome !== 'cut-by-restart';
 }
 
 /** A request in a printable form (bodies as text, cut to `max` characters, with their full length). */

@@ -51,7 +51,7 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
   let expectedExit = false;
   const watchExit = (s: ChildServer) => void s.exited.then(async (exit) => {
     if (Date.now() >= deadline || stopping) return;
-    if (!expectedExit) crashes.push({ at: new Date().toISOString(), exit, stderr: s.stderr().slice(-4000) });
+    if (!expectedExit) { generation++; crashes.push({ at: new Date().toISOString(), exit, stderr: s.stderr().slice(-4000) }); }
     expectedExit = false;
     restarting = (async () => {
       srv = await startChildServer(o.serverBundle, dir, FUZZ_SERVER_FLAGS);
@@ -64,6 +64,10 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
   watchExit(srv);
 
   const hangs: Finding[] = [];
+  let generation = 0;
+  let seq = 0;
+  const inFlight = new Map<number, { r: FuzzRequest; started: number }>();
+  const suspects: { at: string; hungRequestStarted: string; inFlightBefore: unknown[] }[] = [];
   const finding = (target: string, r: FuzzRequest, s: Sent): Finding =>
     ({ at: new Date().toISOString(), target, outcome: s.outcome, status: s.status, ms: s.ms, excerpt: s.excerpt, original: describeRequest(r) });
   const arbs = () => targets(ctx, LONG_BOUNDS);
@@ -87,11 +91,27 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
       const seed = (o.seed + w * 1_000_003 + i * 7919) | 0;
       let original: { r: FuzzRequest; s: Sent } | undefined;
       const details = await fc.check(fc.asyncProperty(arbs()[name]!, async (r) => {
+        const gen = generation;
+        const id = seq++;
+        inFlight.set(id, { r, started: Date.now() });
         const s = await send(srv.url, r, o.timeoutMs, [dir]);
+        inFlight.delete(id);
+        // Requests in flight when the watchdog killed a frozen server were cut by us.
+        if (gen !== generation && (s.outcome === 'dropped' || s.outcome === 'hang')) s.outcome = 'cut-by-restart';
         record(r, s);
         // A hang is recorded as it is, not shrunk: while the server is frozen every request
-        // hangs, so shrinking would only find the shortest victim.
-        if (s.outcome === 'hang') { hangs.push(finding(name, r, s)); return true; }
+        // hangs, so shrinking would only find the shortest victim. The requests in flight
+        // before it are the suspects.
+        if (s.outcome === 'hang') {
+          hangs.push(finding(name, r, s));
+          const last = suspects[suspects.length - 1];
+          if (suspects.length < 40 && (!last || Date.now() - Date.parse(last.at) > 60_000)) {
+            const t0 = Date.now() - s.ms;
+            suspects.push({ at: new Date().toISOString(), hungRequestStarted: new Date(t0).toISOString(), inFlightBefore: [...inFlight.values()].filter((x) => x.started <= t0)
+              .sort((a, b) => a.started - b.started).slice(0, 6).map((x) => ({ started: new Date(x.started).toISOString(), request: describeRequest(x.r, 400) })) });
+          }
+          return true;
+        }
         if (isFailure(s)) { original ??= { r, s }; return false; }
         return true;
       }), { numRuns: o.batch, seed, interruptAfterTimeLimit: Math.max(30_000, o.timeoutMs * 3), markInterruptAsFailure: false });
@@ -120,6 +140,7 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
         stuckRestarts.push({ at: new Date().toISOString(), frozenMs: Date.now() - failingSince });
         failingSince = 0;
         expectedExit = true;
+        generation++;
         void srv.kill();
       }
     });
@@ -138,7 +159,7 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
       byOutcome: tally.byOutcome, byStatus: tally.byStatus, byTarget: tally.byTarget,
       latencyMs: { p50: q(0.5), p99: q(0.99), max: q(1) }, slowOverMs: { ms: o.slowMs, count: slow }, slowest: tally.slowest,
       loadavg: { start: loads[0], samples: loads.length, max1m: Math.max(...loads.map((l) => l[0]!)), end: loadavg() },
-      unhealthyProbes: unhealthy.length, stuckRestarts, crashes, hangs: hangs.length, findings, hangExamples: hangs.slice(0, 50), unhealthy: unhealthy.slice(0, 100),
+      unhealthyProbes: unhealthy.length, stuckRestarts, crashes, hangs: hangs.length, findings, hangExamples: hangs.slice(0, 50), freezeSuspects: suspects, unhealthy: unhealthy.slice(0, 100),
       slowExamples: [...slowExamples].sort((a, b) => a.started.localeCompare(b.started)),
     };
   }

@@ -105,8 +105,8 @@ interface State {
   acked: Map<number, number>;
   /** The highest t the mirror acknowledged. */
   pushAckedT: number;
-  /** Imports: name -> acknowledged? */
-  imports: Map<string, boolean>;
+  /** Imports: name -> acknowledged?, and the t of the archive it restores. */
+  imports: Map<string, { acked: boolean; t: number }>;
   importT: number;
   importsAcked: number;
   pack?: Uint8Array;
@@ -188,10 +188,11 @@ async function writeUntilKilled(o: SoakOptions, st: State, rnd: () => number, i:
     await new Promise((ok) => setTimeout(ok, rnd() * killAt));
     if (stop || !st.pack) return;
     const name = `imp${i}`;
-    st.imports.set(name, false);
+    const t = st.importT;
+    st.imports.set(name, { acked: false, t });
     try {
       await postArchive(target, name, once(st.pack));
-      st.imports.set(name, true);
+      st.imports.set(name, { acked: true, t });
       st.importsAcked++;
     } catch (e) {
       if (!stop) throw e;
@@ -245,12 +246,12 @@ async function check(api: string, st: State): Promise<Omit<IterationResult, 'lef
   for (const c of mLog.body.commits) if (srcIds.has(c.t) && srcIds.get(c.t) !== c.commit_id) { pushProblems.push(`mirror commit at t ${c.t} differs from the source's`); break; }
   // Imports: acknowledged ones whole; the others whole or absent.
   const importProblems: string[] = [];
-  for (const [name, acked] of st.imports) {
+  for (const [name, { acked, t }] of st.imports) {
     const r = await getJson<{ t: number }>(`${api}/info/${name}`);
     if (r.status === 404) { if (acked) importProblems.push(`acknowledged import ${name} is missing`); continue; }
-    if (r.status !== 200 || r.body.t !== st.importT) importProblems.push(`import ${name}: ${r.status}, t ${r.body.t} (archive t ${st.importT})`);
+    if (r.status !== 200 || r.body.t !== t) importProblems.push(`import ${name}: ${r.status}, t ${r.body.t} (archive t ${t})`);
   }
-  st.imports = new Map([...st.imports].filter(([, acked]) => acked).slice(-5));
+  st.imports = new Map([...st.imports].filter(([, v]) => v.acked).slice(-5));
   return { ledger: st.ledger, acked: st.acked.size, landedUnacked, lost, partial, extraCommits, logProblems, pushAcked: st.pushAckedT, pushProblems, imports: st.importsAcked, importProblems };
 }
 
