@@ -18,6 +18,8 @@ const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'node_modules', '.cache', 'ledgraph-fuzz', String(process.pid));
 mkdirSync(OUT, { recursive: true });
 process.on('exit', () => rmSync(OUT, { recursive: true, force: true }));
+// Interrupted: exit normally so the exit hooks stop server children and remove the bundles.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 
 async function bundle(entry, file) {
   await build({

@@ -34,9 +34,12 @@ export interface ChildServer {
 export async function startChildServer(bundle: string, dir: string, flags: string[] = [], readyMs = 30_000): Promise<ChildServer> {
   const port = await freePort();
   const proc = spawn(process.execPath, [bundle, 'server', '--port', String(port), '--storage-path', dir, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The child never outlives the runner (fuzz/run.js turns SIGINT/SIGTERM into an exit).
+  const reap = () => { proc.kill('SIGKILL'); };
+  process.once('exit', reap);
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-65536); });
-  const exited = new Promise<string>((resolve) => proc.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
+  const exited = new Promise<string>((resolve) => proc.on('exit', (code, signal) => { process.removeListener('exit', reap); resolve(signal ?? `exit ${code}`); }));
   let gone: string | undefined;
   void exited.then((s) => { gone = s; });
   const url = `http://127.0.0.1:${port}`;
