@@ -37,7 +37,7 @@ export async function main(argv: string[], serverBundle: string): Promise<number
     return 2;
   }
   return runHttpFuzz({
-    serverBundle, minutes: num('minutes', 1), seed, concurrency: num('concurrency', 4), timeoutMs: num('timeout-ms', 30_000), slowMs: num('slow-ms', 5000), stuckMs: num('stuck-ms', 60_000),
+    serverBundle, minutes: num('minutes', 1), seed, concurrency: num('concurrency', 4), timeoutMs: num('timeout-ms', 15_000), slowMs: num('slow-ms', 5000), stuckMs: num('stuck-ms', 25_000),
     batch: num('batch', 50), out: String(args.out ?? join(tmpdir(), `ledgraph-fuzz-${stamp}.json`)),
   });
 }

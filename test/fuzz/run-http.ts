@@ -51,12 +51,14 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
   let expectedExit = false;
   const watchExit = (s: ChildServer) => void s.exited.then(async (exit) => {
     if (Date.now() >= deadline || stopping) return;
+    down = true;
     if (!expectedExit) { generation++; crashes.push({ at: new Date().toISOString(), exit, stderr: s.stderr().slice(-4000) }); }
     expectedExit = false;
     restarting = (async () => {
       srv = await startChildServer(o.serverBundle, dir, FUZZ_SERVER_FLAGS);
       watchExit(srv);
       ctx = await prepare(srv.url, API);
+      down = false;
     })();
     await restarting;
     restarting = undefined;
@@ -67,7 +69,16 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
   let generation = 0;
   let seq = 0;
   const inFlight = new Map<number, { r: FuzzRequest; started: number }>();
-  const suspects: { at: string; hungRequestStarted: string; inFlightBefore: unknown[] }[] = [];
+  // While the server is frozen, the request that froze it is among those in flight: snapshots
+  // of them (oldest first) at the first hang of an episode and when the watchdog kills.
+  const suspects: { at: string; when: string; inFlight: unknown[] }[] = [];
+  let down = false;
+  const snapshot = (when: string) => {
+    const last = suspects[suspects.length - 1];
+    if (suspects.length >= 60 || (when === 'hang' && last && Date.now() - Date.parse(last.at) < 30_000)) return;
+    suspects.push({ at: new Date().toISOString(), when, inFlight: [...inFlight.values()].sort((a, b) => a.started - b.started).slice(0, 8)
+      .map((x) => ({ started: new Date(x.started).toISOString(), request: describeRequest(x.r, 400) })) });
+  };
   const finding = (target: string, r: FuzzRequest, s: Sent): Finding =>
     ({ at: new Date().toISOString(), target, outcome: s.outcome, status: s.status, ms: s.ms, excerpt: s.excerpt, original: describeRequest(r) });
   const arbs = () => targets(ctx, LONG_BOUNDS);
@@ -96,20 +107,16 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
         inFlight.set(id, { r, started: Date.now() });
         const s = await send(srv.url, r, o.timeoutMs, [dir]);
         inFlight.delete(id);
-        // Requests in flight when the watchdog killed a frozen server were cut by us.
-        if (gen !== generation && (s.outcome === 'dropped' || s.outcome === 'hang')) s.outcome = 'cut-by-restart';
+        // Requests in flight when the watchdog killed a frozen server (or sent while it was down)
+        // were cut by us.
+        if ((gen !== generation || down) && (s.outcome === 'dropped' || s.outcome === 'hang')) s.outcome = 'cut-by-restart';
         record(r, s);
         // A hang is recorded as it is, not shrunk: while the server is frozen every request
         // hangs, so shrinking would only find the shortest victim. The requests in flight
         // before it are the suspects.
         if (s.outcome === 'hang') {
           hangs.push(finding(name, r, s));
-          const last = suspects[suspects.length - 1];
-          if (suspects.length < 40 && (!last || Date.now() - Date.parse(last.at) > 60_000)) {
-            const t0 = Date.now() - s.ms;
-            suspects.push({ at: new Date().toISOString(), hungRequestStarted: new Date(t0).toISOString(), inFlightBefore: [...inFlight.values()].filter((x) => x.started <= t0)
-              .sort((a, b) => a.started - b.started).slice(0, 6).map((x) => ({ started: new Date(x.started).toISOString(), request: describeRequest(x.r, 400) })) });
-          }
+          snapshot('hang');
           return true;
         }
         if (isFailure(s)) { original ??= { r, s }; return false; }
@@ -141,6 +148,8 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
         failingSince = 0;
         expectedExit = true;
         generation++;
+        down = true;
+        snapshot('watchdog kill');
         void srv.kill();
       }
     });
