@@ -127,8 +127,8 @@ function rewriteBlocks(text: string, head: RegExp, f: (body: string, whole: stri
   return out + text.slice(at);
 }
 
-/** Whether a group body holds a triple pattern outside EXISTS blocks. */
-const hasTriples = (body: string) => / \. /.test(rewriteBlocks(body, /(?:NOT )?EXISTS \{/g, () => 'EXISTS'));
+/** Whether a group body holds a required triple pattern (outside EXISTS, OPTIONAL and MINUS blocks). */
+const hasTriples = (body: string) => / \. /.test(rewriteBlocks(body, /(?:(?:NOT )?EXISTS|OPTIONAL|MINUS) \{/g, () => 'X'));
 
 /** Documented spec differences and known bugs, by id; see docs/RELIABILITY.md. */
 export const KNOWN_DIFFERENCES: KnownDifference[] = [
@@ -155,7 +155,8 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     },
   },
   {
-    // GRAPH over a group without triple patterns (only VALUES / BIND / FILTER). SPARQL 1.1 §18.6
+    // GRAPH over a group without required triple patterns (VALUES, BIND, FILTER, and triples only
+    // under OPTIONAL, MINUS or EXISTS). SPARQL 1.1 §18.6
     // evaluates the group in each named graph: `GRAPH ?g` joins it with ?g bound to every named
     // graph (no rows when there is none), `GRAPH <iri>` gives no rows when the dataset has no such
     // graph (Ledgraph). oxigraph evaluates the group once, ?g unbound. Recognised when the
