@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judge, loadPair, scenarioArb, KNOWN_DIFFERENCES } from './differential.js';
+import { judge, loadPair, scenarioArb } from './differential.js';
+import { KNOWN_DIFFERENCES } from './known-differences.js';
 import { PREFIXES } from './sparql-smith.js';
 
 const SEED = Number(process.env.LEDGRAPH_FUZZ_SEED ?? 20_2611);
