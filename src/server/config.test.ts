@@ -60,6 +60,7 @@ describe('parseServerArgs', () => {
       '--max-concurrent-queries', '8', '--query-queue-size', '0', '--query-queue-wait-ms', '250',
       '--keep-alive-timeout-ms', '1000', '--headers-timeout-ms', '2000', '--request-timeout-ms', '3000',
       '--leaf-cache-bytes', '64MiB', '--term-cache-bytes', '1MB', '--idempotency-cache-bytes', '100KiB', '--events-queue-bytes', '2MiB', '--parse-cache-bytes', '3MB',
+      '--nameservice', 'postgres://ledgraph@db.internal:5432/ledgraph', '--nameservice-schema', 'prod_ns',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -83,7 +84,15 @@ describe('parseServerArgs', () => {
       maxConcurrentQueries: 8, queryQueueSize: 0, queryQueueWaitMs: 250,
       keepAliveTimeoutMs: 1000, headersTimeoutMs: 2000, requestTimeoutMs: 3000,
       leafCacheBytes: 64 * 1024 * 1024, termCacheBytes: 1_000_000, idempotencyCacheBytes: 100 * 1024, eventsQueueBytes: 2 * 1024 * 1024, parseCacheBytes: 3_000_000,
+      nameservice: 'postgres://ledgraph@db.internal:5432/ledgraph', nameserviceSchema: 'prod_ns',
     } satisfies ServerConfig);
+  });
+
+  it('checks the nameservice connection string and schema name', () => {
+    expect(() => run(['--nameservice', 'mysql://x/y'])).toThrow('invalid value for --nameservice: expected a postgres:// or postgresql:// connection string');
+    expect(run(['--nameservice', 'postgresql://h/db']).nameservice).toBe('postgresql://h/db');
+    expect(run([]).nameservice).toBeNull();
+    expect(() => run(['--nameservice-schema', 'a-b'])).toThrow('invalid value for --nameservice-schema: "a-b"');
   });
 
   it('reads LEDGRAPH_* variables, comma-separated for lists', () => {

@@ -104,6 +104,10 @@ export interface ServerConfig extends InputLimits {
   eventsQueueBytes: number;
   /** Bytes of parsed JSON-LD queries and processed contexts cached. */
   parseCacheBytes: number;
+  /** PostgreSQL connection string of the nameservice; null keeps it with the storage (file or memory). */
+  nameservice: string | null;
+  /** PostgreSQL schema of the nameservice tables. */
+  nameserviceSchema: string;
 }
 
 /** The defaults of every setting. */
@@ -158,6 +162,8 @@ export function defaultServerConfig(): ServerConfig {
     idempotencyCacheBytes: 8 * 1024 * 1024,
     eventsQueueBytes: 1024 * 1024,
     parseCacheBytes: 24 * 1024 * 1024,
+    nameservice: null,
+    nameserviceSchema: 'ledgraph',
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -450,7 +456,25 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Unsent bytes queued per /events subscriber before it is cut off'),
   valueFlag('parse-cache-bytes', 'LEDGRAPH_PARSE_CACHE_BYTES', '<bytes>', 'parseCacheBytes', parseByteSize, '24MiB',
     'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
+  valueFlag('nameservice', 'LEDGRAPH_NAMESERVICE', '<postgres://...>', 'nameservice', parseNameservice, '(none)',
+    'Keep the nameservice (ledger heads) in PostgreSQL instead of beside the storage; servers and peers sharing it coordinate through it'),
+  valueFlag('nameservice-schema', 'LEDGRAPH_NAMESERVICE_SCHEMA', '<name>', 'nameserviceSchema', parseSchemaName, 'ledgraph',
+    'PostgreSQL schema of the nameservice tables (created and migrated on start)'),
 ];
+
+/** A postgres:// or postgresql:// connection string. */
+function parseNameservice(raw: string, where: string): string | null {
+  const v = raw.trim();
+  if (!/^postgres(ql)?:\/\/./.test(v)) throw bad(`invalid value for ${where}: expected a postgres:// or postgresql:// connection string`);
+  return v;
+}
+
+/** A plain SQL identifier (letters, digits, underscore; at most 40 characters so channel names fit). */
+function parseSchemaName(raw: string, where: string): string {
+  const v = raw.trim();
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(v)) throw bad(`invalid value for ${where}: "${raw}" (expected letters, digits and _, at most 40)`);
+  return v;
+}
 
 /** What the command line asked for. */
 export type ServerArgs =

@@ -119,6 +119,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     role: config.role,
     storage: config.memory ? 'memory' : 'file',
     storage_path: storagePath,
+    nameservice: config.nameservice ? 'postgresql' : 'storage',
     indexing_enabled: config.role !== 'peer' && config.indexingEnabled, // a peer never indexes
     cors_enabled: config.corsEnabled,
     pid: process.pid,
