@@ -108,6 +108,13 @@ export interface ServerConfig extends InputLimits {
   nameservice: string | null;
   /** PostgreSQL schema of the nameservice tables. */
   nameserviceSchema: string;
+  /** `s3://bucket/prefix` of the content store; null keeps content at --storage-path (or memory). */
+  storage: string | null;
+  /** S3 endpoint URL (S3-compatible stores); null = AWS for the region. */
+  s3Endpoint: string | null;
+  s3Region: string;
+  /** Address buckets by path (`endpoint/bucket/key`), as most S3-compatible stores need. */
+  s3ForcePathStyle: boolean;
 }
 
 /** The defaults of every setting. */
@@ -164,6 +171,10 @@ export function defaultServerConfig(): ServerConfig {
     parseCacheBytes: 24 * 1024 * 1024,
     nameservice: null,
     nameserviceSchema: 'ledgraph',
+    storage: null,
+    s3Endpoint: null,
+    s3Region: 'us-east-1',
+    s3ForcePathStyle: false,
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -460,7 +471,22 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Keep the nameservice (ledger heads) in PostgreSQL instead of beside the storage; servers and peers sharing it coordinate through it'),
   valueFlag('nameservice-schema', 'LEDGRAPH_NAMESERVICE_SCHEMA', '<name>', 'nameserviceSchema', parseSchemaName, 'ledgraph',
     'PostgreSQL schema of the nameservice tables (created and migrated on start)'),
+  valueFlag('storage', 'LEDGRAPH_STORAGE', '<s3://bucket/prefix>', 'storage', parseStorageUrl, '(none)',
+    'Keep content (commits, index nodes) in this S3 bucket and prefix instead of --storage-path'),
+  valueFlag('s3-endpoint', 'LEDGRAPH_S3_ENDPOINT', '<url>', 's3Endpoint', (r, w) => parseHttpUrl(r, w).replace(/\/+$/, ''), '(none)',
+    'Endpoint of an S3-compatible store (default: AWS S3 of --s3-region)'),
+  valueFlag('s3-region', 'LEDGRAPH_S3_REGION', '<region>', 's3Region', parseNonEmpty, 'us-east-1', 'Region of the S3 bucket'),
+  boolFlag('s3-force-path-style', 'LEDGRAPH_S3_FORCE_PATH_STYLE', 's3ForcePathStyle', false,
+    'Address the bucket by path (endpoint/bucket/key), as most S3-compatible stores need'),
 ];
+
+/** An s3://bucket/prefix URL. */
+function parseStorageUrl(raw: string, where: string): string | null {
+  const v = raw.trim();
+  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v)) throw bad(`invalid value for ${where}: expected s3://bucket/prefix`);
+  return v;
+}
+
 
 /** A postgres:// or postgresql:// connection string. */
 function parseNameservice(raw: string, where: string): string | null {

@@ -120,6 +120,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     storage: config.memory ? 'memory' : 'file',
     storage_path: storagePath,
     nameservice: config.nameservice ? 'postgresql' : 'storage',
+    content: config.storage ? 's3' : config.memory ? 'memory' : 'file',
     indexing_enabled: config.role !== 'peer' && config.indexingEnabled, // a peer never indexes
     cors_enabled: config.corsEnabled,
     pid: process.pid,

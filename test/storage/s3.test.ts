@@ -5,20 +5,16 @@
  * rejected, throttling retried.
  */
 import { createServer, request, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Codec } from '../../src/core/commit/cid.js';
 import { MemoryNameService } from '../../src/storage/memory-store.js';
 import { parseS3Url, S3ContentStore, type S3StoreOptions } from '../../src/storage/s3-store.js';
 import { rejection, storageContract } from './contract.js';
+import { startS3, type TestS3 } from './s3-server.js';
 
 const BUCKET = 'ledgraph-test';
-let dir: string;
-let s3: { run(): Promise<{ port: number }>; close(): Promise<void>; httpServer?: Server };
+let s3: TestS3;
 let proxy: Server;
 let endpoint: string;
 /** Requests seen by the proxy: method, path and query. */
@@ -26,9 +22,8 @@ const seen: string[] = [];
 let throttle = 0;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ledgraph-s3-'));
-  s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: BUCKET }] }) as unknown as typeof s3;
-  const { port } = await s3.run();
+  s3 = await startS3([BUCKET]);
+  const port = s3.port;
   proxy = createServer((req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.range ?? ''}`.trim());
     if (throttle > 0) {
@@ -52,15 +47,12 @@ beforeAll(async () => {
 afterAll(async () => {
   proxy?.closeAllConnections();
   await new Promise<void>((ok) => proxy?.close(() => ok()));
-  s3?.httpServer?.closeAllConnections(); // a dropped large-object body can leave one open
-  await s3?.close();
-  await rm(dir, { recursive: true, force: true });
+  await s3?.stop();
 });
 
-const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 let prefixes = 0;
 const open = (over: Partial<S3StoreOptions> = {}) =>
-  new S3ContentStore({ bucket: BUCKET, prefix: `p${++prefixes}/ledgers`, endpoint, forcePathStyle: true, credentials, ...over });
+  new S3ContentStore({ bucket: BUCKET, prefix: `p${++prefixes}/ledgers`, endpoint, forcePathStyle: true, credentials: s3.credentials, ...over });
 
 storageContract('s3', async () => {
   const content = open();
