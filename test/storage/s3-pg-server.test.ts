@@ -72,4 +72,29 @@ describe.skipIf(why !== null)('a server on S3 + PostgreSQL', () => {
       await b.close();
     }
   }, 60_000);
+
+  it('two Node peers read the bucket and PostgreSQL directly and follow writes made on the server', async () => {
+    const tx = await startTestServer({ config: { ...flags(), nameserviceSchema: 'e2e_peers' } });
+    const peerConfig = { ...flags(), nameserviceSchema: 'e2e_peers', role: 'peer' as const, txServerUrl: tx.url, peerSubscribeAll: true };
+    const peers = [await startTestServer({ config: peerConfig }), await startTestServer({ config: peerConfig })];
+    try {
+      await createLedger(tx, 'seen');
+      const r = await postJson(`${tx.api}/insert/seen`, { '@context': CTX, '@id': 'ex:dee', 'ex:name': 'dee' });
+      const { t } = (await r.json()) as { t: number };
+      for (const peer of peers) {
+        const q = await postJson(`${peer.api}/query`, { '@context': CTX, select: '?n', where: { '@id': '?s', 'ex:name': '?n' }, from: 'seen' },
+          { 'Ledgraph-Min-T': String(t) });
+        expect(q.status, await q.clone().text()).toBe(200);
+        expect(await q.json()).toEqual(['dee']);
+        expect(await readdir(peer.dir)).toEqual([]); // nothing copied locally: the peer read the bucket
+      }
+      // A write sent to a peer is forwarded to the transaction server.
+      const w = await postJson(`${peers[0]!.api}/insert/seen`, { '@context': CTX, '@id': 'ex:eve', 'ex:name': 'eve' });
+      expect(w.status, await w.clone().text()).toBe(200);
+      expect(await names(tx, 'seen')).toEqual(['dee', 'eve']);
+    } finally {
+      for (const p of peers) await p.close();
+      await tx.close();
+    }
+  }, 60_000);
 });
