@@ -74,6 +74,7 @@ export class PgNameService implements NameService {
   private again = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private writes = 0;
+  private lockId = 0; // hashtext(lockKey), an integer, so BEGIN and the lock go as one simple query
   /** Times the LISTEN connection was re-established (tests and /status read it). */
   reconnects = 0;
 
@@ -118,6 +119,7 @@ export class PgNameService implements NameService {
       if (rows.length === 0) await c.query(`INSERT INTO ${this.s}.schema_version VALUES ($1)`, [MIGRATIONS.length]);
       else await c.query(`UPDATE ${this.s}.schema_version SET version = $1`, [MIGRATIONS.length]);
       await c.query('COMMIT');
+      this.lockId = Number((await c.query<{ k: number }>('SELECT hashtext($1) AS k', [this.lockKey])).rows[0]!.k);
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {});
       throw e;
@@ -193,8 +195,8 @@ export class PgNameService implements NameService {
     let c: pg.PoolClient | undefined;
     try {
       c = await this.pool.connect();
-      await c.query('BEGIN');
-      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.lockKey]);
+      // One round trip for both (a simple query without parameters; lockId is an integer).
+      await c.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lockId})`);
       const { rows } = await c.query(sql, [...params, kind, this.origin, this.channel]);
       if (rows.length > 0 && ++this.writes % 256 === 0) {
         await c.query(`DELETE FROM ${this.s}.changes WHERE at < now() - make_interval(secs => $1)`, [this.retentionMs / 1000]);
