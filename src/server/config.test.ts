@@ -61,6 +61,8 @@ describe('parseServerArgs', () => {
       '--keep-alive-timeout-ms', '1000', '--headers-timeout-ms', '2000', '--request-timeout-ms', '3000',
       '--leaf-cache-bytes', '64MiB', '--term-cache-bytes', '1MB', '--idempotency-cache-bytes', '100KiB', '--events-queue-bytes', '2MiB', '--parse-cache-bytes', '3MB',
       '--no-explorer-enabled',
+      '--nameservice', 'postgres://ledgraph@db.internal:5432/ledgraph', '--nameservice-schema', 'prod_ns',
+      '--storage', 's3://ledgraph-prod/eu', '--s3-endpoint', 'http://127.0.0.1:9000', '--s3-region', 'eu-west-1', '--s3-force-path-style',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -85,7 +87,18 @@ describe('parseServerArgs', () => {
       keepAliveTimeoutMs: 1000, headersTimeoutMs: 2000, requestTimeoutMs: 3000,
       leafCacheBytes: 64 * 1024 * 1024, termCacheBytes: 1_000_000, idempotencyCacheBytes: 100 * 1024, eventsQueueBytes: 2 * 1024 * 1024, parseCacheBytes: 3_000_000,
       explorerEnabled: false,
+      nameservice: 'postgres://ledgraph@db.internal:5432/ledgraph', nameserviceSchema: 'prod_ns',
+      storage: 's3://ledgraph-prod/eu', s3Endpoint: 'http://127.0.0.1:9000', s3Region: 'eu-west-1', s3ForcePathStyle: true,
     } satisfies ServerConfig);
+  });
+
+  it('checks the nameservice connection string and schema name', () => {
+    expect(() => run(['--nameservice', 'mysql://x/y'])).toThrow('invalid value for --nameservice: expected a postgres:// or postgresql:// connection string');
+    expect(run(['--nameservice', 'postgresql://h/db']).nameservice).toBe('postgresql://h/db');
+    expect(run([]).nameservice).toBeNull();
+    expect(() => run(['--storage', '/var/data'])).toThrow('invalid value for --storage: expected s3://bucket/prefix');
+    expect(() => run(['--s3-endpoint', 'minio:9000'])).toThrow('invalid value for --s3-endpoint: "minio:9000"');
+    expect(() => run(['--nameservice-schema', 'a-b'])).toThrow('invalid value for --nameservice-schema: "a-b"');
   });
 
   it('reads LEDGRAPH_* variables, comma-separated for lists', () => {
@@ -200,7 +213,7 @@ describe('the flag table and --help', () => {
     const envs = SERVER_FLAGS.map((f) => f.env);
     expect(new Set(names).size).toBe(names.length);
     expect(new Set(envs).size).toBe(envs.length);
-    for (const e of envs) expect(e).toMatch(/^LEDGRAPH_[A-Z_]+$/);
+    for (const e of envs) expect(e).toMatch(/^LEDGRAPH_[A-Z][A-Z0-9_]*$/);
   });
 
   it('documents every flag with its default and variable', () => {

@@ -106,6 +106,17 @@ export interface ServerConfig extends InputLimits {
   parseCacheBytes: number;
   /** Serve the web explorer (web/dist) at `/`. */
   explorerEnabled: boolean;
+  /** PostgreSQL connection string of the nameservice; null keeps it with the storage (file or memory). */
+  nameservice: string | null;
+  /** PostgreSQL schema of the nameservice tables. */
+  nameserviceSchema: string;
+  /** `s3://bucket/prefix` of the content store; null keeps content at --storage-path (or memory). */
+  storage: string | null;
+  /** S3 endpoint URL (S3-compatible stores); null = AWS for the region. */
+  s3Endpoint: string | null;
+  s3Region: string;
+  /** Address buckets by path (`endpoint/bucket/key`), as most S3-compatible stores need. */
+  s3ForcePathStyle: boolean;
 }
 
 /** The defaults of every setting. */
@@ -161,6 +172,12 @@ export function defaultServerConfig(): ServerConfig {
     eventsQueueBytes: 1024 * 1024,
     parseCacheBytes: 24 * 1024 * 1024,
     explorerEnabled: true,
+    nameservice: null,
+    nameserviceSchema: 'ledgraph',
+    storage: null,
+    s3Endpoint: null,
+    s3Region: 'us-east-1',
+    s3ForcePathStyle: false,
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -455,7 +472,40 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
   boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
     'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
+  valueFlag('nameservice', 'LEDGRAPH_NAMESERVICE', '<postgres://...>', 'nameservice', parseNameservice, '(none)',
+    'Keep the nameservice (ledger heads) in PostgreSQL instead of beside the storage; servers and peers sharing it coordinate through it'),
+  valueFlag('nameservice-schema', 'LEDGRAPH_NAMESERVICE_SCHEMA', '<name>', 'nameserviceSchema', parseSchemaName, 'ledgraph',
+    'PostgreSQL schema of the nameservice tables (created and migrated on start)'),
+  valueFlag('storage', 'LEDGRAPH_STORAGE', '<s3://bucket/prefix>', 'storage', parseStorageUrl, '(none)',
+    'Keep content (commits, index nodes) in this S3 bucket and prefix instead of --storage-path'),
+  valueFlag('s3-endpoint', 'LEDGRAPH_S3_ENDPOINT', '<url>', 's3Endpoint', (r, w) => parseHttpUrl(r, w).replace(/\/+$/, ''), '(none)',
+    'Endpoint of an S3-compatible store (default: AWS S3 of --s3-region)'),
+  valueFlag('s3-region', 'LEDGRAPH_S3_REGION', '<region>', 's3Region', parseNonEmpty, 'us-east-1', 'Region of the S3 bucket'),
+  boolFlag('s3-force-path-style', 'LEDGRAPH_S3_FORCE_PATH_STYLE', 's3ForcePathStyle', false,
+    'Address the bucket by path (endpoint/bucket/key), as most S3-compatible stores need'),
 ];
+
+/** An s3://bucket/prefix URL. */
+function parseStorageUrl(raw: string, where: string): string | null {
+  const v = raw.trim();
+  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v)) throw bad(`invalid value for ${where}: expected s3://bucket/prefix`);
+  return v;
+}
+
+
+/** A postgres:// or postgresql:// connection string. */
+function parseNameservice(raw: string, where: string): string | null {
+  const v = raw.trim();
+  if (!/^postgres(ql)?:\/\/./.test(v)) throw bad(`invalid value for ${where}: expected a postgres:// or postgresql:// connection string`);
+  return v;
+}
+
+/** A plain SQL identifier (letters, digits, underscore; at most 40 characters so channel names fit). */
+function parseSchemaName(raw: string, where: string): string {
+  const v = raw.trim();
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(v)) throw bad(`invalid value for ${where}: "${raw}" (expected letters, digits and _, at most 40)`);
+  return v;
+}
 
 /** What the command line asked for. */
 export type ServerArgs =

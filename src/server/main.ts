@@ -123,6 +123,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     role: config.role,
     storage: config.memory ? 'memory' : 'file',
     storage_path: storagePath,
+    nameservice: config.nameservice ? 'postgresql' : 'storage',
+    content: config.storage ? 's3' : config.memory ? 'memory' : 'file',
     indexing_enabled: config.role !== 'peer' && config.indexingEnabled, // a peer never indexes
     cors_enabled: config.corsEnabled,
     explorer: !config.explorerEnabled ? 'disabled' : explorer ? `${url}/` : `not built (${deps.explorerDir ?? DEFAULT_EXPLORER_DIR} missing; run npm run build:web)`,

@@ -6,7 +6,8 @@
  * transaction server's own storage (shared mode).
  */
 import { openPeer, type Peer } from '../peer/open-peer.js';
-import { FileContentStore, MemoryContentStore, openFileStorage } from '../storage/index.js';
+import { FileContentStore, MemoryContentStore } from '../storage/index.js';
+import { openServerStorage } from './storage-open.js';
 import type { RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
 import { EventsHub } from './events/hub.js';
@@ -65,7 +66,8 @@ export async function createPeerState(config: ServerConfig, log: Logger): Promis
     const cache = config.memory ? new MemoryContentStore() : await FileContentStore.open(config.storagePath, { durable: 'none' });
     peer = openPeer({ ...common, cache, storageToken: config.storageProxyToken });
   } else {
-    peer = openPeer({ ...common, shared: await openFileStorage(config.storagePath) });
+    // Shared-storage mode: the transaction server's content directory and its nameservice (PostgreSQL when configured).
+    peer = openPeer({ ...common, shared: await openServerStorage({ ...config, memory: false }) });
   }
   log.info('peer following', { tx_server_url: tx, api, mode: peer.mode, subscribe_all: common.subscribeAll, ledgers: config.peerLedgers });
   return {

@@ -1,16 +1,16 @@
 /**
  * What the ledger endpoints run over: the engine's Connection built from the ServerConfig (file
- * storage at --storage-path, or memory; the reindex thresholds; the indexing flag), the admission
+ * storage at --storage-path, or memory, with the nameservice optionally in PostgreSQL; the reindex thresholds; the indexing flag), the admission
  * control of writes (--max-in-flight) and of queries (--max-concurrent-queries), and the context
  * every route registrar receives.
  */
 import type { Hono } from 'hono';
 import { Connection } from '../core/ledger/connection.js';
 import { setParseCacheBytes } from '../core/query/jsonld/service.js';
-import { openFileStorage, openMemoryStorage } from '../storage/index.js';
 import type { AppEnv, RouteContext } from './app.js';
 import type { ServerConfig } from './config.js';
 import { EventsHub } from './events/hub.js';
+import { openServerStorage } from './storage-open.js';
 import { Admission, QueryGate } from './admission.js';
 
 export { Admission, QueryGate } from './admission.js';
@@ -39,7 +39,7 @@ export type Registrar = (api: Hono<AppEnv>, ctx: ServerContext) => void;
 
 /** Open the configured storage and build the Connection and admission control over it. */
 export async function createServerState(config: ServerConfig): Promise<ServerState> {
-  const storage = config.memory ? openMemoryStorage() : await openFileStorage(config.storagePath);
+  const storage = await openServerStorage(config);
   const conn = new Connection(storage, {
     reindexMinBytes: config.reindexMinBytes,
     reindexMaxBytes: config.reindexMaxBytes,

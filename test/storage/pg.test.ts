@@ -1,0 +1,159 @@
+/**
+ * The PostgreSQL nameservice against a real PostgreSQL (a throwaway cluster this file starts and
+ * stops): the storage contract, two writers racing on one ledger, a NOTIFY lost across a reconnect,
+ * a server restart mid-run, and schema migration.
+ */
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { NsChange } from '../../src/core/store.js';
+import { MemoryContentStore } from '../../src/storage/memory-store.js';
+import { PgNameService, redact } from '../../src/storage/pg-ns.js';
+import { rec, rejection, storageContract } from './contract.js';
+import { pgUnavailable, startPgCluster, type PgCluster } from './pg-cluster.js';
+
+const why = pgUnavailable();
+if (why) console.warn(`\n!!! SKIPPING PostgreSQL nameservice tests: ${why}\n`);
+
+let cluster: PgCluster;
+let schemas = 0;
+const schema = () => `t${process.pid}_${++schemas}`;
+
+/** Wait until `cond` holds (polling), failing after `ms`. */
+async function until(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(why !== null)('PostgreSQL nameservice', () => {
+  beforeAll(async () => { cluster = await startPgCluster(); }, 120_000);
+  afterAll(async () => { await cluster?.stop(); });
+
+  storageContract('postgresql', async () => {
+    const objects = new Map<string, Uint8Array>();
+    const ns = await PgNameService.open(cluster.url, { schema: schema() });
+    return {
+      content: new MemoryContentStore(objects),
+      ns,
+      tamper: async (cid, bytes) => { objects.set(cid.toString(), bytes); },
+      settle: () => ns.refresh(),
+      cleanup: async () => {},
+    };
+  });
+
+  describe('across servers', () => {
+    const open: PgNameService[] = [];
+    afterEach(async () => { for (const ns of open.splice(0)) await ns.close(); });
+    const openNs = async (s: string, opts = {}) => {
+      const ns = await PgNameService.open(cluster.url, { schema: s, ...opts });
+      open.push(ns);
+      return ns;
+    };
+
+    it('two writers racing on one ledger: every acknowledged write is in the feed, t contiguous', async () => {
+      const s = schema();
+      const [a, b, watcher] = [await openNs(s), await openNs(s), await openNs(s)];
+      const seen: NsChange[] = [];
+      watcher.subscribe((c) => seen.push(c));
+      await until(() => watcher.listenerPid !== null);
+      await a.compareAndSet('hr:main', null, rec('hr:main'));
+      const acked: { t: number; head: string }[] = [];
+      const writer = async (ns: PgNameService, name: string, n: number) => {
+        for (let i = 0; i < n;) {
+          const cur = (await ns.get('hr:main'))!;
+          const next = { ...cur, commit_head_id: `${name}-${i}`, commit_t: cur.commit_t + 1 };
+          if (await ns.compareAndSet('hr:main', cur, next)) {
+            acked.push({ t: next.commit_t, head: next.commit_head_id });
+            i++;
+          }
+        }
+      };
+      await Promise.all([writer(a, 'a', 40), writer(b, 'b', 40)]);
+      expect((await a.get('hr:main'))!.commit_t).toBe(80);
+      expect(acked.map((x) => x.t).sort((x, y) => x - y)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+      await until(() => seen.length === 81);
+      await watcher.refresh();
+      expect(seen[0]).toMatchObject({ kind: 'create' });
+      const commits = seen.slice(1);
+      expect(commits.every((c) => c.kind === 'commit')).toBe(true);
+      expect(commits.map((c) => c.record!.commit_t)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+      const byT = new Map(commits.map((c) => [c.record!.commit_t, c.record!.commit_head_id]));
+      for (const w of acked) expect(byT.get(w.t)).toBe(w.head);
+    });
+
+    it('a NOTIFY lost while the LISTEN connection is down is detected and repaired on reconnect', async () => {
+      const s = schema();
+      const writer = await openNs(s);
+      const reader = await openNs(s, { reconnectDelayMs: 400, pollMs: 600_000 });
+      const seen: NsChange[] = [];
+      reader.subscribe((c) => seen.push(c));
+      await until(() => reader.listenerPid !== null);
+      await writer.compareAndSet('hr:main', null, rec('hr:main'));
+      await until(() => seen.length === 1);
+
+      // Drop the reader's LISTEN connection server-side, then write while it is away: that NOTIFY
+      // goes nowhere, and polling is effectively off, so only the re-read on reconnect can find it.
+      const admin = new pg.Client({ connectionString: cluster.url });
+      await admin.connect();
+      await admin.query('SELECT pg_terminate_backend($1)', [reader.listenerPid]);
+      await admin.end();
+      await until(() => reader.listenerPid === null, 2000);
+      const r1 = rec('hr:main', { commit_head_id: 'bag1', commit_t: 1 });
+      expect(await writer.compareAndSet('hr:main', rec('hr:main'), r1)).toBe(true);
+      expect(seen.length).toBe(1);
+
+      await until(() => seen.length === 2);
+      expect(reader.reconnects).toBeGreaterThanOrEqual(1);
+      expect(seen[1]).toEqual({ ledger_id: 'hr:main', kind: 'commit', record: r1 });
+      // And the feed keeps working live after the repair.
+      expect(await writer.delete('hr:main')).toBe(true);
+      await until(() => seen.length === 3);
+      expect(seen[2]).toEqual({ ledger_id: 'hr:main', kind: 'delete', record: null });
+    });
+
+    it('survives a PostgreSQL restart mid-run: reads, writes and the feed carry on', async () => {
+      const s = schema();
+      const writer = await openNs(s);
+      const reader = await openNs(s, { reconnectDelayMs: 100, pollMs: 600_000 });
+      const seen: NsChange[] = [];
+      reader.subscribe((c) => seen.push(c));
+      await until(() => reader.listenerPid !== null);
+      await writer.compareAndSet('hr:main', null, rec('hr:main'));
+      await until(() => seen.length === 1);
+
+      await cluster.restart();
+      expect(await reader.get('hr:main')).toEqual(rec('hr:main'));
+      const r1 = rec('hr:main', { commit_head_id: 'bag1', commit_t: 1 });
+      expect(await writer.compareAndSet('hr:main', rec('hr:main'), r1)).toBe(true);
+      await until(() => seen.length === 2);
+      expect(seen[1]).toEqual({ ledger_id: 'hr:main', kind: 'commit', record: r1 });
+      expect(reader.reconnects).toBeGreaterThanOrEqual(1);
+      expect((await writer.list()).map((r) => r.commit_t)).toEqual([1]);
+    }, 60_000);
+
+    it('creates the schema once, reopens it, and refuses a schema newer than it knows', async () => {
+      const s = schema();
+      const [x, y] = await Promise.all([openNs(s), openNs(s)]);
+      await x.compareAndSet('hr:main', null, rec('hr:main'));
+      expect(await y.get('hr:main')).toEqual(rec('hr:main'));
+      const admin = new pg.Client({ connectionString: cluster.url });
+      await admin.connect();
+      expect((await admin.query(`SELECT version FROM "${s}".schema_version`)).rows).toEqual([{ version: 1 }]);
+      await admin.query(`UPDATE "${s}".schema_version SET version = 99`);
+      await admin.end();
+      const err = await rejection(PgNameService.open(cluster.url, { schema: s }));
+      expect(err.status).toBe(502);
+      expect(err.message).toContain('version 99');
+    });
+
+    it('an unreachable server is a 502 naming the server without its password', async () => {
+      const err = await rejection(PgNameService.open(`postgres://u:secret@127.0.0.1:${cluster.port + 1}/x`, { schema: schema() }));
+      expect(err.status).toBe(502);
+      expect(err.message).toContain('u:***@127.0.0.1');
+      expect(err.message).not.toContain('secret');
+      expect(redact('postgres://me:pw@h/db')).toBe('postgres://me:***@h/db');
+    });
+  });
+});
