@@ -10,6 +10,7 @@ import { adminRoutes } from './admin.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { eventsRoutes } from './events.js';
+import { graphqlRoutes } from './graphql.js';
 import { historyRoutes } from './history.js';
 import { pushRoutes } from '../replication/push.js';
 import { commitsRoutes } from '../replication/commits.js';
@@ -37,6 +38,7 @@ export const REGISTRARS: readonly Registrar[] = [
   importRoutes,
   queryRoutes,
   sparqlEndpointRoutes,
+  graphqlRoutes,
   streamRoutes,
   multiQueryRoutes,
   eventsRoutes,

@@ -1,0 +1,143 @@
+/**
+ * Build the graphql-js schema of a derived model (graphql.md §6, §9): one object type per
+ * published class with `id` and its fields, `TWhere` / `TOrderBy` / `TOrderField` helpers, and
+ * the root fields (singular, plural, `_count`). Resolvers delegate to the per-request executor
+ * passed as the graphql-js context (resolve.ts), so one schema serves every request of its key.
+ */
+import {
+  GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema,
+  GraphQLString, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap, type GraphQLOutputType,
+} from 'graphql';
+import type { ActiveContext } from '../../rdf/jsonld-context.js';
+import type { ClassModel, FieldModel, InferredModel } from './model.js';
+import { allocateNames, RESERVED_TYPE_NAMES, rootNames } from './naming.js';
+import { FILTERS, IDFilter, LangStringFilter, Long, OrderDirection, PRELUDE_TYPES, Resource, SCALARS } from './scalars.js';
+
+/** A published type: its class, its fields by GraphQL name, its root field names. */
+export interface PublishedType {
+  name: string;
+  cls: string;
+  fields: Map<string, FieldModel>;
+  root: { singular: string; plural: string; count: string };
+}
+
+/** What the executor resolves through: implemented by resolve.ts per request. */
+export interface Resolvers {
+  single(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
+  list(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
+  count(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
+  field(src: unknown, t: PublishedType, f: FieldModel, args: Record<string, unknown>): Promise<unknown>;
+  id(src: unknown): string;
+}
+
+export interface DerivedSchema {
+  tier: 'inferred';
+  /** Null when no class is visible (every request is EMPTY_SCHEMA). */
+  schema: GraphQLSchema | null;
+  warnings: string[];
+  types: Map<string, PublishedType>;
+  ctx: ActiveContext;
+}
+
+/** Build the schema of a model under the naming context `ctx`. */
+export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, extraWarnings: string[] = []): DerivedSchema {
+  const classes = model.classes;
+  const typeNames = allocateNames(classes.map((c) => c.iri), ctx, RESERVED_TYPE_NAMES);
+  qualifyHelperClashes(typeNames, classes, ctx);
+  const roots = rootNames(classes.map((c) => ({ name: typeNames.get(c.iri)!, plural: c.plural })));
+  const types = new Map<string, PublishedType>();
+  const byClass = new Map<string, PublishedType>();
+  for (const c of classes) {
+    const name = typeNames.get(c.iri)!;
+    const fieldNames = allocateNames(c.fields.map((f) => f.property), ctx, new Set(['id']));
+    const fields = new Map<string, FieldModel>();
+    for (const f of [...c.fields].sort((a, b) => (fieldNames.get(a.property)! < fieldNames.get(b.property)! ? -1 : 1))) fields.set(fieldNames.get(f.property)!, f);
+    const t: PublishedType = { name, cls: c.iri, fields, root: roots.get(name)! };
+    types.set(name, t);
+    byClass.set(c.iri, t);
+  }
+  const warnings = [...extraWarnings, ...model.warnings.map((w) => {
+    const t = byClass.get(w.cls)!;
+    const fname = [...t.fields].find(([, f]) => f.property === w.property)![0];
+    return `${t.name}.${fname}: ${ctx.compactIri(w.property, false)} ${w.text}`;
+  })].sort();
+  if (types.size === 0) return { tier: 'inferred', schema: null, warnings, types, ctx };
+
+  const objects = new Map<string, GraphQLObjectType>();
+  const orderBys = new Map<string, GraphQLInputObjectType>();
+  const wheres = new Map<string, GraphQLInputObjectType>();
+  const refType = (f: FieldModel): GraphQLObjectType => (f.target !== null && byClass.has(f.target) ? objects.get(byClass.get(f.target)!.name)! : Resource);
+  for (const t of types.values()) {
+    const orderField = new GraphQLEnumType({ name: `${t.name}OrderField`, values: { id: {} } });
+    orderBys.set(t.name, new GraphQLInputObjectType({
+      name: `${t.name}OrderBy`,
+      fields: { field: { type: new GraphQLNonNull(orderField) }, direction: { type: OrderDirection, defaultValue: 'ASC' } },
+    }));
+    const where: GraphQLInputObjectType = new GraphQLInputObjectType({
+      name: `${t.name}Where`,
+      fields: () => {
+        const w: GraphQLInputFieldConfigMap = {
+          AND: { type: new GraphQLList(new GraphQLNonNull(where)) }, OR: { type: new GraphQLList(new GraphQLNonNull(where)) }, NOT: { type: where }, id: { type: IDFilter },
+        };
+        for (const [name, f] of t.fields) w[name] = { type: f.kind === 'ref' ? IDFilter : f.lang ? LangStringFilter : FILTERS[f.scalar] };
+        return w;
+      },
+    });
+    wheres.set(t.name, where);
+    objects.set(t.name, new GraphQLObjectType<unknown, Resolvers>({
+      name: t.name,
+      fields: () => {
+        const out: GraphQLFieldConfigMap<unknown, Resolvers> = { id: { type: new GraphQLNonNull(GraphQLID), resolve: (src, _a, r) => r.id(src) } };
+        for (const [name, f] of t.fields) {
+          const item: GraphQLOutputType = f.kind === 'ref' ? refType(f) : f.mixed ? GraphQLString : SCALARS[f.scalar];
+          const args = f.kind === 'ref'
+            ? { orderBy: { type: new GraphQLList(new GraphQLNonNull(f.target !== null && byClass.has(f.target) ? orderBys.get(byClass.get(f.target)!.name)! : resourceOrderBy())) }, limit: { type: GraphQLInt } }
+            : { ...(f.lang ? { lang: { type: GraphQLString } } : {}), orderBy: { type: OrderDirection }, limit: { type: GraphQLInt } };
+          out[name] = { type: new GraphQLList(new GraphQLNonNull(item)), args, resolve: (src, a, r) => r.field(src, t, f, a) };
+        }
+        return out;
+      },
+    }));
+  }
+  const query = new GraphQLObjectType<unknown, Resolvers>({
+    name: 'Query',
+    fields: () => {
+      const out: GraphQLFieldConfigMap<unknown, Resolvers> = {};
+      for (const t of types.values()) {
+        const obj = objects.get(t.name)!;
+        out[t.root.singular] = { type: obj, args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: (_s, a, r, info) => r.single(t, a, String(info.path.key)) };
+        out[t.root.plural] = {
+          type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))),
+          args: { where: { type: wheres.get(t.name)! }, orderBy: { type: new GraphQLList(new GraphQLNonNull(orderBys.get(t.name)!)) }, limit: { type: GraphQLInt }, offset: { type: GraphQLInt } },
+          resolve: (_s, a, r, info) => r.list(t, a, String(info.path.key)),
+        };
+        out[t.root.count] = { type: new GraphQLNonNull(Long), args: { where: { type: wheres.get(t.name)! } }, resolve: (_s, a, r, info) => r.count(t, a, String(info.path.key)) };
+      }
+      return out;
+    },
+  });
+  const schema = new GraphQLSchema({ query, types: [...PRELUDE_TYPES, ...objects.values()] });
+  return { tier: 'inferred', schema, warnings, types, ctx };
+}
+
+let resourceOrder: GraphQLInputObjectType | undefined;
+/** Order input of references to unpublished targets: by `id` only. */
+function resourceOrderBy(): GraphQLInputObjectType {
+  return resourceOrder ??= new GraphQLInputObjectType({
+    name: 'ResourceOrderBy',
+    fields: { field: { type: new GraphQLNonNull(new GraphQLEnumType({ name: 'ResourceOrderField', values: { id: {} } })) }, direction: { type: OrderDirection, defaultValue: 'ASC' } },
+  });
+}
+
+/** §4 rule 5: a class named like another type's helper (`TWhere`, …) is qualified like a collision. */
+function qualifyHelperClashes(names: Map<string, string>, classes: ClassModel[], ctx: ActiveContext): void {
+  const helpers = new Set<string>();
+  for (const n of names.values()) for (const s of ['Where', 'OrderBy', 'OrderField', 'CreateInput', 'UpdateInput']) helpers.add(n + s);
+  helpers.add('ResourceOrderBy');
+  helpers.add('ResourceOrderField');
+  const clashing = classes.filter((c) => helpers.has(names.get(c.iri)!));
+  if (!clashing.length) return;
+  const reserved = new Set([...RESERVED_TYPE_NAMES, ...helpers, ...[...names].filter(([iri]) => !clashing.some((c) => c.iri === iri)).map(([, n]) => n)]);
+  for (const [iri, n] of allocateNames(clashing.map((c) => c.iri), ctx, reserved)) names.set(iri, n);
+}
+

@@ -1,0 +1,184 @@
+/**
+ * The GraphQL request pipeline (graphql.md §2, §13–§15): derive (or reuse) the caller's schema for
+ * the snapshot, then parse, check limits, reject unsupported forms, validate and execute with
+ * graphql-js, and shape the response body (`data`, `errors` with `extensions.code`, explain).
+ */
+import {
+  execute, GraphQLError, Kind, lexicographicSortSchema, parse, printSchema, TypeInfo, validate, visit, visitWithTypeInfo,
+  type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode,
+} from 'graphql';
+import type { DbView } from '../../index/view.js';
+import { ActiveContext } from '../../rdf/jsonld-context.js';
+import { F, SHACL } from '../../rdf/vocab.js';
+import { inferModel } from './model.js';
+import { RequestResolvers } from './resolve.js';
+import { buildDerivedSchema, type DerivedSchema } from './schema.js';
+
+export type ErrorCode = 'GRAPHQL_PARSE_FAILED' | 'SCHEMA_ERROR' | 'UNSUPPORTED_QUERY' | 'EXECUTION_ERROR' | 'EMPTY_SCHEMA';
+
+export interface GraphQLBody { data?: unknown; errors?: unknown[]; extensions?: Record<string, unknown> }
+
+export interface GraphQLLimits { maxDepth: number; maxFields: number }
+export const DEFAULT_LIMITS: GraphQLLimits = { maxDepth: 15, maxFields: 1000 };
+
+/** One request as the endpoint read it. */
+export interface GraphQLRun {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+  explain: boolean;
+  /** GET requests and pinned ledgers (`@t:`) cannot run mutations. */
+  readOnly: 'get' | 'pinned' | false;
+  limits?: GraphQLLimits;
+  signal?: AbortSignal;
+  deadline?: number;
+}
+
+const cache = new Map<string, Promise<DerivedSchema>>();
+const CACHE_SIZE = 32;
+
+/**
+ * The caller's derived schema for a snapshot. `key` names (ledger, t, caller view, context): a
+ * commit moves t, so a new head never reads a stale entry; old ones age out of the LRU.
+ * `root` is the unrestricted snapshot, read only to detect shapes and schema instances (§3).
+ */
+export function derivedSchema(key: string, view: DbView, root: DbView, contextJson: unknown): Promise<DerivedSchema> {
+  let hit = cache.get(key);
+  if (hit) { cache.delete(key); cache.set(key, hit); return hit; }
+  hit = (async () => {
+    const ctx = ActiveContext.create(contextJson ?? null);
+    const warnings: string[] = [];
+    if (await hasFacts(root, SHACL + 'targetClass') || await hasFacts(root, undefined, F + 'GraphQLSchema')) {
+      warnings.push('shapes and curated schema instances are not used yet (shaped and curated tiers not implemented); serving the inferred schema');
+    }
+    return buildDerivedSchema(await inferModel(view), ctx, warnings);
+  })();
+  hit.catch(() => cache.delete(key));
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, hit);
+  return hit;
+}
+
+async function hasFacts(view: DbView, p: string | undefined, o?: string): Promise<boolean> {
+  const pid = p !== undefined ? view.dict.idOfKey(p) : view.dict.idOfKey('http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+  const oid = o !== undefined ? view.dict.idOfKey(o) : undefined;
+  if (pid === undefined || (o !== undefined && oid === undefined)) return false;
+  for await (const b of view.scan({ g: 0, p: pid, ...(oid !== undefined ? { o: oid } : {}) })) if (b.n > 0) return true;
+  return false;
+}
+
+/** The SDL of a derived schema (§2): sorted, or the decided line for an empty schema. */
+export function schemaSdl(d: DerivedSchema): string {
+  return d.schema ? printSchema(lexicographicSortSchema(d.schema)) + '\n' : '# empty schema: no classes are visible\n';
+}
+
+function failure(code: ErrorCode, message: string, nodes?: GraphQLError['nodes']): GraphQLBody {
+  return { errors: [withCode(new GraphQLError(message, nodes ? { nodes } : {}), code)] };
+}
+
+function withCode(e: GraphQLError, code: ErrorCode): unknown {
+  const j = e.toJSON() as { extensions?: Record<string, unknown> };
+  return { ...j, extensions: { ...(j.extensions ?? {}), code } };
+}
+
+/** Run one request against a derived schema over `view` (all root fields read this one snapshot). */
+export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: unknown, run: GraphQLRun): Promise<GraphQLBody> {
+  if (!d.schema) return failure('EMPTY_SCHEMA', 'the schema is empty: no classes are visible to this caller');
+  let doc: DocumentNode;
+  try { doc = parse(run.query); } catch (e) {
+    return { errors: [withCode(e instanceof GraphQLError ? e : new GraphQLError(String(e)), 'GRAPHQL_PARSE_FAILED')] };
+  }
+  const limits = run.limits ?? DEFAULT_LIMITS;
+  const op = selectedOperation(doc, run.operationName ?? undefined);
+  const frags = new Map(doc.definitions.filter((x): x is FragmentDefinitionNode => x.kind === Kind.FRAGMENT_DEFINITION).map((x) => [x.name.value, x]));
+  for (const o of doc.definitions) {
+    if (o.kind !== Kind.OPERATION_DEFINITION) continue;
+    const m = measure(o.selectionSet, frags, 1, []);
+    if (m.depth > limits.maxDepth) return failure('UNSUPPORTED_QUERY', `the document nests ${m.depth} levels deep; the limit is ${limits.maxDepth}`, [o]);
+    if (m.fields > limits.maxFields) return failure('UNSUPPORTED_QUERY', `the document selects ${m.fields} fields; the limit is ${limits.maxFields}`, [o]);
+  }
+  const unsupported = prePass(doc, d, op, run);
+  if (unsupported) return { errors: [withCode(unsupported, 'UNSUPPORTED_QUERY')] };
+  const invalid = validate(d.schema, doc);
+  if (invalid.length) return { errors: invalid.map((e) => withCode(e, 'SCHEMA_ERROR')) };
+  const resolvers = new RequestResolvers({ view, derived: d, contextJson, ...(run.signal ? { signal: run.signal } : {}), ...(run.deadline ? { deadline: run.deadline } : {}) });
+  const res = await execute({ schema: d.schema, document: doc, contextValue: resolvers, variableValues: run.variables ?? null, operationName: run.operationName ?? null });
+  const body: GraphQLBody = {};
+  if (res.errors?.length) {
+    // Errors before execution starts (variables, operation selection) are request errors: no data.
+    const requestError = res.data === undefined;
+    body.errors = res.errors.map((e) => withCode(e, requestError ? 'SCHEMA_ERROR' : 'EXECUTION_ERROR'));
+  }
+  if (res.data !== undefined) body.data = res.data;
+  if (run.explain && op) body.extensions = { explain: { tier: d.tier, warnings: d.warnings, fields: explainFields(op, frags, d, resolvers.queries) } };
+  return body;
+}
+
+function selectedOperation(doc: DocumentNode, name: string | undefined): OperationDefinitionNode | undefined {
+  const ops = doc.definitions.filter((x): x is OperationDefinitionNode => x.kind === Kind.OPERATION_DEFINITION);
+  return name !== undefined ? ops.find((o) => o.name?.value === name) : ops.length === 1 ? ops[0] : undefined;
+}
+
+/** Depth and field count of a selection set, fragments expanded (§15). */
+function measure(set: SelectionSetNode, frags: Map<string, FragmentDefinitionNode>, depth: number, stack: string[]): { depth: number; fields: number } {
+  let max = depth, fields = 0;
+  for (const s of set.selections) {
+    let m: { depth: number; fields: number } | undefined;
+    if (s.kind === Kind.FIELD) {
+      fields++;
+      if (s.selectionSet) m = measure(s.selectionSet, frags, depth + 1, stack);
+    } else if (s.kind === Kind.INLINE_FRAGMENT) m = measure(s.selectionSet, frags, depth, stack);
+    else {
+      const f = frags.get(s.name.value);
+      if (f && !stack.includes(f.name.value)) m = measure(f.selectionSet, frags, depth, [...stack, f.name.value]);
+    }
+    if (m) { max = Math.max(max, m.depth); fields += m.fields; }
+  }
+  return { depth: max, fields };
+}
+
+/** §15 forms answered UNSUPPORTED_QUERY before validation. */
+function prePass(doc: DocumentNode, d: DerivedSchema, op: OperationDefinitionNode | undefined, run: GraphQLRun): GraphQLError | undefined {
+  for (const o of doc.definitions) {
+    if (o.kind === Kind.OPERATION_DEFINITION && o.operation === 'subscription') return new GraphQLError('subscription operations are not supported', { nodes: [o] });
+  }
+  if (op?.operation === 'mutation' && run.readOnly) {
+    return new GraphQLError(run.readOnly === 'get' ? 'mutations cannot be sent with GET; use POST' : 'mutations cannot run against a ledger pinned to a time', { nodes: [op] });
+  }
+  const info = new TypeInfo(d.schema!);
+  let found: GraphQLError | undefined;
+  visit(doc, visitWithTypeInfo(info, {
+    Argument(node) {
+      if (found || node.name.value !== 'where') return;
+      const parent = info.getParentType();
+      const def = info.getFieldDef();
+      if (!parent || !def || parent.name === 'Query') return;
+      found = new GraphQLError(`"where" is only supported on root list fields (${parent.name}.${def.name}).`, { nodes: [node] });
+    },
+  }));
+  return found;
+}
+
+/** `extensions.explain.fields`: every selected field path in document order (§13). */
+function explainFields(op: OperationDefinitionNode, frags: Map<string, FragmentDefinitionNode>, d: DerivedSchema, queries: Map<string, unknown>): unknown[] {
+  const out: unknown[] = [];
+  const walk = (set: SelectionSetNode, prefix: string, root: boolean, stack: string[]): void => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        const key = s.alias?.value ?? s.name.value;
+        const path = prefix ? `${prefix}.${key}` : key;
+        const builtin = s.name.value === 'id' || s.name.value === '__typename' || (root && [...d.types.values()].some((t) => t.root.count === s.name.value));
+        const entry: Record<string, unknown> = { field: path, provenance: builtin ? 'builtin' : s.name.value.startsWith('__') ? 'builtin' : d.tier };
+        if (root && queries.has(key)) entry.query = queries.get(key);
+        out.push(entry);
+        if (s.selectionSet) walk(s.selectionSet, path, false, stack);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet, prefix, root, stack);
+      else {
+        const f = frags.get(s.name.value);
+        if (f && !stack.includes(f.name.value)) walk(f.selectionSet, prefix, root, [...stack, f.name.value]);
+      }
+    }
+  };
+  walk(op.selectionSet, '', true, []);
+  return out;
+}

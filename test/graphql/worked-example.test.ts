@@ -1,0 +1,132 @@
+/**
+ * graphql.md §16 over real HTTP: the inferred schema at t = 1 as SDL (normalised with
+ * printSchema(lexicographicSortSchema(buildSchema(...)))), queries Q1–Q7 with their exact bodies,
+ * the GET form and the envelope errors of §1.
+ */
+import { buildSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+export const PEOPLE_TTL = `@prefix ex: <http://example.org/> .  @prefix schema: <http://schema.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:ana  a ex:Person ; schema:name "Ana" ; ex:age 34 ; ex:level "senior" ; ex:tags "ops", "admin" ;
+        ex:knows ex:ben, ex:caro ; ex:site <http://ana.example/> .
+ex:ben  a ex:Person ; schema:name "Ben" ; ex:age 27 ; ex:level "junior" ; ex:knows ex:caro ;
+        ex:motto "Move fast"@en, "Anda depressa"@pt ; ex:site "ben.example" .
+ex:caro a ex:Person ; schema:name "Caro" ; ex:age 41 ; ex:motto "Carpe diem"@la .
+ex:acme a ex:Company ; schema:name "Acme" ; ex:founded "1999-05-01"^^xsd:date ;
+        ex:revenue "1250000.5"^^xsd:decimal ; ex:employs ex:ana, ex:ben .
+`;
+export const PEOPLE_CTX = { ex: 'http://example.org/', schema: 'http://schema.org/', xsd: 'http://www.w3.org/2001/XMLSchema#' };
+const CTX_Q = `context=${encodeURIComponent(JSON.stringify(PEOPLE_CTX))}`;
+
+const PRELUDE = `scalar Long scalar Decimal scalar Date scalar DateTime scalar Time scalar JSON
+enum OrderDirection { ASC DESC }
+type Resource { id: ID! }
+input IDFilter { EQ: ID IN: [ID!] EXISTS: Boolean }
+input ExistsFilter { EXISTS: Boolean }
+input BooleanFilter { EQ: Boolean NEQ: Boolean EXISTS: Boolean }
+input StringFilter { EQ: String NEQ: String IN: [String!] NIN: [String!] LT: String LTE: String GT: String GTE: String RE: String IRE: String NRE: String NIRE: String EXISTS: Boolean }
+input LangStringFilter { lang: String EQ: String NEQ: String IN: [String!] NIN: [String!] LT: String LTE: String GT: String GTE: String RE: String IRE: String NRE: String NIRE: String EXISTS: Boolean }
+${['Long', 'Float', 'Decimal', 'Date', 'DateTime', 'Time'].map((s) => `input ${s}Filter { EQ: ${s} NEQ: ${s} IN: [${s}!] NIN: [${s}!] LT: ${s} LTE: ${s} GT: ${s} GTE: ${s} EXISTS: Boolean }`).join('\n')}
+`;
+const L = '(orderBy: OrderDirection, limit: Int)';
+const R = '(orderBy: [PersonOrderBy!], limit: Int)';
+const INFERRED_T1 = `${PRELUDE}
+type Company { id: ID!  employs${R}: [Person!]  founded${L}: [Date!]  name${L}: [String!]  revenue${L}: [Decimal!] }
+type Person { id: ID!  age${L}: [Long!]  knows${R}: [Person!]  level${L}: [String!]
+  motto(lang: String, orderBy: OrderDirection, limit: Int): [String!]  name${L}: [String!]  site${L}: [String!]  tags${L}: [String!] }
+enum CompanyOrderField { id }            enum PersonOrderField { id }
+input CompanyOrderBy { field: CompanyOrderField!  direction: OrderDirection = ASC }
+input PersonOrderBy { field: PersonOrderField!  direction: OrderDirection = ASC }
+input CompanyWhere { AND: [CompanyWhere!] OR: [CompanyWhere!] NOT: CompanyWhere  id: IDFilter
+  employs: IDFilter  founded: DateFilter  name: StringFilter  revenue: DecimalFilter }
+input PersonWhere { AND: [PersonWhere!] OR: [PersonWhere!] NOT: PersonWhere  id: IDFilter  age: LongFilter
+  knows: IDFilter  level: StringFilter  motto: LangStringFilter  name: StringFilter  site: StringFilter  tags: StringFilter }
+type Query {
+  companies(where: CompanyWhere, orderBy: [CompanyOrderBy!], limit: Int, offset: Int): [Company!]!
+  companies_count(where: CompanyWhere): Long!   company(id: ID!): Company   person(id: ID!): Person
+  persons(where: PersonWhere, orderBy: [PersonOrderBy!], limit: Int, offset: Int): [Person!]!
+  persons_count(where: PersonWhere): Long! }
+`;
+
+/** SDL normalised as the spec's tests do (§2). */
+export function normal(sdl: string): string {
+  return printSchema(lexicographicSortSchema(buildSchema(sdl)));
+}
+
+let srv: TestServer;
+const gql = (ledger: string, query: string, extra = ''): Promise<Response> =>
+  fetch(`${srv.api}/graphql/${ledger}?${CTX_Q}${extra}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
+async function body(r: Response): Promise<unknown> {
+  const text = await r.text();
+  expect(r.status, text).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  return JSON.parse(text);
+}
+
+beforeAll(async () => {
+  srv = await startTestServer();
+  expect((await fetch(`${srv.api}/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: 'people:main' }) })).status).toBe(201);
+  const r = await fetch(`${srv.api}/insert/people:main`, { method: 'POST', headers: { 'Content-Type': 'text/turtle' }, body: PEOPLE_TTL });
+  expect(r.status, await r.clone().text()).toBe(200);
+});
+afterAll(async () => { await srv?.close(); });
+
+describe('graphql.md §16 worked example (inferred tier, t = 1)', () => {
+  it('serves the inferred schema as SDL', async () => {
+    const r = await fetch(`${srv.api}/graphql-schema/people:main@t:1?${CTX_Q}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const sdl = await r.text();
+    expect(normal(sdl)).toBe(normal(INFERRED_T1));
+  });
+
+  it('Q1: plural, nested references, default order', async () => {
+    expect(await body(await gql('people:main@t:1', '{ persons { id name age knows { id } } }'))).toEqual({ data: { persons: [
+      { id: 'ex:ana', name: ['Ana'], age: [34], knows: [{ id: 'ex:ben' }, { id: 'ex:caro' }] },
+      { id: 'ex:ben', name: ['Ben'], age: [27], knows: [{ id: 'ex:caro' }] },
+      { id: 'ex:caro', name: ['Caro'], age: [41], knows: [] }] } });
+  });
+
+  it('Q2: filter, order, paging, count', async () => {
+    expect(await body(await gql('people:main@t:1', '{ persons(where: {age: {GT: 30}}, orderBy: [{field: id, direction: DESC}], limit: 1) { id } n: persons_count(where: {age: {GT: 30}}) }')))
+      .toEqual({ data: { persons: [{ id: 'ex:caro' }], n: 2 } });
+  });
+
+  it('Q3: multi-valued semantics, NOT, EXISTS: false', async () => {
+    expect(await body(await gql('people:main@t:1', '{ a: persons(where: {tags: {NEQ: "ops"}}) { id } b: persons(where: {NOT: {tags: {EQ: "ops"}}}) { id } c: persons(where: {site: {EXISTS: false}}) { id } }')))
+      .toEqual({ data: { a: [{ id: 'ex:ana' }], b: [{ id: 'ex:ben' }, { id: 'ex:caro' }], c: [{ id: 'ex:caro' }] } });
+  });
+
+  it('Q4: language preference', async () => {
+    expect(await body(await gql('people:main@t:1', '{ persons(where: {motto: {EXISTS: true}}) { id pt: motto(lang: "pt,en") all: motto } }'))).toEqual({ data: { persons: [
+      { id: 'ex:ben', pt: ['Anda depressa'], all: ['Anda depressa', 'Move fast'] },
+      { id: 'ex:caro', pt: [], all: ['Carpe diem'] }] } });
+  });
+
+  it('Q5: singular by IRI, nested orderBy/limit, typed scalars, wrong class', async () => {
+    expect(await body(await gql('people:main@t:1', '{ company(id: "ex:acme") { name founded revenue employs(orderBy: [{field: id, direction: DESC}], limit: 1) { id name } } nobody: company(id: "ex:ana") { id } }')))
+      .toEqual({ data: { company: { name: ['Acme'], founded: ['1999-05-01'], revenue: ['1250000.5'], employs: [{ id: 'ex:ben', name: ['Ben'] }] }, nobody: null } });
+  });
+
+  it('Q6: explain and the mixed field', async () => {
+    const b = await body(await gql('people:main@t:1', '{ persons(where: {site: {EXISTS: true}}) { id site } }', '&explain=true')) as Record<string, any>;
+    expect(b.data).toEqual({ persons: [{ id: 'ex:ana', site: ['http://ana.example/'] }, { id: 'ex:ben', site: ['ben.example'] }] });
+    expect(b.extensions.explain).toEqual({
+      tier: 'inferred', warnings: ['Person.site: ex:site holds references and literals; typed String'],
+      fields: [
+        { field: 'persons', provenance: 'inferred', query: { selectDistinct: ['?s'], where: [{ '@id': '?s', '@type': 'ex:Person' }, ['exists', { '@id': '?s', 'ex:site': '?v0' }]], orderBy: '?s' } },
+        { field: 'persons.id', provenance: 'builtin' }, { field: 'persons.site', provenance: 'inferred' }],
+    });
+    // The query explain shows returns the same subjects on /query.
+    const q = await fetch(`${srv.api}/query/people:main@t:1`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ '@context': PEOPLE_CTX, ...b.extensions.explain.fields[0].query }) });
+    expect(await q.json()).toEqual(['ex:ana', 'ex:ben']);
+  });
+
+  it('Q7: errors', async () => {
+    expect(await body(await gql('people:main@t:1', '{ persons { id nickname } }'))).toEqual({ errors: [{ message: 'Cannot query field "nickname" on type "Person". Did you mean "name"?', locations: [{ line: 1, column: 16 }], extensions: { code: 'SCHEMA_ERROR' } }] });
+    expect(await body(await gql('people:main@t:1', '{ persons { id }'))).toEqual({ errors: [{ message: 'Syntax Error: Expected Name, found <EOF>.', locations: [{ line: 1, column: 17 }], extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
+    expect(await body(await gql('people:main@t:1', '{ persons { knows(where: {age: {GT: 30}}) { id } } }'))).toEqual({ errors: [{ message: '"where" is only supported on root list fields (Person.knows).', locations: [{ line: 1, column: 19 }], extensions: { code: 'UNSUPPORTED_QUERY' } }] });
+  });
+});
