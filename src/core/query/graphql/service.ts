@@ -101,6 +101,9 @@ export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: un
   if (unsupported) return { errors: [withCode(unsupported, 'UNSUPPORTED_QUERY')] };
   const invalid = validate(d.schema, doc);
   if (invalid.length) return { errors: invalid.map((e) => withCode(e, 'SCHEMA_ERROR')) };
+  if (op && !d.schema.getRootType(op.operation)) {
+    return failure('SCHEMA_ERROR', `the schema has no ${op.operation} type: mutations are published only by a curated schema instance`, [op]);
+  }
   const resolvers = new RequestResolvers({ view, derived: d, contextJson, ...(run.signal ? { signal: run.signal } : {}), ...(run.deadline ? { deadline: run.deadline } : {}) });
   const res = await execute({ schema: d.schema, document: doc, contextValue: resolvers, variableValues: run.variables ?? null, operationName: run.operationName ?? null });
   const body: GraphQLBody = {};
