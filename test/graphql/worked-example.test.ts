@@ -40,6 +40,43 @@ type Query {
   persons_count(where: PersonWhere): Long! }
 `;
 
+const SHAPES_TTL = `@prefix ex: <http://example.org/> .  @prefix schema: <http://schema.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+ex:PersonShape a sh:NodeShape ; sh:targetClass ex:Person ; rdfs:comment "Someone known to the ledger." ;
+  sh:property [ sh:path schema:name ; sh:datatype xsd:string ; sh:minCount 1 ; sh:maxCount 1 ; sh:description "Display name." ] ,
+    [ sh:path ex:age ; sh:datatype xsd:integer ; sh:maxCount 1 ] ,
+    [ sh:path ex:level ; sh:in ( "junior" "senior" ) ; sh:maxCount 1 ] ,
+    [ sh:path ex:knows ; sh:class ex:Person ] ,
+    [ sh:path [ sh:inversePath ex:employs ] ; sh:name "employer" ; sh:class ex:Company ] .
+ex:CompanyShape a sh:NodeShape ; sh:targetClass ex:Company ; sh:closed true ; sh:ignoredProperties ( rdf:type ) ;
+  sh:property [ sh:path schema:name ; sh:datatype xsd:string ; sh:minCount 1 ; sh:maxCount 1 ] ,
+    [ sh:path ex:founded ; sh:datatype xsd:date ; sh:maxCount 1 ] ,
+    [ sh:path ex:revenue ; sh:datatype xsd:decimal ; sh:maxCount 1 ] ,
+    [ sh:path ex:employs ; sh:class ex:Person ] .
+`;
+const SHAPED_T2 = `${PRELUDE}
+type Company { id: ID!  employs${R}: [Person!]  founded: Date  name: String!  revenue: Decimal }
+"""Someone known to the ledger."""
+type Person { id: ID!  age: Long  employer: [Company!]  knows${R}: [Person!]  level: PersonLevel
+  motto(lang: String, orderBy: OrderDirection, limit: Int): [String!]  """Display name.""" name: String!
+  site${L}: [String!]  tags${L}: [String!] }
+enum PersonLevel { junior senior }
+input PersonLevelFilter { EQ: PersonLevel NEQ: PersonLevel IN: [PersonLevel!] NIN: [PersonLevel!] EXISTS: Boolean }
+enum CompanyOrderField { founded id name revenue }     enum PersonOrderField { age id level name }
+input CompanyOrderBy { field: CompanyOrderField!  direction: OrderDirection = ASC }
+input PersonOrderBy { field: PersonOrderField!  direction: OrderDirection = ASC }
+input CompanyWhere { AND: [CompanyWhere!] OR: [CompanyWhere!] NOT: CompanyWhere  id: IDFilter
+  employs: IDFilter  founded: DateFilter  name: StringFilter  revenue: DecimalFilter }
+input PersonWhere { AND: [PersonWhere!] OR: [PersonWhere!] NOT: PersonWhere  id: IDFilter  age: LongFilter
+  knows: IDFilter  level: PersonLevelFilter  motto: LangStringFilter  name: StringFilter  site: StringFilter  tags: StringFilter }
+type Query {
+  companies(where: CompanyWhere, orderBy: [CompanyOrderBy!], limit: Int, offset: Int): [Company!]!
+  companies_count(where: CompanyWhere): Long!   company(id: ID!): Company   person(id: ID!): Person
+  persons(where: PersonWhere, orderBy: [PersonOrderBy!], limit: Int, offset: Int): [Person!]!
+  persons_count(where: PersonWhere): Long! }
+`;
+
 /** SDL normalised as the spec's tests do (§2). */
 export function normal(sdl: string): string {
   return printSchema(lexicographicSortSchema(buildSchema(sdl)));
@@ -118,5 +155,35 @@ describe('graphql.md §16 worked example (inferred tier, t = 1)', () => {
     expect(await body(await gql('people:main@t:1', '{ persons { id nickname } }'))).toEqual({ errors: [{ message: 'Cannot query field "nickname" on type "Person". Did you mean "name"?', locations: [{ line: 1, column: 16 }], extensions: { code: 'SCHEMA_ERROR' } }] });
     expect(await body(await gql('people:main@t:1', '{ persons { id }'))).toEqual({ errors: [{ message: 'Syntax Error: Expected Name, found <EOF>.', locations: [{ line: 1, column: 17 }], extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
     expect(await body(await gql('people:main@t:1', '{ persons { knows(where: {age: {GT: 30}}) { id } } }'))).toEqual({ errors: [{ message: '"where" is only supported on root list fields (Person.knows).', locations: [{ line: 1, column: 19 }], extensions: { code: 'UNSUPPORTED_QUERY' } }] });
+  });
+});
+
+describe('graphql.md §16 worked example (shaped tier, t = 2)', () => {
+  beforeAll(async () => {
+    const r = await fetch(`${srv.api}/insert/people:main`, { method: 'POST', headers: { 'Content-Type': 'text/turtle' }, body: SHAPES_TTL });
+    expect(r.status, await r.clone().text()).toBe(200);
+  });
+
+  it('serves the shaped schema as SDL, the inferred one still at t = 1', async () => {
+    const sdl = await (await fetch(`${srv.api}/graphql-schema/people:main@t:2?${CTX_Q}`)).text();
+    expect(normal(sdl)).toBe(normal(SHAPED_T2));
+    expect(normal(await (await fetch(`${srv.api}/graphql-schema/people:main@t:1?${CTX_Q}`)).text())).toBe(normal(INFERRED_T1));
+  });
+
+  it('Q8: single values, enum, reverse field, order by a single-valued field', async () => {
+    expect(await body(await gql('people:main@t:2', '{ persons(orderBy: [{field: age, direction: DESC}]) { name age level employer { name } } seniors: persons(where: {level: {EQ: senior}}) { id } }')))
+      .toEqual({ data: { persons: [
+        { name: 'Caro', age: 41, level: null, employer: [] },
+        { name: 'Ana', age: 34, level: 'senior', employer: [{ name: 'Acme' }] },
+        { name: 'Ben', age: 27, level: 'junior', employer: [{ name: 'Acme' }] }],
+      seniors: [{ id: 'ex:ana' }] } });
+  });
+
+  it('explain reports the shaped tier, the warning and per-field provenance', async () => {
+    const b = await body(await gql('people:main@t:2', '{ persons(limit: 1) { name site employer { id } } }', '&explain=true')) as Record<string, any>;
+    expect(b.extensions.explain.tier).toBe('shaped');
+    expect(b.extensions.explain.warnings).toEqual(['Person.site: ex:site holds references and literals; typed String']);
+    expect(b.extensions.explain.fields.map((f: any) => [f.field, f.provenance])).toEqual([
+      ['persons', 'shaped'], ['persons.name', 'shaped'], ['persons.site', 'inferred'], ['persons.employer', 'shaped'], ['persons.employer.id', 'builtin']]);
   });
 });

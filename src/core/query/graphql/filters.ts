@@ -98,13 +98,22 @@ export class WhereBuilder {
   }
 }
 
-/** The JSON-LD `orderBy` of a root list: `id` items in sequence, `id` ascending breaking ties (§9). */
-export function rootOrder(orderBy: { field: string; direction: string }[] | null | undefined): unknown {
-  const keys: unknown[] = [];
-  for (const o of orderBy ?? []) {
-    if (o.field === 'id') { keys.push(o.direction === 'DESC' ? ['desc', '?s'] : '?s'); break; }
+/**
+ * The JSON-LD `orderBy` of a root list (§9): items in sequence, each single-valued field bound by
+ * an optional pattern (subjects without a value sort first in ASC); `id` ascending breaks ties.
+ */
+export function rootOrder(t: PublishedType, ctx: ActiveContext, orderBy: { field: string; direction: string }[] | null | undefined): { patterns: unknown[]; keys: unknown } {
+  const keys: unknown[] = [], patterns: unknown[] = [];
+  let idDone = false;
+  for (const [i, o] of (orderBy ?? []).entries()) {
+    const dir = (v: string) => (o.direction === 'DESC' ? ['desc', v] : v);
+    if (o.field === 'id') { keys.push(dir('?s')); idDone = true; break; }
+    const f = t.fields.get(o.field)!;
+    patterns.push(['optional', { '@id': '?s', [ctx.compactIri(f.property, false)]: `?o${i}` }]);
+    keys.push(dir(`?o${i}`));
   }
-  return keys.length ? (keys.length === 1 ? keys[0] : keys) : '?s';
+  if (!idDone) keys.push('?s');
+  return { patterns, keys: keys.length === 1 ? keys[0] : keys };
 }
 
 /** A non-negative integer argument, else EXECUTION_ERROR. */

@@ -22,9 +22,20 @@ export interface FieldModel {
   lang: boolean;
   /** References and literals mixed: references are written as compacted IRIs. */
   mixed: boolean;
+  /** Shaped fields (§7): single-valued (`sh:maxCount 1`), required (`sh:minCount >= 1`). */
+  single?: boolean;
+  required?: boolean;
+  /** `sh:in` values (lexical forms) of an enum field. */
+  enumValues?: string[];
+  /** A reverse field: subjects pointing at this node via `property`. */
+  reverse?: boolean;
+  /** Declared name (`sh:name`), a naming candidate (§4 rule 1). */
+  declaredName?: string;
+  description?: string;
+  provenance?: 'inferred' | 'shaped';
 }
 
-export interface ClassModel { iri: string; instances: number; fields: FieldModel[]; plural?: string }
+export interface ClassModel { iri: string; instances: number; fields: FieldModel[]; plural?: string; description?: string }
 
 export interface InferredModel { classes: ClassModel[]; warnings: { cls: string; property: string; text: string }[] }
 

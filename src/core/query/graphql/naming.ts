@@ -37,9 +37,15 @@ export function localPart(iri: string, ctx: ActiveContext): { local: string; pre
  * Allocate names for IRIs in one scope: candidates clashing with each other or with `reserved`
  * are qualified `<prefix>_<name>`; names still equal get `_2`, `_3`, … in ascending IRI order.
  */
-export function allocateNames(iris: readonly string[], ctx: ActiveContext, reserved: ReadonlySet<string>): Map<string, string> {
+export function allocateNames(iris: readonly string[], ctx: ActiveContext, reserved: ReadonlySet<string>, declared?: ReadonlyMap<string, string>): Map<string, string> {
   const cand = new Map<string, { name: string; prefix: string | null }>();
-  for (const iri of iris) { const l = localPart(iri, ctx); cand.set(iri, { name: sanitize(l.local), prefix: l.prefix }); }
+  for (const iri of iris) {
+    // A key `^P` names the reverse field of P: `_` + local part unless a name is declared.
+    const rev = iri.startsWith('^');
+    const l = localPart(rev ? iri.slice(1) : iri, ctx);
+    const d = declared?.get(iri);
+    cand.set(iri, { name: sanitize(d ?? (rev ? '_' + l.local : l.local)), prefix: l.prefix });
+  }
   const count = new Map<string, number>();
   for (const c of cand.values()) count.set(c.name, (count.get(c.name) ?? 0) + 1);
   const first = new Map<string, string>();

@@ -87,9 +87,10 @@ export class RequestResolvers implements Resolvers {
   async list(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown> {
     const limit = nonNegative('limit', args.limit), offset = nonNegative('offset', args.offset);
     const wb = new WhereBuilder(t, this.o.derived.ctx, (id) => this.expandId(id));
+    const order = rootOrder(t, this.o.derived.ctx, args.orderBy as { field: string; direction: string }[] | undefined);
     const body: Record<string, unknown> = {
-      selectDistinct: ['?s'], where: [wb.typePattern(), ...wb.clauses(args.where as Record<string, unknown> | undefined)],
-      orderBy: rootOrder(args.orderBy as { field: string; direction: string }[] | undefined),
+      selectDistinct: ['?s'], where: [wb.typePattern(), ...wb.clauses(args.where as Record<string, unknown> | undefined), ...order.patterns],
+      orderBy: order.keys,
     };
     if (limit !== undefined) body.limit = limit;
     if (offset !== undefined) body.offset = offset;
@@ -146,7 +147,7 @@ export class RequestResolvers implements Resolvers {
       type: 'orderby',
       input: { type: 'join', inputs: [
         { type: 'values', variables: ['s'], rows: [...b.subjects.values()].map((x) => [x]) },
-        { type: 'bgp', patterns: [{ s: variable('s'), p: namedNode(f.property), o: variable('o') }] },
+        { type: 'bgp', patterns: [f.reverse ? { s: variable('o'), p: namedNode(f.property), o: variable('s') } : { s: variable('s'), p: namedNode(f.property), o: variable('o') }] },
       ] },
       keys: [{ expr: { type: 'var', name: 's' }, desc: false }, { expr: { type: 'var', name: 'o' }, desc: order === 'DESC' }],
     };

@@ -5,12 +5,12 @@
  * passed as the graphql-js context (resolve.ts), so one schema serves every request of its key.
  */
 import {
-  GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema,
+  GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema,
   GraphQLString, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap, type GraphQLOutputType,
 } from 'graphql';
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
 import type { ClassModel, FieldModel, InferredModel } from './model.js';
-import { allocateNames, RESERVED_TYPE_NAMES, rootNames } from './naming.js';
+import { allocateNames, RESERVED_TYPE_NAMES, rootNames, sanitize } from './naming.js';
 import { FILTERS, IDFilter, LangStringFilter, Long, OrderDirection, PRELUDE_TYPES, Resource, SCALARS } from './scalars.js';
 
 /** A published type: its class, its fields by GraphQL name, its root field names. */
@@ -31,7 +31,7 @@ export interface Resolvers {
 }
 
 export interface DerivedSchema {
-  tier: 'inferred';
+  tier: 'inferred' | 'shaped';
   /** Null when no class is visible (every request is EMPTY_SCHEMA). */
   schema: GraphQLSchema | null;
   warnings: string[];
@@ -40,7 +40,7 @@ export interface DerivedSchema {
 }
 
 /** Build the schema of a model under the naming context `ctx`. */
-export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, extraWarnings: string[] = []): DerivedSchema {
+export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, extraWarnings: string[] = [], tier: DerivedSchema['tier'] = 'inferred'): DerivedSchema {
   const classes = model.classes;
   const typeNames = allocateNames(classes.map((c) => c.iri), ctx, RESERVED_TYPE_NAMES);
   qualifyHelperClashes(typeNames, classes, ctx);
@@ -49,26 +49,36 @@ export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, ext
   const byClass = new Map<string, PublishedType>();
   for (const c of classes) {
     const name = typeNames.get(c.iri)!;
-    const fieldNames = allocateNames(c.fields.map((f) => f.property), ctx, new Set(['id']));
+    const keyOf = (f: FieldModel) => (f.reverse ? '^' : '') + f.property;
+    const declared = new Map(c.fields.filter((f) => f.declaredName !== undefined).map((f) => [keyOf(f), f.declaredName!]));
+    const fieldNames = allocateNames(c.fields.map(keyOf), ctx, new Set(['id']), declared);
     const fields = new Map<string, FieldModel>();
-    for (const f of [...c.fields].sort((a, b) => (fieldNames.get(a.property)! < fieldNames.get(b.property)! ? -1 : 1))) fields.set(fieldNames.get(f.property)!, f);
+    for (const f of [...c.fields].sort((a, b) => (fieldNames.get(keyOf(a))! < fieldNames.get(keyOf(b))! ? -1 : 1))) fields.set(fieldNames.get(keyOf(f))!, f);
     const t: PublishedType = { name, cls: c.iri, fields, root: roots.get(name)! };
     types.set(name, t);
     byClass.set(c.iri, t);
   }
   const warnings = [...extraWarnings, ...model.warnings.map((w) => {
     const t = byClass.get(w.cls)!;
-    const fname = [...t.fields].find(([, f]) => f.property === w.property)![0];
+    const fname = [...t.fields].find(([, f]) => f.property === w.property && !f.reverse)?.[0] ?? ctx.compactIri(w.property, false);
     return `${t.name}.${fname}: ${ctx.compactIri(w.property, false)} ${w.text}`;
   })].sort();
-  if (types.size === 0) return { tier: 'inferred', schema: null, warnings, types, ctx };
+  if (types.size === 0) return { tier, schema: null, warnings, types, ctx };
 
   const objects = new Map<string, GraphQLObjectType>();
   const orderBys = new Map<string, GraphQLInputObjectType>();
   const wheres = new Map<string, GraphQLInputObjectType>();
   const refType = (f: FieldModel): GraphQLObjectType => (f.target !== null && byClass.has(f.target) ? objects.get(byClass.get(f.target)!.name)! : Resource);
+  const enums = new Map<FieldModel, { type: GraphQLEnumType; filter: GraphQLInputObjectType }>();
   for (const t of types.values()) {
-    const orderField = new GraphQLEnumType({ name: `${t.name}OrderField`, values: { id: {} } });
+    for (const [name, f] of t.fields) {
+      if (!f.enumValues) continue;
+      const type = enumType(`${t.name}${name.charAt(0).toUpperCase()}${name.slice(1)}`, f.enumValues);
+      const list = new GraphQLList(new GraphQLNonNull(type));
+      enums.set(f, { type, filter: new GraphQLInputObjectType({ name: `${type.name}Filter`, fields: { EQ: { type }, NEQ: { type }, IN: { type: list }, NIN: { type: list }, EXISTS: { type: GraphQLBoolean } } }) });
+    }
+    const orderable = ['id', ...[...t.fields].filter(([, f]) => f.single && !f.reverse && f.kind === 'scalar').map(([n]) => n)].sort();
+    const orderField = new GraphQLEnumType({ name: `${t.name}OrderField`, values: Object.fromEntries(orderable.map((n) => [n, {}])) });
     orderBys.set(t.name, new GraphQLInputObjectType({
       name: `${t.name}OrderBy`,
       fields: { field: { type: new GraphQLNonNull(orderField) }, direction: { type: OrderDirection, defaultValue: 'ASC' } },
@@ -79,21 +89,35 @@ export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, ext
         const w: GraphQLInputFieldConfigMap = {
           AND: { type: new GraphQLList(new GraphQLNonNull(where)) }, OR: { type: new GraphQLList(new GraphQLNonNull(where)) }, NOT: { type: where }, id: { type: IDFilter },
         };
-        for (const [name, f] of t.fields) w[name] = { type: f.kind === 'ref' ? IDFilter : f.lang ? LangStringFilter : FILTERS[f.scalar] };
+        for (const [name, f] of t.fields) {
+          if (f.reverse) continue;
+          w[name] = { type: f.kind === 'ref' ? IDFilter : enums.has(f) ? enums.get(f)!.filter : f.lang ? LangStringFilter : f.mixed ? FILTERS.String : FILTERS[f.scalar] };
+        }
         return w;
       },
     });
     wheres.set(t.name, where);
     objects.set(t.name, new GraphQLObjectType<unknown, Resolvers>({
       name: t.name,
+      ...(model.classes.find((c) => c.iri === t.cls)?.description !== undefined ? { description: model.classes.find((c) => c.iri === t.cls)!.description! } : {}),
       fields: () => {
         const out: GraphQLFieldConfigMap<unknown, Resolvers> = { id: { type: new GraphQLNonNull(GraphQLID), resolve: (src, _a, r) => r.id(src) } };
         for (const [name, f] of t.fields) {
-          const item: GraphQLOutputType = f.kind === 'ref' ? refType(f) : f.mixed ? GraphQLString : SCALARS[f.scalar];
+          const item: GraphQLOutputType = f.kind === 'ref' ? refType(f) : enums.has(f) ? enums.get(f)!.type : f.mixed ? GraphQLString : SCALARS[f.scalar];
+          const description = f.description !== undefined ? { description: f.description } : {};
+          if (f.reverse) {
+            out[name] = { type: new GraphQLList(new GraphQLNonNull(item)), ...description, resolve: (src, _a, r) => r.field(src, t, f, {}) };
+            continue;
+          }
+          if (f.single) {
+            out[name] = { type: f.required ? new GraphQLNonNull(item) : item, ...description, resolve: (src, _a, r) => r.field(src, t, f, {}).then((v) => (v as unknown[])[0] ?? null) };
+            continue;
+          }
           const args = f.kind === 'ref'
             ? { orderBy: { type: new GraphQLList(new GraphQLNonNull(f.target !== null && byClass.has(f.target) ? orderBys.get(byClass.get(f.target)!.name)! : resourceOrderBy())) }, limit: { type: GraphQLInt } }
             : { ...(f.lang ? { lang: { type: GraphQLString } } : {}), orderBy: { type: OrderDirection }, limit: { type: GraphQLInt } };
-          out[name] = { type: new GraphQLList(new GraphQLNonNull(item)), args, resolve: (src, a, r) => r.field(src, t, f, a) };
+          const list = new GraphQLList(new GraphQLNonNull(item));
+          out[name] = { type: f.required ? new GraphQLNonNull(list) : list, args, ...description, resolve: (src, a, r) => r.field(src, t, f, a) };
         }
         return out;
       },
@@ -117,7 +141,18 @@ export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, ext
     },
   });
   const schema = new GraphQLSchema({ query, types: [...PRELUDE_TYPES, ...objects.values()] });
-  return { tier: 'inferred', schema, warnings, types, ctx };
+  return { tier, schema, warnings, types, ctx };
+}
+
+/** An enum of `sh:in` strings: names sanitised (§4), `true`/`false`/`null` prefixed with `_`; values are the lexical forms. */
+function enumType(name: string, values: string[]): GraphQLEnumType {
+  return new GraphQLEnumType({
+    name,
+    values: Object.fromEntries(values.map((v) => {
+      const n = sanitize(v);
+      return [n === 'true' || n === 'false' || n === 'null' ? '_' + n : n, { value: v }];
+    })),
+  });
 }
 
 let resourceOrder: GraphQLInputObjectType | undefined;

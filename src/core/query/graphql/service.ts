@@ -9,10 +9,11 @@ import {
 } from 'graphql';
 import type { DbView } from '../../index/view.js';
 import { ActiveContext } from '../../rdf/jsonld-context.js';
-import { F, SHACL } from '../../rdf/vocab.js';
+import { F } from '../../rdf/vocab.js';
 import { inferModel } from './model.js';
+import { applyShapes } from './shapes.js';
 import { RequestResolvers } from './resolve.js';
-import { buildDerivedSchema, type DerivedSchema } from './schema.js';
+import { buildDerivedSchema, type DerivedSchema, type PublishedType } from './schema.js';
 
 export type ErrorCode = 'GRAPHQL_PARSE_FAILED' | 'SCHEMA_ERROR' | 'UNSUPPORTED_QUERY' | 'EXECUTION_ERROR' | 'EMPTY_SCHEMA';
 
@@ -48,10 +49,10 @@ export function derivedSchema(key: string, view: DbView, root: DbView, contextJs
   hit = (async () => {
     const ctx = ActiveContext.create(contextJson ?? null);
     const warnings: string[] = [];
-    if (await hasFacts(root, SHACL + 'targetClass') || await hasFacts(root, undefined, F + 'GraphQLSchema')) {
-      warnings.push('shapes and curated schema instances are not used yet (shaped and curated tiers not implemented); serving the inferred schema');
-    }
-    return buildDerivedSchema(await inferModel(view), ctx, warnings);
+    if (await hasFacts(root, undefined, F + 'GraphQLSchema')) warnings.push('curated schema instances are not used yet (the curated tier is not implemented); serving the shaped or inferred schema');
+    const model = await inferModel(view);
+    const shaped = await applyShapes(root, model, view !== root);
+    return buildDerivedSchema(model, ctx, warnings, shaped ? 'shaped' : 'inferred');
   })();
   hit.catch(() => cache.delete(key));
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
@@ -165,23 +166,37 @@ function prePass(doc: DocumentNode, d: DerivedSchema, op: OperationDefinitionNod
 /** `extensions.explain.fields`: every selected field path in document order (§13). */
 function explainFields(op: OperationDefinitionNode, frags: Map<string, FragmentDefinitionNode>, d: DerivedSchema, queries: Map<string, unknown>): unknown[] {
   const out: unknown[] = [];
-  const walk = (set: SelectionSetNode, prefix: string, root: boolean, stack: string[]): void => {
+  const byName = new Map([...d.types.values()].map((t) => [t.name, t]));
+  const byClass = new Map([...d.types.values()].map((t) => [t.cls, t]));
+  const rootType = (name: string) => [...d.types.values()].find((t) => t.root.singular === name || t.root.plural === name);
+  const walk = (set: SelectionSetNode, prefix: string, type: PublishedType | undefined, root: boolean, stack: string[]): void => {
     for (const s of set.selections) {
       if (s.kind === Kind.FIELD) {
-        const key = s.alias?.value ?? s.name.value;
+        const name = s.name.value;
+        const key = s.alias?.value ?? name;
         const path = prefix ? `${prefix}.${key}` : key;
-        const builtin = s.name.value === 'id' || s.name.value === '__typename' || (root && [...d.types.values()].some((t) => t.root.count === s.name.value));
-        const entry: Record<string, unknown> = { field: path, provenance: builtin ? 'builtin' : s.name.value.startsWith('__') ? 'builtin' : d.tier };
+        let provenance: string = d.tier;
+        let child: PublishedType | undefined;
+        if (name === 'id' || name.startsWith('__')) provenance = 'builtin';
+        else if (root) {
+          child = rootType(name);
+          if (!child) provenance = 'builtin';
+        } else {
+          const f = type?.fields.get(name);
+          provenance = f?.provenance ?? 'inferred';
+          if (f?.kind === 'ref' && f.target !== null) child = byClass.get(f.target);
+        }
+        const entry: Record<string, unknown> = { field: path, provenance };
         if (root && queries.has(key)) entry.query = queries.get(key);
         out.push(entry);
-        if (s.selectionSet) walk(s.selectionSet, path, false, stack);
-      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet, prefix, root, stack);
+        if (s.selectionSet) walk(s.selectionSet, path, child, false, stack);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet, prefix, s.typeCondition ? byName.get(s.typeCondition.name.value) ?? type : type, root, stack);
       else {
         const f = frags.get(s.name.value);
-        if (f && !stack.includes(f.name.value)) walk(f.selectionSet, prefix, root, [...stack, f.name.value]);
+        if (f && !stack.includes(f.name.value)) walk(f.selectionSet, prefix, byName.get(f.typeCondition.name.value) ?? type, root, [...stack, f.name.value]);
       }
     }
   };
-  walk(op.selectionSet, '', true, []);
+  walk(op.selectionSet, '', undefined, true, []);
   return out;
 }
