@@ -171,3 +171,25 @@ describe('snapshots, schema refresh, visibility and equivalence', () => {
     }
   });
 });
+
+describe('curated instance validity (§3, §8)', () => {
+  const mk = async (ledger: string, ttl: string) => {
+    await fetch(`${srv.api}/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger }) });
+    const r = await fetch(`${srv.api}/insert/${ledger}`, { method: 'POST', headers: { 'Content-Type': 'text/turtle' }, body: `@prefix ex: <http://example.org/> . @prefix f: <https://ns.ledgraph.dev/> . ex:a a ex:Thing ; ex:size 1 . ${ttl}` });
+    expect(r.status).toBe(200);
+  };
+  it('an invalid instance is SCHEMA_ERROR on every request, naming the node', async () => {
+    await mk('bad:main', 'ex:s a f:GraphQLSchema ; f:graphqlType ex:t . ex:t a f:GraphQLType ; f:graphqlMutation "upsert" ; f:graphqlClass ex:Thing .');
+    const b = await ok(await post('bad:main', { query: '{ __typename }' }));
+    expect(b).toEqual({ errors: [{ message: 'f:GraphQLType http://example.org/t: unknown f:graphqlMutation "upsert" (create, update or delete)', extensions: { code: 'SCHEMA_ERROR' } }] });
+    expect(await (await fetch(`${srv.api}/graphql-schema/bad:main`)).text()).toMatch(/^# schema error: f:GraphQLType http:\/\/example.org\/t: unknown/);
+  });
+  it('two instances fall back to the shaped/inferred rules with a warning', async () => {
+    await mk('two:main', 'ex:s1 a f:GraphQLSchema . ex:s2 a f:GraphQLSchema .');
+    const b = await ok(await post('two:main', { query: '{ things { id size } }', extensions: { explain: true } }));
+    expect(b.data).toEqual({ things: [{ id: 'ex:a', size: [1] }] });
+    expect(b.extensions.explain.tier).toBe('inferred');
+    expect(b.extensions.explain.warnings).toEqual(['2 curated schema instances; using shaped schema']);
+  });
+});
+

@@ -187,3 +187,44 @@ describe('graphql.md §16 worked example (shaped tier, t = 2)', () => {
       ['persons', 'shaped'], ['persons.name', 'shaped'], ['persons.site', 'inferred'], ['persons.employer', 'shaped'], ['persons.employer.id', 'builtin']]);
   });
 });
+
+const CURATED_TTL = `@prefix ex: <http://example.org/> .  @prefix schema: <http://schema.org/> . @prefix f: <https://ns.ledgraph.dev/> .
+ex:gql a f:GraphQLSchema ; f:graphqlType ex:gqlMember, ex:gqlCompany ; f:graphqlInterface ex:gqlNamed .
+ex:gqlNamed a f:GraphQLInterface ; f:graphqlName "Named" ; f:graphqlField [ f:graphqlPath schema:name ] .
+ex:gqlMember a f:GraphQLType ; f:graphqlClass ex:Person ; f:graphqlName "Member" ; f:graphqlPlural "members" ;
+  f:graphqlImplements ex:gqlNamed ; f:graphqlMutation "create", "update", "delete" .
+ex:gqlCompany a f:GraphQLType ; f:graphqlClass ex:Company ; f:graphqlImplements ex:gqlNamed .
+`;
+
+describe('graphql.md §16 worked example (curated tier, t = 3)', () => {
+  beforeAll(async () => {
+    const r = await fetch(`${srv.api}/insert/people:main`, { method: 'POST', headers: { 'Content-Type': 'text/turtle' }, body: CURATED_TTL });
+    expect(r.status, await r.clone().text()).toBe(200);
+  });
+
+  it('publishes the curated types, names, plural and interface', async () => {
+    const sdl = normal(await (await fetch(`${srv.api}/graphql-schema/people:main@t:3?${CTX_Q}`)).text());
+    expect(sdl).toContain('interface Named {\n  id: ID!\n  name: String!\n}');
+    expect(sdl).toContain('type Member implements Named {');
+    expect(sdl).toContain('type Company implements Named {');
+    expect(sdl).toContain('enum MemberLevel {\n  junior\n  senior\n}');
+    expect(sdl).not.toContain('type Person ');
+    const query = /type Query \{\n([^}]*)\}/.exec(sdl)![1]!.trim().split('\n').map((l) => l.trim().split('(')[0]!.split(':')[0]);
+    expect(query).toEqual(['companies', 'companies_count', 'company', 'member', 'members', 'members_count']);
+  });
+
+  it('answers queries through the curated names, explain says curated', async () => {
+    const b = await body(await gql('people:main@t:3', '{ members(where: {level: {EQ: junior}}) { id name knows { name } } company(id: "ex:acme") { ... on Named { name } } }', '&explain=true')) as Record<string, any>;
+    expect(b.data).toEqual({ members: [{ id: 'ex:ben', name: 'Ben', knows: [{ name: 'Caro' }] }], company: { name: 'Acme' } });
+    expect(b.extensions.explain.tier).toBe('curated');
+    expect(b.extensions.explain.warnings).toEqual(['Member.site: ex:site holds references and literals; typed String']);
+    expect(b.extensions.explain.fields.slice(0, 3).map((f: any) => [f.field, f.provenance])).toEqual([['members', 'curated'], ['members.id', 'builtin'], ['members.name', 'shaped']]);
+  });
+
+  it('declared mutations are not implemented yet: UNSUPPORTED_QUERY, nothing written', async () => {
+    const b = await body(await gql('people:main', 'mutation { createMember(input: {id: "ex:dan", name: "Dan"}) { id } }')) as Record<string, any>;
+    expect(b.errors.map((e: any) => e.extensions.code)).toEqual(['UNSUPPORTED_QUERY']);
+    expect((await body(await gql('people:main', '{ members_count }')) as any).data.members_count).toBe(3);
+  });
+});
+

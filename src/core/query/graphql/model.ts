@@ -29,8 +29,10 @@ export interface FieldModel {
   enumValues?: string[];
   /** A reverse field: subjects pointing at this node via `property`. */
   reverse?: boolean;
-  /** Declared name (`sh:name`), a naming candidate (§4 rule 1). */
+  /** Declared name (`f:graphqlName`, curated): allocated first, never renamed (§4 rule 3). */
   declaredName?: string;
+  /** Shape name (`sh:name`): the naming candidate when no name is declared (§4 rule 1). */
+  shapeName?: string;
   description?: string;
   provenance?: 'inferred' | 'shaped';
 }

@@ -37,25 +37,38 @@ export function localPart(iri: string, ctx: ActiveContext): { local: string; pre
  * Allocate names for IRIs in one scope: candidates clashing with each other or with `reserved`
  * are qualified `<prefix>_<name>`; names still equal get `_2`, `_3`, … in ascending IRI order.
  */
-export function allocateNames(iris: readonly string[], ctx: ActiveContext, reserved: ReadonlySet<string>, declared?: ReadonlyMap<string, string>): Map<string, string> {
+/** An invalid declaration (duplicate declared names, invalid curated instance): SCHEMA_ERROR on every request. */
+export class DeclarationError extends Error {}
+
+export function allocateNames(iris: readonly string[], ctx: ActiveContext, reserved: ReadonlySet<string>, declared?: ReadonlyMap<string, string>, named?: ReadonlyMap<string, string>): Map<string, string> {
   const cand = new Map<string, { name: string; prefix: string | null }>();
   for (const iri of iris) {
     // A key `^P` names the reverse field of P: `_` + local part unless a name is declared.
     const rev = iri.startsWith('^');
     const l = localPart(rev ? iri.slice(1) : iri, ctx);
-    const d = declared?.get(iri);
+    const d = declared?.get(iri) ?? named?.get(iri);
     cand.set(iri, { name: sanitize(d ?? (rev ? '_' + l.local : l.local)), prefix: l.prefix });
   }
-  const count = new Map<string, number>();
-  for (const c of cand.values()) count.set(c.name, (count.get(c.name) ?? 0) + 1);
-  const first = new Map<string, string>();
-  for (const [iri, c] of cand) {
-    const clash = (count.get(c.name) ?? 0) > 1 || reserved.has(c.name);
-    first.set(iri, clash && c.prefix !== null ? sanitize(`${c.prefix}_${c.name}`) : c.name);
-  }
+  // Declared names are allocated first and never renamed (§4 rule 3).
   const out = new Map<string, string>();
   const taken = new Set(reserved);
-  for (const iri of [...iris].sort()) {
+  for (const [key, name] of declared ?? []) {
+    if (!cand.has(key)) continue;
+    const n = sanitize(name);
+    if (taken.has(n)) throw new DeclarationError(`duplicate declared GraphQL name "${n}"`);
+    taken.add(n);
+    out.set(key, n);
+  }
+  const free = iris.filter((k) => !out.has(k));
+  const count = new Map<string, number>();
+  for (const k of free) { const n = cand.get(k)!.name; count.set(n, (count.get(n) ?? 0) + 1); }
+  const first = new Map<string, string>();
+  for (const k of free) {
+    const c = cand.get(k)!;
+    const clash = (count.get(c.name) ?? 0) > 1 || taken.has(c.name);
+    first.set(k, clash && c.prefix !== null ? sanitize(`${c.prefix}_${c.name}`) : c.name);
+  }
+  for (const iri of [...free].sort()) {
     const base = first.get(iri)!;
     let name = base;
     for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;

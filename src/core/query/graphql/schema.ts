@@ -5,12 +5,13 @@
  * passed as the graphql-js context (resolve.ts), so one schema serves every request of its key.
  */
 import {
-  GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema,
+  GraphQLBoolean, GraphQLEnumType, GraphQLID, GraphQLInterfaceType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema,
   GraphQLString, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap, type GraphQLOutputType,
 } from 'graphql';
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
 import type { ClassModel, FieldModel, InferredModel } from './model.js';
-import { allocateNames, RESERVED_TYPE_NAMES, rootNames, sanitize } from './naming.js';
+import type { Curated } from './curated.js';
+import { allocateNames, DeclarationError, localPart, RESERVED_TYPE_NAMES, rootNames, sanitize } from './naming.js';
 import { FILTERS, IDFilter, LangStringFilter, Long, OrderDirection, PRELUDE_TYPES, Resource, SCALARS } from './scalars.js';
 
 /** A published type: its class, its fields by GraphQL name, its root field names. */
@@ -31,7 +32,11 @@ export interface Resolvers {
 }
 
 export interface DerivedSchema {
-  tier: 'inferred' | 'shaped';
+  tier: 'inferred' | 'shaped' | 'curated';
+  /** An invalid curated instance or duplicate declared names: SCHEMA_ERROR on every request. */
+  error?: string;
+  /** Curated types declare mutations (not implemented yet: UNSUPPORTED_QUERY). */
+  mutations?: boolean;
   /** Null when no class is visible (every request is EMPTY_SCHEMA). */
   schema: GraphQLSchema | null;
   warnings: string[];
@@ -40,9 +45,19 @@ export interface DerivedSchema {
 }
 
 /** Build the schema of a model under the naming context `ctx`. */
-export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, extraWarnings: string[] = [], tier: DerivedSchema['tier'] = 'inferred'): DerivedSchema {
+export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, extraWarnings: string[] = [], tier: DerivedSchema['tier'] = 'inferred', curated?: Curated): DerivedSchema {
+  try {
+    return build(model, ctx, extraWarnings, tier, curated);
+  } catch (e) {
+    if (e instanceof DeclarationError) return { tier, schema: null, error: e.message, warnings: [...extraWarnings].sort(), types: new Map(), ctx };
+    throw e;
+  }
+}
+
+function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[], tier: DerivedSchema['tier'], curated: Curated | undefined): DerivedSchema {
   const classes = model.classes;
-  const typeNames = allocateNames(classes.map((c) => c.iri), ctx, RESERVED_TYPE_NAMES);
+  const declaredTypes = new Map((curated?.types ?? []).filter((t) => t.name !== undefined).map((t) => [t.cls, t.name!]));
+  const typeNames = allocateNames(classes.map((c) => c.iri), ctx, RESERVED_TYPE_NAMES, declaredTypes);
   qualifyHelperClashes(typeNames, classes, ctx);
   const roots = rootNames(classes.map((c) => ({ name: typeNames.get(c.iri)!, plural: c.plural })));
   const types = new Map<string, PublishedType>();
@@ -51,7 +66,8 @@ export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, ext
     const name = typeNames.get(c.iri)!;
     const keyOf = (f: FieldModel) => (f.reverse ? '^' : '') + f.property;
     const declared = new Map(c.fields.filter((f) => f.declaredName !== undefined).map((f) => [keyOf(f), f.declaredName!]));
-    const fieldNames = allocateNames(c.fields.map(keyOf), ctx, new Set(['id']), declared);
+    const named = new Map(c.fields.filter((f) => f.shapeName !== undefined).map((f) => [keyOf(f), f.shapeName!]));
+    const fieldNames = allocateNames(c.fields.map(keyOf), ctx, new Set(['id']), declared, named);
     const fields = new Map<string, FieldModel>();
     for (const f of [...c.fields].sort((a, b) => (fieldNames.get(keyOf(a))! < fieldNames.get(keyOf(b))! ? -1 : 1))) fields.set(fieldNames.get(keyOf(f))!, f);
     const t: PublishedType = { name, cls: c.iri, fields, root: roots.get(name)! };
@@ -66,6 +82,36 @@ export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, ext
   if (types.size === 0) return { tier, schema: null, warnings, types, ctx };
 
   const objects = new Map<string, GraphQLObjectType>();
+  const interfaces = new Map<string, GraphQLInterfaceType>();
+  const interfaceNames = allocateNames((curated?.interfaces ?? []).map((i) => i.node), ctx, new Set([...RESERVED_TYPE_NAMES, ...types.keys()]),
+    new Map((curated?.interfaces ?? []).filter((i) => i.name !== undefined).map((i) => [i.node, i.name!])));
+  const implementers = new Map<string, PublishedType[]>();
+  for (const ct of curated?.types ?? []) {
+    const t = byClass.get(ct.cls);
+    for (const i of ct.implements) {
+      if (!interfaceNames.has(i)) throw new DeclarationError(`f:GraphQLType ${ct.node} implements ${i}, which is not an f:graphqlInterface of the schema`);
+      if (t) (implementers.get(i) ?? implementers.set(i, []).get(i)!).push(t);
+    }
+  }
+  /** The GraphQL name of an interface field: declared, else the name an implementer gives its path. */
+  const ifaceFieldName = (f: { path: string; inverse: boolean; name?: string }, impl: PublishedType[]): string =>
+    f.name ?? [...(impl[0]?.fields ?? [])].find(([, x]) => x.property === f.path && !!x.reverse === f.inverse)?.[0] ?? sanitize(localPart(f.path, ctx).local);
+  for (const i of curated?.interfaces ?? []) {
+    const impl = implementers.get(i.node) ?? [];
+    interfaces.set(i.node, new GraphQLInterfaceType({
+      name: interfaceNames.get(i.node)!,
+      fields: () => {
+        const out: GraphQLFieldConfigMap<unknown, Resolvers> = { id: { type: new GraphQLNonNull(GraphQLID) } };
+        for (const f of i.fields) {
+          const name = ifaceFieldName(f, impl);
+          const fromImpl = impl.length ? objects.get(impl[0]!.name)!.getFields()[name] : undefined;
+          out[name] = { type: fromImpl?.type ?? new GraphQLList(new GraphQLNonNull(GraphQLString)) };
+        }
+        return out;
+      },
+    }));
+  }
+  const curatedOf = new Map((curated?.types ?? []).map((ct) => [ct.cls, ct]));
   const orderBys = new Map<string, GraphQLInputObjectType>();
   const wheres = new Map<string, GraphQLInputObjectType>();
   const refType = (f: FieldModel): GraphQLObjectType => (f.target !== null && byClass.has(f.target) ? objects.get(byClass.get(f.target)!.name)! : Resource);
@@ -99,6 +145,7 @@ export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, ext
     wheres.set(t.name, where);
     objects.set(t.name, new GraphQLObjectType<unknown, Resolvers>({
       name: t.name,
+      interfaces: () => (curatedOf.get(t.cls)?.implements ?? []).map((i) => interfaces.get(i)!),
       ...(model.classes.find((c) => c.iri === t.cls)?.description !== undefined ? { description: model.classes.find((c) => c.iri === t.cls)!.description! } : {}),
       fields: () => {
         const out: GraphQLFieldConfigMap<unknown, Resolvers> = { id: { type: new GraphQLNonNull(GraphQLID), resolve: (src, _a, r) => r.id(src) } };
@@ -140,8 +187,19 @@ export function buildDerivedSchema(model: InferredModel, ctx: ActiveContext, ext
       return out;
     },
   });
-  const schema = new GraphQLSchema({ query, types: [...PRELUDE_TYPES, ...objects.values()] });
-  return { tier, schema, warnings, types, ctx };
+  const schema = new GraphQLSchema({ query, types: [...PRELUDE_TYPES, ...objects.values(), ...interfaces.values()] });
+  // An implementing type must publish every interface field with the same name and type (§8).
+  for (const i of curated?.interfaces ?? []) {
+    const iface = interfaces.get(i.node)!;
+    for (const t of implementers.get(i.node) ?? []) {
+      const own = objects.get(t.name)!.getFields();
+      for (const [name, f] of Object.entries(iface.getFields())) {
+        if (!own[name] || String(own[name]!.type) !== String(f.type)) throw new DeclarationError(`${t.name} does not publish the field ${name}: ${String(f.type)} of interface ${iface.name} (${i.node})`);
+      }
+    }
+  }
+  const mutations = (curated?.types ?? []).some((ct) => ct.mutations.length > 0);
+  return { tier, schema, warnings, types, ctx, ...(mutations ? { mutations } : {}) };
 }
 
 /** An enum of `sh:in` strings: names sanitised (§4), `true`/`false`/`null` prefixed with `_`; values are the lexical forms. */

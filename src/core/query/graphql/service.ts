@@ -9,9 +9,10 @@ import {
 } from 'graphql';
 import type { DbView } from '../../index/view.js';
 import { ActiveContext } from '../../rdf/jsonld-context.js';
-import { F } from '../../rdf/vocab.js';
 import { inferModel } from './model.js';
 import { applyShapes } from './shapes.js';
+import { applyCurated, readCurated } from './curated.js';
+import { DeclarationError } from './naming.js';
 import { RequestResolvers } from './resolve.js';
 import { buildDerivedSchema, type DerivedSchema, type PublishedType } from './schema.js';
 
@@ -49,9 +50,18 @@ export function derivedSchema(key: string, view: DbView, root: DbView, contextJs
   hit = (async () => {
     const ctx = ActiveContext.create(contextJson ?? null);
     const warnings: string[] = [];
-    if (await hasFacts(root, undefined, F + 'GraphQLSchema')) warnings.push('curated schema instances are not used yet (the curated tier is not implemented); serving the shaped or inferred schema');
     const model = await inferModel(view);
     const shaped = await applyShapes(root, model, view !== root);
+    let cur;
+    try { cur = await readCurated(root); } catch (e) {
+      if (e instanceof DeclarationError) return { tier: 'curated', schema: null, error: e.message, warnings: [], types: new Map(), ctx } satisfies DerivedSchema;
+      throw e;
+    }
+    if (cur.count > 1) warnings.push(`${cur.count} curated schema instances; using shaped schema`);
+    if (cur.curated) {
+      applyCurated(model, cur.curated);
+      return buildDerivedSchema(model, ctx, warnings, 'curated', cur.curated);
+    }
     return buildDerivedSchema(model, ctx, warnings, shaped ? 'shaped' : 'inferred');
   })();
   hit.catch(() => cache.delete(key));
@@ -60,16 +70,9 @@ export function derivedSchema(key: string, view: DbView, root: DbView, contextJs
   return hit;
 }
 
-async function hasFacts(view: DbView, p: string | undefined, o?: string): Promise<boolean> {
-  const pid = p !== undefined ? view.dict.idOfKey(p) : view.dict.idOfKey('http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
-  const oid = o !== undefined ? view.dict.idOfKey(o) : undefined;
-  if (pid === undefined || (o !== undefined && oid === undefined)) return false;
-  for await (const b of view.scan({ g: 0, p: pid, ...(oid !== undefined ? { o: oid } : {}) })) if (b.n > 0) return true;
-  return false;
-}
-
 /** The SDL of a derived schema (§2): sorted, or the decided line for an empty schema. */
 export function schemaSdl(d: DerivedSchema): string {
+  if (d.error !== undefined) return `# schema error: ${d.error}\n`;
   return d.schema ? printSchema(lexicographicSortSchema(d.schema)) + '\n' : '# empty schema: no classes are visible\n';
 }
 
@@ -84,6 +87,7 @@ function withCode(e: GraphQLError, code: ErrorCode): unknown {
 
 /** Run one request against a derived schema over `view` (all root fields read this one snapshot). */
 export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: unknown, run: GraphQLRun): Promise<GraphQLBody> {
+  if (d.error !== undefined) return failure('SCHEMA_ERROR', d.error);
   if (!d.schema) return failure('EMPTY_SCHEMA', 'the schema is empty: no classes are visible to this caller');
   let doc: DocumentNode;
   try { doc = parse(run.query); } catch (e) {
@@ -145,6 +149,9 @@ function measure(set: SelectionSetNode, frags: Map<string, FragmentDefinitionNod
 function prePass(doc: DocumentNode, d: DerivedSchema, op: OperationDefinitionNode | undefined, run: GraphQLRun): GraphQLError | undefined {
   for (const o of doc.definitions) {
     if (o.kind === Kind.OPERATION_DEFINITION && o.operation === 'subscription') return new GraphQLError('subscription operations are not supported', { nodes: [o] });
+  }
+  if (op?.operation === 'mutation' && d.mutations && !run.readOnly) {
+    return new GraphQLError('GraphQL mutations are not implemented yet; write with /insert, /upsert or /update', { nodes: [op] });
   }
   if (op?.operation === 'mutation' && run.readOnly) {
     return new GraphQLError(run.readOnly === 'get' ? 'mutations cannot be sent with GET; use POST' : 'mutations cannot run against a ledger pinned to a time', { nodes: [op] });

@@ -168,7 +168,7 @@ async function readProperty(root: DbView, id: number): Promise<PropShape | undef
 
 async function declaredField(_root: DbView, cls: ClassModel, p: PropShape, observed: FieldModel | undefined, model: InferredModel): Promise<FieldModel> {
   const f: FieldModel = { property: p.path, kind: 'scalar', target: null, scalar: 'String', lang: false, mixed: false, provenance: 'shaped' };
-  if (p.name !== undefined) f.declaredName = p.name;
+  if (p.name !== undefined) f.shapeName = p.name;
   if (p.description !== undefined) f.description = p.description;
   if (p.inverse) {
     f.reverse = true;
@@ -192,7 +192,7 @@ async function declaredField(_root: DbView, cls: ClassModel, p: PropShape, obser
   } else if (p.datatype.length > 1) {
     warn('shapes disagree on sh:datatype; typed String');
   } else if (observed) {
-    return { ...observed, single: f.single, required: f.required, provenance: 'shaped', ...(f.declaredName !== undefined ? { declaredName: f.declaredName } : {}), ...(f.description !== undefined ? { description: f.description } : {}) };
+    return { ...observed, single: f.single, required: f.required, provenance: 'shaped', ...(f.shapeName !== undefined ? { shapeName: f.shapeName } : {}), ...(f.description !== undefined ? { description: f.description } : {}) };
   }
   return f;
 }
