@@ -221,10 +221,37 @@ describe('graphql.md §16 worked example (curated tier, t = 3)', () => {
     expect(b.extensions.explain.fields.slice(0, 3).map((f: any) => [f.field, f.provenance])).toEqual([['members', 'curated'], ['members.id', 'builtin'], ['members.name', 'shaped']]);
   });
 
-  it('declared mutations are not implemented yet: UNSUPPORTED_QUERY, nothing written', async () => {
-    const b = await body(await gql('people:main', 'mutation { createMember(input: {id: "ex:dan", name: "Dan"}) { id } }')) as Record<string, any>;
-    expect(b.errors.map((e: any) => e.extensions.code)).toEqual(['UNSUPPORTED_QUERY']);
+  it('createMember runs as one transaction, reads at the new commit, and explains', async () => {
+    const doc = 'mutation { createMember(input: {id: "ex:dan", name: "Dan", age: 19, level: junior, knows: ["ex:ana"]}) { id name knows { name } } }';
+    const b = await body(await gql('people:main', doc, '&explain=true')) as Record<string, any>;
+    expect(b.data).toEqual({ createMember: { id: 'ex:dan', name: 'Dan', knows: [{ name: 'Ana' }] } });
+    expect(b.extensions.commit.t).toBe(4);
+    expect(b.extensions.commit.commit_id).toMatch(/^bag/);
+    expect(b.extensions.explain).toEqual({ tier: 'curated', warnings: ['Member.site: ex:site holds references and literals; typed String'],
+      fields: [{ field: 'createMember', provenance: 'curated' }, { field: 'createMember.id', provenance: 'builtin' },
+        { field: 'createMember.name', provenance: 'shaped' }, { field: 'createMember.knows', provenance: 'shaped' }, { field: 'createMember.knows.name', provenance: 'shaped' }],
+      transaction: [{ '@graph': [{ '@id': 'ex:dan', '@type': 'ex:Person', 'schema:name': 'Dan', 'ex:age': 19, 'ex:level': 'junior', 'ex:knows': [{ '@id': 'ex:ana' }] }] }] });
+    expect(await body(await gql('people:main', doc))).toEqual({ data: { createMember: null }, errors: [{ message: 'ex:dan already exists', locations: [{ line: 1, column: 12 }], path: ['createMember'], extensions: { code: 'EXECUTION_ERROR' } }] });
+    const log = await (await fetch(`${srv.api}/info/people:main`)).json() as { t: number };
+    expect(log.t).toBe(4);
+  });
+
+  it('update and delete in one document are one commit; failures write nothing', async () => {
+    const b = await body(await gql('people:main', 'mutation { u: updateMember(id: "ex:dan", input: {age: 20, tags: ["x", "y"], level: null}) { age level tags } d: deleteMember(id: "ex:caro") gone: deleteMember(id: "ex:nobody") }')) as Record<string, any>;
+    expect(b.data).toEqual({ u: { age: 20, level: null, tags: ['x', 'y'] }, d: 'ex:caro', gone: null });
+    expect(b.extensions.commit.t).toBe(5);
+    expect((await body(await gql('people:main', '{ members { id } }')) as any).data.members).toEqual([{ id: 'ex:ana' }, { id: 'ex:ben' }, { id: 'ex:dan' }]);
+    const f = await body(await gql('people:main', 'mutation { a: createMember(input: {id: "ex:eve", name: "Eve"}) { id } b: updateMember(id: "ex:nobody", input: {age: 1}) { id } }')) as Record<string, any>;
+    expect(f.data).toEqual({ a: null, b: null });
+    expect(f.errors.map((e: any) => [e.message, e.extensions.code])).toEqual([['not written: b failed', 'EXECUTION_ERROR'], ['ex:nobody not found', 'EXECUTION_ERROR']]);
     expect((await body(await gql('people:main', '{ members_count }')) as any).data.members_count).toBe(3);
+    const viewOnly = JSON.stringify([{ '@id': 'http://example.org/viewAll', '@type': 'https://ns.ledgraph.dev/AccessPolicy', 'https://ns.ledgraph.dev/action': { '@id': 'https://ns.ledgraph.dev/view' }, 'https://ns.ledgraph.dev/allow': true }]);
+    const denied = await fetch(`${srv.api}/graphql/people:main?${CTX_Q}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Ledgraph-Policy': viewOnly }, body: JSON.stringify({ query: 'mutation { createMember(input: {id: "ex:eve", name: "Eve"}) { id } }' }) });
+    const db = await body(denied) as Record<string, any>;
+    expect(db.data).toEqual({ createMember: null });
+    expect(db.errors[0].extensions).toEqual({ code: 'EXECUTION_ERROR', status: 403, '@type': 'err:db/Forbidden' });
+    expect((await body(await gql('people:main', '{ members_count }')) as any).data.members_count).toBe(3);
+    const u = await body(await gql('people:main', 'mutation { createMember(input: {id: "::1", name: "X"}) { id } }')) as Record<string, any>;
+    expect(u.errors.map((e: any) => e.extensions.code)).toEqual(['UNSUPPORTED_QUERY']);
   });
 });
-

@@ -19,12 +19,13 @@ import type { Registrar, ServerContext } from '../server-context.js';
 import { requireQueryServed } from '../storage-proxy/serving.js';
 import { route } from '../swagger.js';
 import { awaitFreshness, queryDeadline, resolvePolicy } from './query.js';
-import { contextParam } from './write.js';
+import { commitWrite, contextParam } from './write.js';
+import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 
 type Ctx = Context<AppEnv>;
 
 /** The ledger snapshot and caller view of a request, with its derived schema. */
-async function openSchema(c: Ctx, ctx: ServerContext): Promise<{ derived: DerivedSchema; view: DbView; contextJson: unknown; pinned: boolean; deadline: number }> {
+async function openSchema(c: Ctx, ctx: ServerContext): Promise<{ derived: DerivedSchema; view: DbView; contextJson: unknown; pinned: boolean; deadline: number; viewAt: (t: number) => Promise<DbView>; ledgerId: string }> {
   const ref = parseLedgerRef(pathLedger(c));
   if (ref.fragment !== null) throw badRequest('GraphQL reads the default graph of one ledger; named graphs (#fragment) are not expressible');
   const contextJson = contextParam(c) ?? null;
@@ -35,10 +36,14 @@ async function openSchema(c: Ctx, ctx: ServerContext): Promise<{ derived: Derive
   if (minT !== undefined) await awaitFreshness(ctx.conn, [ref.id], minT, deadline, c.req.raw.signal);
   await requireQueryServed(ctx.conn, [ref.id]);
   const db = await ledger.db(ref.time);
-  const view = isRootPolicy(policy) ? db : (await policyView(ctx.conn, db, policy, { ledgerId: ref.id })).view;
+  const viewAt = async (t: number): Promise<DbView> => {
+    const at = t === db.t ? db : await ledger.db({ kind: 't', t });
+    return isRootPolicy(policy) ? at : (await policyView(ctx.conn, at, policy, { ledgerId: ref.id })).view;
+  };
+  const view = await viewAt(db.t);
   const key = JSON.stringify([ref.id, db.t, isRootPolicy(policy) ? null : policy, contextJson]);
   const derived = await derivedSchema(key, view, db, contextJson);
-  return { derived, view, contextJson, pinned: ref.time.kind !== 'head', deadline };
+  return { derived, view, contextJson, pinned: ref.time.kind !== 'head', deadline, viewAt, ledgerId: ref.id };
 }
 
 /** The request envelope (§1): query, variables, operationName, explain. */
@@ -80,8 +85,17 @@ function checkName(v: unknown): string | null {
 /** Handle GET/POST /graphql/<ledger>. */
 async function handleGraphQL(c: Ctx, ctx: ServerContext): Promise<Response> {
   const env = await readEnvelope(c);
-  const { derived, view, contextJson, pinned, deadline } = await openSchema(c, ctx);
+  const { derived, view, contextJson, pinned, deadline, viewAt, ledgerId } = await openSchema(c, ctx);
+  // Mutations are ordinary transactions: the one write pipeline, the caller's modify policy (§12).
+  const commit: GraphQLRun['commit'] = async (txn, mode) => {
+    const parsed = parseJsonLdTxn(txn, mode, { ledgerDefaultContext: contextJson ?? undefined });
+    // The request's policy headers select the write policy too (a credential's identity wins in commitWrite).
+    const req = { ...parsed, opts: { ...parsed.opts, ...policyFromHeaders(c.req.raw.headers) } };
+    const receipt = await commitWrite(c, ctx, ledgerId, req, { contentType: 'application/json', body: txn });
+    return { t: receipt.t, commit_id: receipt.commit_id, view: await viewAt(receipt.t) };
+  };
   const run: GraphQLRun = {
+    commit,
     query: env.query, variables: env.variables, operationName: env.operationName, explain: env.explain,
     readOnly: c.req.method === 'GET' ? 'get' : pinned ? 'pinned' : false, signal: c.req.raw.signal, ...(deadline ? { deadline } : {}),
   };

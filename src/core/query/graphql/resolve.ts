@@ -29,6 +29,8 @@ export interface ResolveOptions { view: DbView; derived: DerivedSchema; contextJ
 /** Per-request resolvers; `queries` records the JSON-LD query each root field ran (for explain). */
 export class RequestResolvers implements Resolvers {
   readonly queries = new Map<string, unknown>();
+  /** Mutation root results by response key (§12), set before execution. */
+  mutationResults = new Map<string, { id: string; iri: string } | null>();
   private batches = new Map<string, Batch>();
   private scheduled = false;
 
@@ -42,6 +44,12 @@ export class RequestResolvers implements Resolvers {
   private term(id: string): Term {
     const iri = this.expandId(id);
     return iri.startsWith('_:') ? blankNode(iri.slice(2)) : namedNode(iri);
+  }
+
+  mutationResult(key: string): unknown {
+    const r = this.mutationResults.get(key);
+    if (!r) return null;
+    return { term: r.iri.startsWith('_:') ? blankNode(r.iri.slice(2)) : namedNode(r.iri), deleted: r.id };
   }
 
   id(src: unknown): string {

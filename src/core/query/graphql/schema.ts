@@ -29,14 +29,16 @@ export interface Resolvers {
   count(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
   field(src: unknown, t: PublishedType, f: FieldModel, args: Record<string, unknown>): Promise<unknown>;
   id(src: unknown): string;
+  /** The node (or id) a mutation root field produced; computed before execution (§12). */
+  mutationResult(key: string): unknown;
 }
 
 export interface DerivedSchema {
   tier: 'inferred' | 'shaped' | 'curated';
   /** An invalid curated instance or duplicate declared names: SCHEMA_ERROR on every request. */
   error?: string;
-  /** Curated types declare mutations (not implemented yet: UNSUPPORTED_QUERY). */
-  mutations?: boolean;
+  /** Mutation root fields (curated tier, §12) by name. */
+  mutations?: Map<string, { t: PublishedType; kind: 'create' | 'update' | 'delete' }>;
   /** Null when no class is visible (every request is EMPTY_SCHEMA). */
   schema: GraphQLSchema | null;
   warnings: string[];
@@ -187,7 +189,10 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
       return out;
     },
   });
-  const schema = new GraphQLSchema({ query, types: [...PRELUDE_TYPES, ...objects.values(), ...interfaces.values()] });
+  const declaredMutations = new Map((curated?.types ?? []).filter((ct) => ct.mutations.length).map((ct) => [ct.cls, ct.mutations]));
+  const mutations = mutationFields({ types }, declaredMutations);
+  const mutation = mutations.size ? mutationType(mutations, objects, enums) : undefined;
+  const schema = new GraphQLSchema({ query, ...(mutation ? { mutation } : {}), types: [...PRELUDE_TYPES, ...objects.values(), ...interfaces.values()] });
   // An implementing type must publish every interface field with the same name and type (§8).
   for (const i of curated?.interfaces ?? []) {
     const iface = interfaces.get(i.node)!;
@@ -198,8 +203,49 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
       }
     }
   }
-  const mutations = (curated?.types ?? []).some((ct) => ct.mutations.length > 0);
-  return { tier, schema, warnings, types, ctx, ...(mutations ? { mutations } : {}) };
+  return { tier, schema, warnings, types, ctx, ...(mutations.size ? { mutations } : {}) };
+}
+
+/** The type and kind of every mutation root field of a schema. */
+export function mutationFields(d: Pick<DerivedSchema, 'types'>, declared: Map<string, ('create' | 'update' | 'delete')[]>): Map<string, { t: PublishedType; kind: 'create' | 'update' | 'delete' }> {
+  const out = new Map<string, { t: PublishedType; kind: 'create' | 'update' | 'delete' }>();
+  for (const t of d.types.values()) for (const kind of declared.get(t.cls) ?? []) out.set(`${kind}${t.name}`, { t, kind });
+  return out;
+}
+
+const LangStringInput = new GraphQLInputObjectType({ name: 'LangStringInput', fields: { value: { type: new GraphQLNonNull(GraphQLString) }, lang: { type: new GraphQLNonNull(GraphQLString) } } });
+
+/** The Mutation type (§12): createT / updateT / deleteT with their TCreateInput / TUpdateInput. */
+function mutationType(fields: ReturnType<typeof mutationFields>, objects: Map<string, GraphQLObjectType>, enums: Map<FieldModel, { type: GraphQLEnumType }>): GraphQLObjectType {
+  const inputs = new Map<string, { create: GraphQLInputObjectType; update: GraphQLInputObjectType }>();
+  const inputOf = (t: PublishedType) => {
+    let i = inputs.get(t.name);
+    if (i) return i;
+    const make = (create: boolean) => new GraphQLInputObjectType({
+      name: `${t.name}${create ? 'Create' : 'Update'}Input`,
+      fields: () => {
+        const out: GraphQLInputFieldConfigMap = create ? { id: { type: new GraphQLNonNull(GraphQLID) } } : {};
+        for (const [name, f] of t.fields) {
+          if (f.reverse) continue;
+          const item = f.kind === 'ref' ? GraphQLID : enums.has(f) ? enums.get(f)!.type : f.lang ? LangStringInput : f.mixed ? GraphQLString : SCALARS[f.scalar];
+          const type = f.single && !f.lang ? item : new GraphQLList(new GraphQLNonNull(item));
+          out[name] = { type: create && f.required ? new GraphQLNonNull(type) : type };
+        }
+        return out;
+      },
+    });
+    inputs.set(t.name, i = { create: make(true), update: make(false) });
+    return i;
+  };
+  return new GraphQLObjectType<unknown, Resolvers>({
+    name: 'Mutation',
+    fields: () => Object.fromEntries([...fields].map(([name, { t, kind }]) => {
+      const resolve = (_s: unknown, _a: unknown, r: Resolvers, info: { path: { key: string | number } }) => r.mutationResult(String(info.path.key));
+      if (kind === 'create') return [name, { type: objects.get(t.name)!, args: { input: { type: new GraphQLNonNull(inputOf(t).create) } }, resolve }];
+      if (kind === 'update') return [name, { type: objects.get(t.name)!, args: { id: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(inputOf(t).update) } }, resolve }];
+      return [name, { type: GraphQLID, args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: (_s: unknown, _a: unknown, r: Resolvers, info: { path: { key: string | number } }) => (r.mutationResult(String(info.path.key)) as { deleted?: string } | null)?.deleted ?? null }];
+    })),
+  });
 }
 
 /** An enum of `sh:in` strings: names sanitised (§4), `true`/`false`/`null` prefixed with `_`; values are the lexical forms. */

@@ -4,8 +4,8 @@
  * graphql-js, and shape the response body (`data`, `errors` with `extensions.code`, explain).
  */
 import {
-  execute, GraphQLError, Kind, lexicographicSortSchema, parse, printSchema, TypeInfo, validate, visit, visitWithTypeInfo,
-  type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode,
+  execute, getArgumentValues, getVariableValues, GraphQLError, Kind, lexicographicSortSchema, parse, printSchema, TypeInfo, validate, visit, visitWithTypeInfo,
+  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import type { DbView } from '../../index/view.js';
 import { ActiveContext } from '../../rdf/jsonld-context.js';
@@ -13,6 +13,8 @@ import { inferModel } from './model.js';
 import { applyShapes } from './shapes.js';
 import { applyCurated, readCurated } from './curated.js';
 import { DeclarationError } from './naming.js';
+import { isLedgraphError } from '../../errors.js';
+import { MutationError, planMutations, type MutationItem } from './mutate.js';
 import { RequestResolvers } from './resolve.js';
 import { buildDerivedSchema, type DerivedSchema, type PublishedType } from './schema.js';
 
@@ -32,6 +34,8 @@ export interface GraphQLRun {
   /** GET requests and pinned ledgers (`@t:`) cannot run mutations. */
   readOnly: 'get' | 'pinned' | false;
   limits?: GraphQLLimits;
+  /** Commit a mutation's transaction through the write pipeline; the caller's view at the new t. */
+  commit?: (body: Record<string, unknown>, mode: 'insert' | 'update') => Promise<{ t: number; commit_id: string; view: DbView }>;
   signal?: AbortSignal;
   deadline?: number;
 }
@@ -109,7 +113,16 @@ export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: un
   if (op && !d.schema.getRootType(op.operation)) {
     return failure('SCHEMA_ERROR', `the schema has no ${op.operation} type: mutations are published only by a curated schema instance`, [op]);
   }
-  const resolvers = new RequestResolvers({ view, derived: d, contextJson, ...(run.signal ? { signal: run.signal } : {}), ...(run.deadline ? { deadline: run.deadline } : {}) });
+  let readView = view;
+  let mutated: { t: number; commit_id: string; body: Record<string, unknown> | null; results: Map<string, { id: string; iri: string } | null> } | undefined;
+  if (op?.operation === 'mutation') {
+    const m = await runMutations(d, view, op, run);
+    if (!('results' in m)) return m;
+    mutated = m;
+    if (m.view) readView = m.view;
+  }
+  const resolvers = new RequestResolvers({ view: readView, derived: d, contextJson, ...(run.signal ? { signal: run.signal } : {}), ...(run.deadline ? { deadline: run.deadline } : {}) });
+  if (mutated) resolvers.mutationResults = mutated.results;
   const res = await execute({ schema: d.schema, document: doc, contextValue: resolvers, variableValues: run.variables ?? null, operationName: run.operationName ?? null });
   const body: GraphQLBody = {};
   if (res.errors?.length) {
@@ -118,8 +131,51 @@ export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: un
     body.errors = res.errors.map((e) => withCode(e, requestError ? 'SCHEMA_ERROR' : 'EXECUTION_ERROR'));
   }
   if (res.data !== undefined) body.data = res.data;
-  if (run.explain && op) body.extensions = { explain: { tier: d.tier, warnings: d.warnings, fields: explainFields(op, frags, d, resolvers.queries) } };
+  const ext: Record<string, unknown> = {};
+  if (mutated?.body) ext.commit = { t: mutated.t, commit_id: mutated.commit_id };
+  if (run.explain && op) {
+    ext.explain = { tier: d.tier, warnings: d.warnings, fields: explainFields(op, frags, d, resolvers.queries), ...(mutated ? { transaction: mutated.body ? [mutated.body] : [] } : {}) };
+  }
+  if (Object.keys(ext).length) body.extensions = ext;
   return body;
+}
+
+/**
+ * Plan and commit the root fields of a mutation as one transaction (§12). A failure writes
+ * nothing: every mutation field is null with an EXECUTION_ERROR (the write's status and `@type`
+ * when the pipeline refused it); `::` ids are UNSUPPORTED_QUERY.
+ */
+async function runMutations(d: DerivedSchema, view: DbView, op: OperationDefinitionNode, run: GraphQLRun):
+  Promise<GraphQLBody | { t: number; commit_id: string; view?: DbView; body: Record<string, unknown> | null; results: Map<string, { id: string; iri: string } | null> }> {
+  if (!run.commit || !d.mutations) return failure('UNSUPPORTED_QUERY', 'mutations cannot run here', [op]);
+  const vars = getVariableValues(d.schema!, op.variableDefinitions ?? [], run.variables ?? {});
+  if (vars.errors) return { errors: vars.errors.map((e) => withCode(e, 'SCHEMA_ERROR')) };
+  const mtype = d.schema!.getMutationType()!;
+  const items: MutationItem[] = [];
+  const nodes = new Map<string, FieldNode>();
+  for (const sel of op.selectionSet.selections) {
+    if (sel.kind !== Kind.FIELD) return failure('UNSUPPORTED_QUERY', 'fragments at the root of a mutation are not supported', [sel]);
+    if (sel.name.value === '__typename') continue;
+    const key = sel.alias?.value ?? sel.name.value;
+    items.push({ key, name: sel.name.value, args: getArgumentValues(mtype.getFields()[sel.name.value]!, sel, vars.coerced) });
+    nodes.set(key, sel);
+  }
+  let failedKey: string | undefined;
+  try {
+    const plan = await planMutations(d, view, d.mutations, items, (k) => { failedKey = k; });
+    failedKey = undefined;
+    if (!plan.body) return { t: view.t, commit_id: '', body: null, results: plan.results };
+    const c = await run.commit(plan.body, plan.mode);
+    return { ...c, body: plan.body, results: plan.results };
+  } catch (e) {
+    if (e instanceof MutationError && e.unsupported) return failure('UNSUPPORTED_QUERY', e.message, failedKey ? [nodes.get(failedKey)!] : [op]);
+    const ext: Record<string, unknown> = { code: 'EXECUTION_ERROR' };
+    if (isLedgraphError(e)) { ext.status = e.status; ext['@type'] = e.type; }
+    const message = e instanceof Error ? e.message : String(e);
+    const errors = items.map((i) => new GraphQLError(failedKey === undefined || failedKey === i.key ? message : `not written: ${failedKey} failed`,
+      { nodes: [nodes.get(i.key)!], path: [i.key], extensions: ext }).toJSON());
+    return { data: Object.fromEntries(items.map((i) => [i.key, null])), errors };
+  }
 }
 
 function selectedOperation(doc: DocumentNode, name: string | undefined): OperationDefinitionNode | undefined {
@@ -149,9 +205,6 @@ function measure(set: SelectionSetNode, frags: Map<string, FragmentDefinitionNod
 function prePass(doc: DocumentNode, d: DerivedSchema, op: OperationDefinitionNode | undefined, run: GraphQLRun): GraphQLError | undefined {
   for (const o of doc.definitions) {
     if (o.kind === Kind.OPERATION_DEFINITION && o.operation === 'subscription') return new GraphQLError('subscription operations are not supported', { nodes: [o] });
-  }
-  if (op?.operation === 'mutation' && d.mutations && !run.readOnly) {
-    return new GraphQLError('GraphQL mutations are not implemented yet; write with /insert, /upsert or /update', { nodes: [op] });
   }
   if (op?.operation === 'mutation' && run.readOnly) {
     return new GraphQLError(run.readOnly === 'get' ? 'mutations cannot be sent with GET; use POST' : 'mutations cannot run against a ledger pinned to a time', { nodes: [op] });
@@ -186,7 +239,7 @@ function explainFields(op: OperationDefinitionNode, frags: Map<string, FragmentD
         let child: PublishedType | undefined;
         if (name === 'id' || name.startsWith('__')) provenance = 'builtin';
         else if (root) {
-          child = rootType(name);
+          child = rootType(name) ?? d.mutations?.get(name)?.t;
           if (!child) provenance = 'builtin';
         } else {
           const f = type?.fields.get(name);
