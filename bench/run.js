@@ -32,7 +32,7 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL; policy: restricted vs
  * unrestricted; http: a server under load). Each script prints one JSON result line.
  */
-const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js' };
+const SCRIPT_SUITES = { churn: 'churn.js', jsonld: 'jsonld.js', policy: 'policy.js', http: 'http.js', graphql: 'graphql.js' };
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);
