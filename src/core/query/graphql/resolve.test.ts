@@ -1,11 +1,15 @@
 /** Nested fields are batched: one algebra query per selected field and level, not one per object (no N+1). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { viewFromRdf } from '../../../../test/support/fixture-view.js';
+import type { DbView } from '../../index/view.js';
 import { ActiveContext } from '../../rdf/jsonld-context.js';
 import { inferModel } from './model.js';
 import { RequestResolvers } from './resolve.js';
 import { buildDerivedSchema } from './schema.js';
 import { runGraphQL } from './service.js';
+
+// The fixture view lives outside src (the typecheck's rootDir), so it is loaded dynamically.
+const FIXTURE = '../../../../test/support/fixture-view.js';
+const { viewFromRdf } = (await import(/* @vite-ignore */ FIXTURE)) as { viewFromRdf(text: string): DbView };
 
 const TTL = `@prefix ex: <http://example.org/> .
 ${Array.from({ length: 30 }, (_, i) => `ex:p${i} a ex:Person ; ex:name "P${i}" ; ex:knows ex:p${(i + 1) % 30}, ex:p${(i + 2) % 30} .`).join('\n')}`;
