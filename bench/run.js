@@ -41,7 +41,7 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
-  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js',
+  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);

@@ -11,6 +11,7 @@ import { branchRoutes } from './branches.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { eventsRoutes } from './events.js';
+import { graphqlRoutes } from './graphql.js';
 import { historyRoutes } from './history.js';
 import { pushRoutes } from '../replication/push.js';
 import { commitsRoutes } from '../replication/commits.js';
@@ -42,6 +43,7 @@ export const REGISTRARS: readonly Registrar[] = [
   importRoutes,
   queryRoutes,
   sparqlEndpointRoutes,
+  graphqlRoutes,
   streamRoutes,
   multiQueryRoutes,
   eventsRoutes,

@@ -58,7 +58,7 @@ export function isAbsoluteIri(s: string): boolean {
 }
 
 /** The `context` query parameter as a default context (inline JSON only). */
-function contextParam(c: Ctx): unknown {
+export function contextParam(c: Ctx): unknown {
   const raw = c.req.query('context');
   if (raw === undefined) return undefined;
   const s = raw.trim();
