@@ -88,7 +88,7 @@ async function handleGraphQL(c: Ctx, ctx: ServerContext): Promise<Response> {
   const { derived, view, contextJson, pinned, deadline, viewAt, ledgerId } = await openSchema(c, ctx);
   // Mutations are ordinary transactions: the one write pipeline, the caller's modify policy (§12).
   const commit: GraphQLRun['commit'] = async (txn, mode) => {
-    const parsed = parseJsonLdTxn(txn, mode, { ledgerDefaultContext: contextJson ?? undefined });
+    const parsed = await parseJsonLdTxn(txn, mode, { ledgerDefaultContext: contextJson ?? undefined });
     // The request's policy headers select the write policy too (a credential's identity wins in commitWrite).
     const req = { ...parsed, opts: { ...parsed.opts, ...policyFromHeaders(c.req.raw.headers) } };
     const receipt = await commitWrite(c, ctx, ledgerId, req, { contentType: 'application/json', body: txn });
