@@ -186,3 +186,19 @@ describe('endpoint rules and errors (§1, §9, §10)', () => {
     await expectError(await postText(`${srv.api}/stream/query/social:main`, 'application/cypher', 'RETURN 1 AS a'), 415, 'err:db/UnsupportedMediaType');
   });
 });
+
+describe('procedures and UNION (§5)', () => {
+  it('CALL db.labels(), db.relationshipTypes(), db.propertyKeys(); YIELD … RETURN', async () => {
+    expect(await table('CALL db.labels()')).toEqual({ columns: ['label'], rows: [['Admin'], ['Company'], ['Person']] });
+    expect((await table('CALL db.relationshipTypes()')).rows).toEqual([['KNOWS'], ['WORKS_AT']]);
+    expect((await table('CALL db.propertyKeys() YIELD propertyKey RETURN collect(propertyKey) AS ks')).rows).toEqual([[['age', 'city', 'founded', 'name', 'since', 'tags']]]);
+    const b = await expectError(await cypher('/query/social:main', 'CALL apoc.help("x")'), 400, 'err:db/BadRequest');
+    expect((b.cause as Record<string, unknown>)['@type']).toBe('err:cypher/Unsupported');
+  });
+  it('UNION removes duplicates, UNION ALL keeps them; the forms cannot be mixed', async () => {
+    expect((await table('MATCH (p:Person {city: "Lisbon"}) RETURN p.city AS c UNION MATCH (p:Person {name: "Ana"}) RETURN p.city AS c')).rows).toEqual([['Lisbon']]);
+    expect((await table('RETURN 1 AS x UNION ALL RETURN 1 AS x')).rows).toEqual([[1], [1]]);
+    await expectError(await cypher('/query/social:main', 'RETURN 1 AS x UNION RETURN 1 AS x UNION ALL RETURN 1 AS x'), 400, 'err:db/BadRequest');
+    await expectError(await cypher('/query/social:main', 'RETURN 1 AS x UNION RETURN 1 AS y'), 400, 'err:db/BadRequest');
+  });
+});

@@ -33,6 +33,9 @@ export type Clause =
   | { k: 'match'; optional: boolean; patterns: PathPat[]; where?: Expr }
   | { k: 'unwind'; e: Expr; as: string }
   | { k: 'with'; proj: Projection }
-  | { k: 'return'; proj: Projection };
+  | { k: 'return'; proj: Projection }
+  /** `CALL db.labels()` and friends (§5), with the columns they yield. */
+  | { k: 'call'; proc: 'db.labels' | 'db.relationshiptypes' | 'db.propertykeys'; yields: string[] };
 
-export interface Statement { clauses: Clause[] }
+/** One statement: single queries joined by UNION (all or distinct, never mixed). */
+export interface Statement { clauses: Clause[]; unions?: { all: boolean; clauses: Clause[] }[] }

@@ -12,8 +12,7 @@ import { lex, type Token } from './lexer.js';
 const MAX_DEPTH = 200;
 const WRITE = new Set(['CREATE', 'MERGE', 'SET', 'DELETE', 'DETACH', 'REMOVE']);
 const UNSUPPORTED: Record<string, string> = {
-  CALL: 'CALL procedures and subqueries', FOREACH: 'FOREACH', LOAD: 'LOAD CSV (use UNWIND $rows)', UNION: 'UNION',
-  USE: 'USE', START: 'explicit transactions', BEGIN: 'explicit transactions', COMMIT: 'explicit transactions',
+  FOREACH: 'FOREACH', LOAD: 'LOAD CSV (use UNWIND $rows)',USE: 'USE', START: 'explicit transactions', BEGIN: 'explicit transactions', COMMIT: 'explicit transactions',
   DROP: 'index and constraint commands', SHOW: 'SHOW commands',
 };
 const UNSUPPORTED_FN: Record<string, string> = {
@@ -49,14 +48,46 @@ class Parser {
   private enter(): void { if (++this.depth > MAX_DEPTH) this.fail(`statement nested deeper than ${MAX_DEPTH} levels`); }
 
   statement(): Statement {
-    const clauses: Clause[] = [];
-    while (this.t.kind !== 'eof' && !this.is(';')) clauses.push(this.clause());
+    const clauses = this.single();
+    const unions: { all: boolean; clauses: Clause[] }[] = [];
+    while (this.kw('UNION')) {
+      const all = this.kw('ALL');
+      if (unions.length && unions[0]!.all !== all) throw cypherError('SemanticError', 'UNION and UNION ALL cannot be mixed');
+      unions.push({ all, clauses: this.single() });
+    }
     if (this.eat(';') && this.t.kind !== 'eof') throw cypherError('SemanticError', 'one statement per request: a second statement follows the ;');
+    if (this.t.kind !== 'eof') this.fail(`unexpected '${this.t.text}'`);
+    if (unions.length && [clauses, ...unions.map((u) => u.clauses)].some((cs) => cs.some((c) => c.k === 'call'))) throw cypherError('Unsupported', 'CALL inside UNION');
+    return { clauses, ...(unions.length ? { unions } : {}) };
+  }
+
+  private single(): Clause[] {
+    const clauses: Clause[] = [];
+    while (this.t.kind !== 'eof' && !this.is(';') && !this.isKw('UNION')) clauses.push(this.clause());
     if (!clauses.length) this.fail('empty statement');
     const last = clauses[clauses.length - 1]!;
-    if (last.k !== 'return') this.fail('a read statement ends with RETURN', this.toks[this.toks.length - 1]);
+    const standaloneCall = clauses.length === 1 && last.k === 'call';
+    if (last.k !== 'return' && !standaloneCall) this.fail('a read statement ends with RETURN', this.t);
     clauses.slice(0, -1).forEach((c) => { if (c.k === 'return') this.fail('RETURN must be the last clause'); });
-    return { clauses };
+    clauses.forEach((c, i) => { if (c.k === 'call' && i !== 0) throw cypherError('Unsupported', 'CALL after other clauses (a procedure call is a standalone statement or starts one)'); });
+    return clauses;
+  }
+
+  private call(): Clause {
+    const PROCS: Record<string, [Extract<Clause, { k: 'call' }>['proc'], string]> = {
+      'db.labels': ['db.labels', 'label'], 'db.relationshiptypes': ['db.relationshiptypes', 'relationshipType'], 'db.propertykeys': ['db.propertykeys', 'propertyKey'],
+    };
+    if (this.is('{')) throw cypherError('Unsupported', 'CALL { … } subqueries are outside Ledgraph\'s Cypher subset');
+    let name = this.name();
+    while (this.eat('.')) name += '.' + this.name();
+    const proc = PROCS[name.toLowerCase()];
+    if (!proc) throw cypherError('Unsupported', `procedure ${name} is outside Ledgraph's Cypher subset (only db.labels, db.relationshipTypes, db.propertyKeys)`);
+    this.need('('); this.need(')');
+    const yields: string[] = [];
+    if (this.kw('YIELD')) {
+      do { const y = this.name(); if (y !== proc[1]) throw cypherError('SemanticError', `${name} yields ${proc[1]}, not ${y}`); yields.push(y); } while (this.eat(','));
+    }
+    return { k: 'call', proc: proc[0], yields: yields.length ? yields : [proc[1]] };
   }
 
   private clause(): Clause {
@@ -67,6 +98,7 @@ class Parser {
     if (w === 'UNWIND') { this.i++; const e = this.expr(); this.needKw('AS'); return { k: 'unwind', e, as: this.name() }; }
     if (w === 'WITH') { this.i++; return { k: 'with', proj: this.projection(true) }; }
     if (w === 'RETURN') { this.i++; return { k: 'return', proj: this.projection(false) }; }
+    if (w === 'CALL') { this.i++; return this.call(); }
     if (WRITE.has(w)) throw cypherError('SemanticError', `${w} is a write clause: send write statements to /update (Cypher writes are not available on this server yet)`);
     if (UNSUPPORTED[w]) throw cypherError('Unsupported', `${UNSUPPORTED[w]} is outside Ledgraph's Cypher subset`);
     return this.fail(`expected a clause (MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN), got '${t.text}'`);

@@ -3,7 +3,9 @@ import type { Clause, Statement } from './ast.js';
 import { evaluate, type Env } from './eval.js';
 import { matchRows, type Row } from './match.js';
 import { columnsOf, project } from './project.js';
-import type { Value } from './values.js';
+import { keyOf, type Value } from './values.js';
+import { cypherError } from './errors.js';
+import { procedure } from './procedures.js';
 
 /** The columns and rows of a statement's RETURN. */
 export interface CypherTable { columns: string[]; rows: Value[][] }
@@ -18,12 +20,26 @@ function introduced(c: Extract<Clause, { k: 'match' }>): string[] {
   return [...new Set(out)];
 }
 
-/** Run a statement to its table. */
+/** Run a statement (with its UNION branches) to its table. */
 export async function runStatement(stmt: Statement, env: Env): Promise<CypherTable> {
+  const first = await runSingle(stmt.clauses, env);
+  if (!stmt.unions) return first;
+  const rows = [...first.rows];
+  for (const u of stmt.unions) {
+    const t = await runSingle(u.clauses, env);
+    if (t.columns.join('\u0000') !== first.columns.join('\u0000')) throw cypherError('SemanticError', 'every UNION branch must return the same column names');
+    rows.push(...t.rows);
+  }
+  if (stmt.unions[0]!.all) return { columns: first.columns, rows };
+  const seen = new Set<string>();
+  return { columns: first.columns, rows: rows.filter((r) => { const k = r.map(keyOf).join('\u0001'); if (seen.has(k)) return false; seen.add(k); return true; }) };
+}
+
+async function runSingle(clauses: Clause[], env: Env): Promise<CypherTable> {
   let rows: Row[] = [new Map()];
   let vars: string[] = [];
   const ev = (e: Parameters<typeof evaluate>[0], row: Row) => evaluate(e, row, env);
-  for (const c of stmt.clauses) {
+  for (const c of clauses) {
     switch (c.k) {
       case 'match': {
         const fresh = introduced(c).filter((v) => !vars.includes(v));
@@ -58,6 +74,13 @@ export async function runStatement(stmt: Statement, env: Env): Promise<CypherTab
         rows = await project(c.proj, rows, env, vars);
         vars = columnsOf(c.proj, vars);
         break;
+      case 'call': {
+        const names = await procedure(c.proc, env);
+        rows = rows.flatMap((r) => names.map((n) => new Map([...r, [c.yields[0]!, n]])));
+        vars = [...vars, c.yields[0]!];
+        if (clauses.length === 1) return { columns: [c.yields[0]!], rows: names.map((n) => [n]) };
+        break;
+      }
       case 'return': {
         const columns = columnsOf(c.proj, vars);
         const out = await project(c.proj, rows, env, vars);
