@@ -202,3 +202,21 @@ describe('procedures and UNION (§5)', () => {
     await expectError(await cypher('/query/social:main', 'RETURN 1 AS x UNION RETURN 1 AS y'), 400, 'err:db/BadRequest');
   });
 });
+
+describe('the README example', () => {
+  it('reads the demo ledger at the head and at t = 1', async () => {
+    await createLedger(srv, 'demo');
+    const ctx = { ex: 'http://example.org/', schema: 'http://schema.org/' };
+    const ins = await postText(`${srv.api}/insert/demo`, 'application/json', JSON.stringify({ '@context': ctx, '@graph': [
+      { '@id': 'ex:ana', '@type': 'ex:Person', 'schema:name': 'Ana', 'schema:age': 34, 'ex:knows': { '@id': 'ex:ben' } },
+      { '@id': 'ex:ben', '@type': 'ex:Person', 'schema:name': 'Ben', 'schema:age': 27 }] }));
+    expect(ins.status).toBe(200);
+    expect((await postText(`${srv.api}/insert/demo`, 'application/json', JSON.stringify({ '@context': ctx, '@id': 'ex:ben', 'schema:nick': 'B' }))).status).toBe(200);
+    const r1 = await postText(`${srv.api}/query/demo`, 'application/cypher', JSON.stringify({
+      '@context': { '@vocab': 'http://schema.org/', ex: 'http://example.org/' },
+      cypher: 'MATCH (p:`ex:Person`)-[:`ex:knows`]->(f) WHERE p.age > $min RETURN p.name AS name, collect(f.name) AS friends', params: { min: 30 } }));
+    expect(await r1.text()).toBe('{"results":[{"columns":["name","friends"],"data":[{"row":["Ana",["Ben"]],"meta":[null,null]}]}]}');
+    const r2 = await postText(`${srv.api}/query/demo@t:1`, 'application/cypher', '{"@context": {"@vocab": "http://schema.org/"}, "cypher": "MATCH (p) RETURN p.name AS name, p.age AS age ORDER BY age"}');
+    expect(await r2.text()).toBe('{"results":[{"columns":["name","age"],"data":[{"row":["Ben",27],"meta":[null,null]},{"row":["Ana",34],"meta":[null,null]}]}]}');
+  });
+});
