@@ -159,7 +159,13 @@ function hopOp(seg: Seg, names: Names, filters: AExpr[]): Op {
       path = min === 0 ? (items.length ? { type: 'zeroOrOne', path: alt } : { type: 'zeroOrOne', path: link }) : alt;
       if (min === 0 && max === 0) return { type: 'extend', input: { type: 'unit' }, variable: b, expr: vx(a) };
     }
-    filters.push(call('||', call('!', call('isliteral', vx(b))), call('sameterm', vx(a), vx(b))));
+    filters.push(call('!', call('isliteral', vx(b))));
+    if (min === 0) {
+      // a zero-length path binds a node: a subject, or the IRI object of a fact (§2) — not a predicate or literal
+      const x = `${a}_zx`, y = `${a}_zy`;
+      filters.push(call('||', { type: 'exists', not: false, op: { type: 'bgp', patterns: [{ s: v(a), p: v(x), o: v(y) }] } },
+        { type: 'exists', not: false, op: { type: 'bgp', patterns: [{ s: v(x), p: v(y), o: v(a) }] } }));
+    }
     return { type: 'distinct', input: { type: 'project', variables: [a, b], input: { type: 'path', s: v(a), path, o: v(b) } } };
   }
   const pv = `p_${seg.idx}`;
@@ -185,6 +191,9 @@ function hopOp(seg: Seg, names: Names, filters: AExpr[]): Op {
   return inputs.length === 1 ? inputs[0]! : { type: 'join', inputs };
 }
 
+/** Whether every walk the property path finds contains a trail with the same ends and a length within the bounds. */
+const walkIsTrail = (rel: RelPat): boolean => rel.dir !== 'both' && rel.range!.min <= 1;
+
 type Ext = { row: Row; used: Set<string>; path: Map<number, { nodes: NodeV[]; rels: RelV[] }> };
 
 /** Per engine solution: the rows after relationship, reifier and trail expansion. */
@@ -203,7 +212,11 @@ async function expandSegments(g: Graph, names: Names, segs: Seg[], s: Record<str
         if (e.used.has(k)) continue;
         next.push(withRel(e, seg, r, k));
       }
-    } else if (seg.rel.v !== undefined || patterns.some((pp) => pp.pathVar !== undefined && pp.rels.includes(seg.rel))) {
+    } else if (seg.rel.v === undefined && !patterns.some((pp) => pp.pathVar !== undefined && pp.rels.includes(seg.rel))) {
+      // reachability: the property path found walks; where a walk may not be a trail (undirected,
+      // or a lower bound above 1), keep the pair only if a trail joins it
+      if (walkIsTrail(seg.rel) || (await trailsBetween(g, names, a, b, seg.rel, true)).length) next.push(...exts);
+    } else {
       const trails = await trailsBetween(g, names, a, b, seg.rel);
       for (const e of exts) for (const t of trails) {
         const keys = t.map(keyOf);
@@ -215,7 +228,7 @@ async function expandSegments(g: Graph, names: Names, segs: Seg[], s: Record<str
         path.set(seg.idx, { nodes: trailNodes(a, t), rels: t });
         next.push({ row, used, path });
       }
-    } else next.push(...exts);
+    }
     exts = next;
   }
   // path variables
@@ -289,7 +302,7 @@ async function relsOf(g: Graph, names: Names, st: Term, p: string, en: Term, rel
 }
 
 /** Every trail from a to b whose length is within the part's bounds (relationship variables and paths, §2.2). */
-async function trailsBetween(g: Graph, names: Names, a: Term, b: Term, rel: RelPat): Promise<RelV[][]> {
+async function trailsBetween(g: Graph, names: Names, a: Term, b: Term, rel: RelPat, firstOnly = false): Promise<RelV[][]> {
   const { min, max } = rel.range!;
   const types = rel.types.length ? new Set(rel.types.map((t) => names.iri(t))) : null;
   const out: RelV[][] = [];
@@ -313,6 +326,7 @@ async function trailsBetween(g: Graph, names: Names, a: Term, b: Term, rel: RelP
     return res;
   };
   const walk = async (cur: Term, trail: RelV[], used: Set<string>): Promise<void> => {
+    if (firstOnly && out.length) return;
     if (trail.length >= min && same(cur, b)) out.push(trail.map((r) => ({ ...r, type: names.name(r.type) })));
     if (max !== undefined && trail.length >= max) return;
     const es = await edges(cur);
