@@ -111,6 +111,10 @@ describe('reading clauses and expressions', () => {
     expect((await table('MATCH (c:Company) RETURN c.founded AS d, c.founded.year AS y')).rows).toEqual([['1999-05-01', 1999]]);
     expect((await table('MATCH (:Person {name: "Ana"})-[:KNOWS*0..]->(x) RETURN count(x) AS n')).rows).toEqual([[3]]);
   });
+  it('EXISTS { pattern [WHERE] } and NOT EXISTS', async () => {
+    expect((await table('MATCH (p:Person) WHERE EXISTS { (p)-[:KNOWS]->(:Person {city: "Lisbon"}) } RETURN p.name AS n ORDER BY n')).rows).toEqual([['Ana'], ['Ben']]);
+    expect((await table('MATCH (p:Person) WHERE NOT EXISTS { MATCH (p)-[:KNOWS]->(f) WHERE f.age > 40 } RETURN p.name AS n ORDER BY n')).rows).toEqual([['Caro']]);
+  });
   it('relationship uniqueness within one MATCH', async () => {
     expect((await table('MATCH (a)-[:KNOWS]->(b)<-[:KNOWS]-(c) RETURN a.name AS a, c.name AS c ORDER BY a')).rows).toEqual([['Ana', 'Ben'], ['Ben', 'Ana']]);
   });

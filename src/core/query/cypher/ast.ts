@@ -12,7 +12,8 @@ export type Expr =
   | { k: 'list'; items: Expr[] }
   | { k: 'map'; entries: [string, Expr][] }
   | { k: 'proj'; of: string; items: ({ k: 'key'; key: string } | { k: 'all' } | { k: 'entry'; key: string; e: Expr })[]; pos: number }
-  | { k: 'case'; subject?: Expr; whens: [Expr, Expr][]; else?: Expr };
+  | { k: 'case'; subject?: Expr; whens: [Expr, Expr][]; else?: Expr }
+  | { k: 'exists'; patterns: PathPat[]; where?: Expr };
 
 export interface NodePat { v?: string; labels: string[]; props: [string, Expr][]; pos: number }
 export interface RelPat {

@@ -4,7 +4,7 @@
  */
 import type { Expr } from './ast.js';
 import { cypherError } from './errors.js';
-import type { Row } from './match.js';
+import { matchRows, type Row } from './match.js';
 import { asNode, isObj, labelsOf, nodeProp, propsOf, type Env } from './props.js';
 import { callFunction } from './functions.js';
 import { compare, equals, isNum, mapV, toNumber, type Value } from './values.js';
@@ -28,11 +28,9 @@ export function hasAggregate(e: Expr): boolean {
   }
 }
 
-const TEMPORAL_PARTS: Record<string, [number, number][]> = {};
 function temporalPart(lex: string, dt: string, key: string): Value {
   const m = /^(-?\d{4,})-(\d{2})-(\d{2})/.exec(lex);
   const t = /(?:T|^)(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)/.exec(lex);
-  void TEMPORAL_PARTS;
   switch (key) {
     case 'year': return m && dt !== 'time' ? BigInt(m[1]!) : null;
     case 'month': return m && dt !== 'time' ? BigInt(m[2]!) : null;
@@ -129,6 +127,14 @@ export async function evaluate(e: Expr, row: Row, env: Env): Promise<Value> {
       return callFunction(e.fn, args, env, e.args);
     }
     case 'op': return operator(e.op, e.args, row, env);
+    case 'exists': {
+      // EXISTS { pattern [WHERE …] }: the pattern matched from this row, by the one engine
+      const exts = (await matchRows(env.g, env.names, e.patterns, [row], (x, r) => evaluate(x, r, env)))[0]!;
+      for (const ext of exts) {
+        if (!e.where || (await evaluate(e.where, new Map([...row, ...ext]), env)) === true) return true;
+      }
+      return false;
+    }
   }
 }
 

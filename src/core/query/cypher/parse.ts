@@ -337,7 +337,19 @@ class Parser {
     if (up === 'TRUE' || up === 'FALSE') { this.i++; return { k: 'lit', v: up === 'TRUE' }; }
     if (up === 'NULL') { this.i++; return { k: 'lit', v: null }; }
     if (up === 'CASE') { this.i++; return this.caseExpr(); }
-    if (up === 'EXISTS' && this.peek().kind === 'punct' && this.peek().text === '{') throw cypherError('Unsupported', 'EXISTS { … } subqueries are not available on this server yet');
+    if (up === 'EXISTS' && this.peek().kind === 'punct' && this.peek().text === '{') {
+      this.i += 2;
+      this.enter();
+      try {
+        this.kw('MATCH');
+        const patterns: PathPat[] = [this.path()];
+        while (this.eat(',')) patterns.push(this.path());
+        const where = this.kw('WHERE') ? this.expr() : undefined;
+        if (this.isKw('RETURN') || this.isKw('WITH')) throw cypherError('Unsupported', 'EXISTS { } with RETURN or WITH (full subqueries)');
+        this.need('}');
+        return { k: 'exists', patterns, ...(where ? { where } : {}) };
+      } finally { this.depth--; }
+    }
     // function call: name(.name)* (
     let j = this.i + 1; let fn = t.text;
     while (this.toks[j]?.text === '.' && this.toks[j + 1]?.kind === 'ident' && this.toks[j + 2]?.text === '(') { fn += '.' + this.toks[j + 1]!.text; j += 2; }
