@@ -186,6 +186,11 @@ describe('endpoint rules and errors (§1, §9, §10)', () => {
       expect(b.error as string).toContain(name);
     }
   });
+  it('deep nesting is a 400 syntax error, not a crash; a zero-length path binds nodes, not classes', async () => {
+    const deep = 'RETURN ' + '('.repeat(400) + '1' + ')'.repeat(400) + ' AS x';
+    await cause(await cypher('/query/social:main', deep), 400, 'err:cypher/SyntaxError');
+    expect((await table('MATCH (c:Company)-[:KNOWS*0..1]-(x) RETURN x.name AS n')).rows).toEqual([['Acme']]);
+  });
   it('Cypher is not offered on the stream endpoint', async () => {
     await expectError(await postText(`${srv.api}/stream/query/social:main`, 'application/cypher', 'RETURN 1 AS a'), 415, 'err:db/UnsupportedMediaType');
   });

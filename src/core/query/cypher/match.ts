@@ -161,10 +161,10 @@ function hopOp(seg: Seg, names: Names, filters: AExpr[]): Op {
     }
     filters.push(call('!', call('isliteral', vx(b))));
     if (min === 0) {
-      // a zero-length path binds a node: a subject, or the IRI object of a fact (§2) — not a predicate or literal
+      // a zero-length path binds a node: a subject, or the IRI object of a relationship fact (§2) — not a class, predicate or literal
       const x = `${a}_zx`, y = `${a}_zy`;
       filters.push(call('||', { type: 'exists', not: false, op: { type: 'bgp', patterns: [{ s: v(a), p: v(x), o: v(y) }] } },
-        { type: 'exists', not: false, op: { type: 'bgp', patterns: [{ s: v(x), p: v(y), o: v(a) }] } }));
+        { type: 'exists', not: false, op: { type: 'filter', expr: call('!=', vx(y), { type: 'term', term: namedNode(RDF_TYPE) }), input: { type: 'bgp', patterns: [{ s: v(x), p: v(y), o: v(a) }] } } }));
     }
     return { type: 'distinct', input: { type: 'project', variables: [a, b], input: { type: 'path', s: v(a), path, o: v(b) } } };
   }
