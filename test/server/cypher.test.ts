@@ -169,6 +169,8 @@ describe('endpoint rules and errors (§1, §9, §10)', () => {
     await cause(await cypher('/query/social:main', 'RETURN 1 AS a; RETURN 2 AS b'), 400, 'err:cypher/SemanticError');
     await cause(await cypher('/query/social:main', 'CREATE (n:Person) RETURN n'), 400, 'err:cypher/SemanticError');
     await cause(await cypher('/query/social:main', 'RETURN nope(1) AS x'), 400, 'err:cypher/SemanticError');
+    await cause(await cypher('/query/social:main', 'MATCH (n:Nothing) RETURN m'), 400, 'err:cypher/SemanticError');
+    await cause(await cypher('/query/social:main', 'MATCH (n:Person) WITH n.name AS name RETURN n'), 400, 'err:cypher/SemanticError');
     await cause(await cypher('/query/social:main', 'MATCH (n) WITH n.name RETURN 1 AS x'), 400, 'err:cypher/SemanticError');
     await cause(await cypher('/query/social:main', 'RETURN 1 - "a" AS x'), 400, 'err:cypher/TypeError');
   });

@@ -6,6 +6,7 @@ import { columnsOf, project } from './project.js';
 import { keyOf, type Value } from './values.js';
 import { cypherError } from './errors.js';
 import { procedure } from './procedures.js';
+import { checkScope } from './scope.js';
 
 /** The columns and rows of a statement's RETURN. */
 export interface CypherTable { columns: string[]; rows: Value[][] }
@@ -36,6 +37,7 @@ export async function runStatement(stmt: Statement, env: Env): Promise<CypherTab
 }
 
 async function runSingle(clauses: Clause[], env: Env): Promise<CypherTable> {
+  checkScope(clauses);
   let rows: Row[] = [new Map()];
   let vars: string[] = [];
   const ev = (e: Parameters<typeof evaluate>[0], row: Row) => evaluate(e, row, env);
