@@ -231,3 +231,13 @@ describe('the README example', () => {
     expect(await r2.text()).toBe('{"results":[{"columns":["name","age"],"data":[{"row":["Ben",27],"meta":[null,null]},{"row":["Ana",34],"meta":[null,null]}]}]}');
   });
 });
+
+describe('OpenAPI', () => {
+  it('lists application/cypher on /query/{ledger} only; /update does not list it (writes are not available)', async () => {
+    const spec = await json<{ paths: Record<string, { post: { requestBody: { content: Record<string, unknown> } } }> }>(await fetch(`${srv.url}/swagger.json`));
+    expect(Object.keys(spec.paths['/v1/ledgraph/query/{ledger}']!.post.requestBody.content)).toContain('application/cypher');
+    expect(Object.keys(spec.paths['/v1/ledgraph/query']!.post.requestBody.content)).not.toContain('application/cypher');
+    expect(Object.keys(spec.paths['/v1/ledgraph/update/{ledger}']!.post.requestBody.content)).not.toContain('application/cypher');
+    await expectError(await postText(`${srv.api}/update/social:main`, 'application/cypher', 'CREATE (n)'), 415, 'err:db/UnsupportedMediaType', 'Cypher writes');
+  });
+});

@@ -606,12 +606,12 @@ export const queryRoutes: Registrar = (api, ctx) => {
   for (const [path, scope] of [['/query', 'connection-scoped'], ['/query/{ledger}', 'ledger-scoped']] as const) {
     route(api, ctx.table, {
       method: 'POST', path, tag: 'query',
-      summary: `Run a SPARQL, JSON-LD or Cypher query (${scope}; Cypher only ledger-scoped)`,
+      summary: scope === 'ledger-scoped' ? 'Run a SPARQL, JSON-LD or Cypher (application/cypher) query (ledger-scoped)' : 'Run a SPARQL or JSON-LD query (connection-scoped)',
       description: scope === 'connection-scoped'
         ? 'The ledger comes from the query (JSON-LD from/fromNamed, SPARQL FROM/FROM NAMED) or the Ledgraph-Ledger header.'
         : 'The ledger is the path tail (may carry a time specifier); FROM IRIs that are not ledgers name graphs of it.',
       query: PROTOCOL_PARAMS, headers: QUERY_HEADERS,
-      requestTypes: [...QUERY_CONTENT_TYPES, 'application/cypher'], responseTypes: RESPONSE_TYPES, responses,
+      requestTypes: scope === 'ledger-scoped' ? [...QUERY_CONTENT_TYPES, 'application/cypher'] : [...QUERY_CONTENT_TYPES], responseTypes: RESPONSE_TYPES, responses,
     }, (c) => handleQuery(c, ctx));
     route(api, ctx.table, {
       method: 'GET', path, tag: 'query',
