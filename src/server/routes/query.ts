@@ -36,6 +36,7 @@ import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import { serviceDescription } from './service-description.js';
+import { cypherQuery, isCypher } from './cypher.js';
 import { authenticate, POLICY_CONFLICT, resolvePolicyInputs } from '../auth/index.js';
 
 type Ctx = Context<AppEnv>;
@@ -91,7 +92,7 @@ export async function readQueryInput(c: Ctx, opts: { form: boolean } = { form: t
     case 'application/sparql-update':
       throw unsupportedMediaType('application/sparql-update is a SPARQL UPDATE request; send it to /update');
     case 'application/cypher':
-      throw unsupportedMediaType('Cypher queries are not supported by this server yet; use SPARQL or a JSON-LD query');
+      throw unsupportedMediaType('Cypher (application/cypher) is answered on POST /query/<ledger> only, not on this endpoint');
     case 'application/jose':
       throw unsupportedMediaType('signed (application/jose) query requests are not supported by this server yet; send the query unsigned with a bearer token');
     default:
@@ -567,6 +568,7 @@ export async function handleQuery(c: Ctx, ctx: ServerContext): Promise<Response>
   if ((c.req.method === 'GET' || c.req.method === 'HEAD') && c.req.query('query') === undefined) {
     return serviceDescription(c, ctx, pathLedger ?? headerLedger(c.req.raw.headers), { update: false });
   }
+  if (c.req.method === 'POST' && isCypher(c.req.header('Content-Type'))) return cypherQuery(c, ctx, pathLedger);
   const input = await readQueryInput(c);
   if (input.lang === 'sparql') return sparqlQuery(c, ctx, input, pathLedger);
   return jsonLdQuery(c, ctx, input.body, pathLedger);
@@ -607,12 +609,12 @@ export const queryRoutes: Registrar = (api, ctx) => {
   for (const [path, scope] of [['/query', 'connection-scoped'], ['/query/{ledger}', 'ledger-scoped']] as const) {
     route(api, ctx.table, {
       method: 'POST', path, tag: 'query',
-      summary: `Run a SPARQL or JSON-LD query (${scope})`,
+      summary: scope === 'ledger-scoped' ? 'Run a SPARQL, JSON-LD or Cypher (application/cypher) query (ledger-scoped)' : 'Run a SPARQL or JSON-LD query (connection-scoped)',
       description: scope === 'connection-scoped'
         ? 'The ledger comes from the query (JSON-LD from/fromNamed, SPARQL FROM/FROM NAMED) or the Ledgraph-Ledger header.'
         : 'The ledger is the path tail (may carry a time specifier); FROM IRIs that are not ledgers name graphs of it.',
       query: PROTOCOL_PARAMS, headers: QUERY_HEADERS,
-      requestTypes: [...QUERY_CONTENT_TYPES], responseTypes: RESPONSE_TYPES, responses,
+      requestTypes: scope === 'ledger-scoped' ? [...QUERY_CONTENT_TYPES, 'application/cypher'] : [...QUERY_CONTENT_TYPES], responseTypes: RESPONSE_TYPES, responses,
     }, (c) => handleQuery(c, ctx));
     route(api, ctx.table, {
       method: 'GET', path, tag: 'query',
