@@ -60,9 +60,18 @@ describe.skipIf(why !== null)('servers sharing a PostgreSQL nameservice', () => 
 
     const query = { '@context': CTX, select: '?n', where: { '@id': '?s', 'ex:n': '?n' }, from: 'shared' };
     const expected = acked.map((x) => x.n).sort();
+    // The other server learns the last head over LISTEN/NOTIFY, asynchronously: wait (bounded) until
+    // it has caught up to the last acknowledged t, then every acknowledged write must be there.
+    const lastT = ts[ts.length - 1]!;
     for (const srv of [a, b]) {
-      const rows = await (await postJson(`${srv.api}/query`, query)).json() as string[];
-      expect(rows.sort()).toEqual(expected);
+      const deadline = Date.now() + 10_000;
+      let rows: string[] = [];
+      for (;;) {
+        rows = await (await postJson(`${srv.api}/query`, query)).json() as string[];
+        if (rows.length >= expected.length || Date.now() > deadline) break;
+        await new Promise((ok) => setTimeout(ok, 20));
+      }
+      expect(rows.sort(), `server ${srv === a ? 'a' : 'b'} at t ${lastT}`).toEqual(expected);
     }
   }, 60_000);
 });
