@@ -15,23 +15,13 @@ import { revertCommits } from '../../src/core/branch/revert.js';
 import { literal, namedNode } from '../../src/core/rdf/terms.js';
 import { xsd } from '../../src/core/rdf/vocab.js';
 import type { TxnQuad } from '../../src/core/transact/txn-request.js';
+import { prng as rng } from '../support/prng.js';
 
 const SEQUENCES = Number(process.env.BRANCH_MODEL_SEQUENCES ?? 500);
 const STEPS = 9;
 const S = ['a', 'b', 'c'], P = ['x', 'y'], O = [0, 1, 2];
 const EX = 'http://example.org/';
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Delta = Map<string, boolean>; // fact "s p o" -> op
 interface MCommit { cid: string; t: number; parents: string[]; delta: Delta }

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { startChildServer, type ChildServer } from '../fuzz/child-server.js';
 import { fetchCommitsSince, postArchive, pushCommits, type RemoteTarget } from '../../src/server/replication/remote-client.js';
 import { serverPlace } from '../../src/server/cli/places.js';
+import { prng } from '../support/prng.js';
 
 const EX = 'http://example.org/soak/';
 const CTX = { ex: EX };
@@ -42,17 +43,6 @@ export interface IterationResult {
   logProblems: string[]; pushAcked: number; pushProblems: string[]; imports: number; importProblems: string[]; leftovers: string[]; ms: number;
 }
 
-/** A small seeded PRNG (mulberry32), so a run can be repeated. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = 'jsonld-insert' | 'jsonld-update' | 'sparql-update' | 'turtle';
 const KINDS: Kind[] = ['jsonld-insert', 'jsonld-update', 'sparql-update', 'turtle'];
