@@ -206,5 +206,11 @@ export async function runServer(config: ServerConfig, deps: ServerDeps): Promise
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // A rejected promise nobody awaited (a bug, e.g. work abandoned at a timeout) must not take the
+  // whole server down: every write is already atomic through the nameservice compare-and-set, so
+  // log it loudly and keep serving.
+  process.on('unhandledRejection', (e: unknown) => {
+    deps.log.error('unhandled rejection', { error: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined });
+  });
   return running;
 }

@@ -4,7 +4,7 @@
  * slice) runs once on its own and is hash-joined on the slots both sides always bind. UNION
  * hands every input batch to each branch; VALUES is a small relation joined by hash or scan.
  */
-import { RowBuffer, RowIndex, compatible, fillFrom, materialize, streamOf, unitBatch, type Rel } from './rows.js';
+import { RowBuffer, RowIndex, compatible, fillFrom, materialize, streamOf, unitBatch, type Rel, sharedBuild } from './rows.js';
 import type { Runtime } from './runtime.js';
 import { graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
 
@@ -60,7 +60,7 @@ export class HashJoinNode implements PNode {
     const k = graphKey(g);
     let p = this.cache.get(k);
     if (!p) {
-      p = materialize(this.inner.exec(rt, null, g), rt.width).then((rel) => new RowIndex(rel, rt.width, Int32Array.from(this.keys)));
+      p = sharedBuild(materialize(this.inner.exec(rt, null, g), rt.width).then((rel) => new RowIndex(rel, rt.width, Int32Array.from(this.keys))));
       this.cache.set(k, p);
     }
     yield* probeJoin(rt, input, await p, Int32Array.from(this.slots));

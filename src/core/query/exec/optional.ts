@@ -7,7 +7,7 @@
 import { type EvalContext, type ExprFn, type Frame, test } from './expr.js';
 import { existsAnswers, type ExistsSpec } from './filter.js';
 import { probeJoin } from './join.js';
-import { RowBuffer, RowIndex, compatible, materialize, streamOf } from './rows.js';
+import { RowBuffer, RowIndex, compatible, materialize, streamOf, sharedBuild } from './rows.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND, graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
 
@@ -37,7 +37,7 @@ export class LeftJoinNode implements PNode {
     const k = graphKey(g);
     let p = this.cache.get(k);
     if (!p) {
-      p = materialize(this.right.exec(rt, null, g), rt.width).then((rel) => new RowIndex(rel, rt.width, Int32Array.from(this.opts.keys)));
+      p = sharedBuild(materialize(this.right.exec(rt, null, g), rt.width).then((rel) => new RowIndex(rel, rt.width, Int32Array.from(this.opts.keys))));
       this.cache.set(k, p);
     }
     const slots = Int32Array.from(this.opts.slots);
@@ -89,7 +89,7 @@ export class MinusNode implements PNode {
     const k = graphKey(g);
     let p = this.cache.get(k);
     if (!p) {
-      p = materialize(this.right.exec(rt, null, g), w).then((rel) => new RowIndex(rel, w, Int32Array.from(this.keys)));
+      p = sharedBuild(materialize(this.right.exec(rt, null, g), w).then((rel) => new RowIndex(rel, w, Int32Array.from(this.keys))));
       this.cache.set(k, p);
     }
     const shared = Int32Array.from(this.shared);

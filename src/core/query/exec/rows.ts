@@ -67,6 +67,16 @@ export class RowBuffer {
 /** A fully materialised set of rows. */
 export interface Rel { n: number; rows: Int32Array }
 
+/**
+ * A build side shared through a per-node cache: the promise may be created by one consumer and
+ * never awaited by another that was abandoned (timeout, cancellation, an EXISTS that stopped
+ * early), so its rejection is marked as observed here; every awaiting consumer still gets it.
+ */
+export function sharedBuild<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => { /* observed: awaiting consumers see the rejection themselves */ });
+  return p;
+}
+
 /** Collect a stream into one relation. */
 export async function materialize(s: Stream, width: number): Promise<Rel> {
   const buf = new RowBuffer(width, 256);

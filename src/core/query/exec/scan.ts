@@ -6,7 +6,7 @@
  */
 import type { FactBatch, ScanPattern } from '../../index/view.js';
 import { OVERFLOW_BASE } from './ids.js';
-import { RowBuffer, RowIndex, compatible, fillFrom, materialize, unitBatch, type Rel } from './rows.js';
+import { RowBuffer, RowIndex, compatible, fillFrom, materialize, unitBatch, type Rel, sharedBuild } from './rows.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND, graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
 
@@ -132,7 +132,7 @@ export class TriplePatternNode implements PNode {
     const key = graphKey(g);
     let p = this.cache.get(key);
     if (!p) {
-      p = materialize(this.inl(rt, null, g), w).then((rel: Rel) => new RowIndex(rel, w, Int32Array.from(this.opts.keys ?? [])));
+      p = sharedBuild(materialize(this.inl(rt, null, g), w).then((rel: Rel) => new RowIndex(rel, w, Int32Array.from(this.opts.keys ?? []))));
       this.cache.set(key, p);
     }
     const idx = await p;
