@@ -10,7 +10,6 @@ import { FileContentStore, MemoryContentStore } from '../storage/index.js';
 import { openServerStorage } from './storage-open.js';
 import type { RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
-import { EventsHub } from './events/hub.js';
 import type { Logger } from './log.js';
 import { ledgerRouteGroups } from './routes/index.js';
 import { authRoutes } from './auth/index.js';
@@ -22,9 +21,7 @@ import { queryRoutes } from './routes/query.js';
 import { queryAdmissionRoutes } from './routes/query-admission.js';
 import { sparqlEndpointRoutes } from './routes/sparql-endpoint.js';
 import { streamRoutes } from './routes/stream.js';
-import { Admission, QueryGate } from './admission.js';
-import { type Registrar, type ServerState } from './server-context.js';
-import { setParseCacheBytes } from '../core/query/jsonld/service.js';
+import { connectionOptions, serverStateOver, type Registrar, type ServerState } from './server-context.js';
 
 /** The endpoint groups of a peer: the forwarder first, then the reads it answers itself. */
 export const PEER_REGISTRARS: readonly Registrar[] = [
@@ -54,12 +51,8 @@ export async function createPeerState(config: ServerConfig, log: Logger): Promis
     api, subscribeAll: config.peerSubscribeAll || config.peerLedgers.length === 0,
     ledgers: config.peerLedgers, graphSources: config.peerGraphSources,
     eventsUrl: config.peerEventsUrl, eventsToken: config.peerEventsToken, log,
-    connection: {
-      reindexMinBytes: config.reindexMinBytes, reindexMaxBytes: config.reindexMaxBytes, federation: { allow: config.federationAllow },
-      leafCacheBytes: config.leafCacheBytes, termCacheBytes: config.termCacheBytes,
-    },
+    connection: connectionOptions(config),
   };
-  setParseCacheBytes(config.parseCacheBytes);
   let peer: Peer;
   if (config.storageProxyToken) {
     // The cache can always be fetched again, so it is not fsynced.
@@ -70,13 +63,7 @@ export async function createPeerState(config: ServerConfig, log: Logger): Promis
     peer = openPeer({ ...common, shared: await openServerStorage({ ...config, memory: false }) });
   }
   log.info('peer following', { tx_server_url: tx, api, mode: peer.mode, subscribe_all: common.subscribeAll, ledgers: config.peerLedgers });
-  return {
-    conn: peer.conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(),
-    admission: new Admission(config.maxInFlight),
-    events: new EventsHub(peer.conn.ns, { keepAliveMs: config.eventsKeepAliveMs, maxQueueBytes: config.eventsQueueBytes }),
-    queryGate: new QueryGate(config.maxConcurrentQueries, config.queryQueueSize, config.queryQueueWaitMs),
-    peer,
-  };
+  return { ...serverStateOver(peer.conn, config), peer };
 }
 
 /** The peer's route groups bound to its state. */

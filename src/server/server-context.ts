@@ -37,21 +37,36 @@ export type ServerContext = RouteContext & ServerState;
 /** Registers one endpoint group under api_base_url (see routes/index.ts). */
 export type Registrar = (api: Hono<AppEnv>, ctx: ServerContext) => void;
 
-/** Open the configured storage and build the Connection and admission control over it. */
-export async function createServerState(config: ServerConfig): Promise<ServerState> {
-  const storage = await openServerStorage(config);
-  const conn = new Connection(storage, {
+/** The Connection options a configuration sets (novelty thresholds, federation, cache budgets). */
+export function connectionOptions(config: ServerConfig) {
+  return {
     reindexMinBytes: config.reindexMinBytes,
     reindexMaxBytes: config.reindexMaxBytes,
-    indexingEnabled: config.indexingEnabled,
     federation: { allow: config.federationAllow },
     leafCacheBytes: config.leafCacheBytes,
     termCacheBytes: config.termCacheBytes,
-  });
+  };
+}
+
+/**
+ * The server state over a Connection, for either role: write admission, the query gate, the
+ * `/events` fan-out of its nameservice, and the parse-cache budget.
+ */
+export function serverStateOver(conn: Connection, config: ServerConfig): ServerState {
   setParseCacheBytes(config.parseCacheBytes);
-  const events = new EventsHub(storage.ns, { keepAliveMs: config.eventsKeepAliveMs, maxQueueBytes: config.eventsQueueBytes });
-  return { conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(), admission: new Admission(config.maxInFlight), events,
-    queryGate: new QueryGate(config.maxConcurrentQueries, config.queryQueueSize, config.queryQueueWaitMs) };
+  return {
+    conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(),
+    admission: new Admission(config.maxInFlight),
+    events: new EventsHub(conn.ns, { keepAliveMs: config.eventsKeepAliveMs, maxQueueBytes: config.eventsQueueBytes }),
+    queryGate: new QueryGate(config.maxConcurrentQueries, config.queryQueueSize, config.queryQueueWaitMs),
+  };
+}
+
+/** Open the configured storage and build the Connection and admission control over it. */
+export async function createServerState(config: ServerConfig): Promise<ServerState> {
+  const storage = await openServerStorage(config);
+  const conn = new Connection(storage, { ...connectionOptions(config), indexingEnabled: config.indexingEnabled });
+  return serverStateOver(conn, config);
 }
 
 /** Finish admitted writes, then close the Connection (waits for index jobs, closes storage). */
