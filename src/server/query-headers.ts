@@ -11,6 +11,15 @@ import { normalizeLedgerId } from '../core/ledger/ledger-id.js';
 import { checkJsonTextDepth } from '../core/json-depth.js';
 import { parseBoolHeader } from './negotiate.js';
 
+/** The policy headers (read by policyFromHeaders), as OpenAPI parameters of every query endpoint. */
+export const POLICY_HEADERS = [
+  { name: 'Ledgraph-Identity', description: 'Identity whose policies apply' },
+  { name: 'Ledgraph-Policy-Class', description: 'Policy classes (comma-separated or repeated)' },
+  { name: 'Ledgraph-Policy', description: 'Inline policy (JSON)' },
+  { name: 'Ledgraph-Policy-Values', description: 'Policy variable values (JSON object)' },
+  { name: 'Ledgraph-Default-Allow', type: 'boolean' as const, description: 'Access when no policy matches' },
+];
+
 /** A non-negative integer header; a malformed value is a 400. */
 function intHeader(headers: Headers, name: string): number | undefined {
   const raw = headers.get(name);

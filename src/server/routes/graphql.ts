@@ -14,7 +14,7 @@ import type { DerivedSchema } from '../../core/query/graphql/schema.js';
 import type { DbView } from '../../core/index/view.js';
 import { responseWithId, type AppEnv } from '../app.js';
 import { decodeUtf8, parseJsonText, parseMediaType, pathLedger, readBytes } from '../http-util.js';
-import { parseMinT, policyFromHeaders } from '../query-headers.js';
+import { parseMinT, policyFromHeaders, POLICY_HEADERS } from '../query-headers.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { requireQueryServed } from '../storage-proxy/serving.js';
 import { route } from '../swagger.js';
@@ -111,11 +111,7 @@ async function handleSchema(c: Ctx, ctx: ServerContext): Promise<Response> {
 
 const HEADERS = [
   { name: 'Ledgraph-Min-T', type: 'integer' as const, description: 'Wait until the ledger has reached this t' },
-  { name: 'Ledgraph-Identity', description: 'Identity whose policies apply' },
-  { name: 'Ledgraph-Policy-Class', description: 'Policy classes (comma-separated or repeated)' },
-  { name: 'Ledgraph-Policy', description: 'Inline policy (JSON)' },
-  { name: 'Ledgraph-Policy-Values', description: 'Policy variable values (JSON object)' },
-  { name: 'Ledgraph-Default-Allow', type: 'boolean' as const, description: 'Access when no policy matches' },
+  ...POLICY_HEADERS,
 ];
 const CONTEXT_PARAM = { name: 'context', description: 'JSON-LD context (inline JSON) whose terms and prefixes name types and fields and compact ids' };
 

@@ -31,7 +31,7 @@ import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 import { responseWithId, type AppEnv } from '../app.js';
 import { abortTransfer, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
-import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT } from '../query-headers.js';
+import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT, POLICY_HEADERS } from '../query-headers.js';
 import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
@@ -581,11 +581,7 @@ const QUERY_HEADERS = [
   { name: 'Ledgraph-Output-Format', description: 'json (default) or typed-json (JSON-LD queries)' },
   { name: 'Ledgraph-Normalize-Arrays', type: 'boolean' as const, description: 'Wrap single crawl values in arrays (JSON-LD queries)' },
   { name: 'Ledgraph-Max-Bytes', type: 'integer' as const, description: 'Byte budget of agent JSON (Accept: application/vnd.ledgraph.agent+json)' },
-  { name: 'Ledgraph-Identity', description: 'Identity whose policies apply' },
-  { name: 'Ledgraph-Policy-Class', description: 'Policy classes (comma-separated or repeated)' },
-  { name: 'Ledgraph-Policy', description: 'Inline policy (JSON)' },
-  { name: 'Ledgraph-Policy-Values', description: 'Policy variable values (JSON object)' },
-  { name: 'Ledgraph-Default-Allow', type: 'boolean' as const, description: 'Access when no policy matches' },
+  ...POLICY_HEADERS,
 ];
 
 const PROTOCOL_PARAMS = [
