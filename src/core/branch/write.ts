@@ -14,7 +14,7 @@ import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
 import { CONFIG_GRAPH_IRI } from '../ledger/graph-table.js';
 import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { namedNode } from '../rdf/terms.js';
+import { graphNameTerm } from '../rdf/terms.js';
 import type { NsRecord } from '../store.js';
 import { admitNovelty } from '../transact/novelty-limits.js';
 import { nowIso } from '../transact/pipeline.js';
@@ -65,7 +65,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
         let g: number | undefined;
         if (f.g === null) g = GRAPH_DEFAULT;
         else if (f.g === CONFIG_GRAPH_IRI) g = GRAPH_CONFIG;
-        else g = f.op ? stager.graphId(namedNode(f.g)) : stager.existingGraphId(namedNode(f.g));
+        else g = f.op ? stager.graphId(graphNameTerm(f.g)) : stager.existingGraphId(graphNameTerm(f.g));
         if (g === undefined) continue; // retracting from a graph the base never had: nothing to do
         await stager.stage(g, f.s, f.p, f.o, f.i, f.op);
       }

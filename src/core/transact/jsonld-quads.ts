@@ -14,7 +14,7 @@ import { F, OWL, RDF, RDFS, SHACL, XSD, rdf } from '../rdf/vocab.js';
 import { coerceJsonValue, doubleLiteral, typedLiteral } from '../rdf/values.js';
 import { canonicalDouble, isKnownDatatype } from '../rdf/datatypes.js';
 import { jsonLiteral, jsonNumberLiteral } from '../query/jsonld/expr.js';
-import type { GraphRef, TemplateQuad } from './txn-request.js';
+import type { GraphName, TemplateQuad } from './txn-request.js';
 import { relativeIriError, type Expanded } from './jsonld-expand.js';
 import { MAX_GRAPH_IRI_BYTES, utf8Length } from './txn-opts.js';
 
@@ -31,8 +31,8 @@ const BUILTIN_PREFIXES: Readonly<Record<string, string>> = { rdf: RDF, rdfs: RDF
 const LANG_TAG = /^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/;
 
 type Subject = NamedNode | BlankNode | Variable;
-/** A graph target: default, named, or a variable (update templates). */
-export type GraphTarget = GraphRef | Variable;
+/** A graph target: default, named by an IRI or a blank node, or a variable (update templates). */
+export type GraphTarget = GraphName | Variable;
 /** What the writer produces: plain data, or delete / insert templates of an update. */
 export type WriteMode = 'data' | 'delete' | 'insert';
 
@@ -60,14 +60,12 @@ export class ExpandedWriter {
     const reverse = n['@reverse'] as Record<string, Expanded[]> | undefined;
     const props = Object.keys(n).filter((k) => !k.startsWith('@') && k !== GRAPH_KEY);
     const id = n['@id'] as string | undefined;
-    const needSubject = nested || types !== undefined || props.length > 0 || reverse !== undefined || (content !== undefined && id !== undefined);
+    // A node with @graph names a graph: by its @id, else by a fresh blank node (JSON-LD 1.1 node map
+    // generation); only the top of a document form is the default graph (parse-jsonld.ts).
+    const needSubject = nested || types !== undefined || props.length > 0 || reverse !== undefined || content !== undefined;
     const subject = needSubject ? this.subject(id) : undefined;
     if (content) {
-      let cg: GraphTarget = graph;
-      if (subject) {
-        if (subject.termType === 'BlankNode') throw badRequest('a named graph needs an IRI, not a blank node');
-        cg = subject.termType === 'Variable' ? subject : checkedGraph(subject.value);
-      }
+      const cg: GraphTarget = subject!.termType === 'NamedNode' ? checkedGraph(subject!.value) : subject!;
       for (const x of content) this.node(x, cg, false);
     }
     for (const x of (n['@included'] as Expanded[] | undefined) ?? []) this.node(x, graph, false);
@@ -134,8 +132,12 @@ export class ExpandedWriter {
     if (typeof id !== 'string') throw badRequest('@graph on a node must be one graph IRI');
     if (id === DEFAULT_GRAPH_IRI) return defaultGraph;
     if (id.startsWith(VAR_PREFIX)) return this.variableOf(id);
-    if (id.startsWith('_:')) throw badRequest('a graph name must be an IRI, not a blank node');
-    return checkedGraph(id);
+    return this.graphName(id);
+  }
+
+  /** The graph an expanded `@id` names: a blank node (labelled like subjects) or a checked IRI. */
+  graphName(id: string): GraphName {
+    return id.startsWith('_:') ? this.labeled(id.slice(2)) : checkedGraph(id);
   }
 
   /** Write one expanded value (value object, list object, reference or nested node). */
@@ -272,7 +274,7 @@ export function dedupeQuads(quads: TemplateQuad[]): TemplateQuad[] {
 }
 
 /** An unambiguous key part: kind, then length-prefixed strings. */
-function part(t: Term | Variable | GraphRef): string {
+function part(t: Term | Variable | GraphName): string {
   if (t.termType === 'Literal') return `L${t.value.length}:${t.value}${t.language.length}:${t.language}${t.datatype.value.length}:${t.datatype.value}`;
   return `${t.termType[0]}${t.value.length}:${t.value}`;
 }

@@ -14,7 +14,7 @@ import { type NamedNode, type Term, defaultGraph, variable } from '../rdf/terms.
 import type { Op } from '../query/algebra/algebra.js';
 import { isVariableString, varName } from '../query/jsonld/expr.js';
 import { WhereCompiler } from '../query/jsonld/where.js';
-import type { GraphRef, MetaEntry, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
+import type { GraphName, GraphRef, MetaEntry, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
 import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, parseOpts, utf8Length } from './txn-opts.js';
 import { type Expanded, expandJsonLd } from './jsonld-expand.js';
 import {
@@ -106,8 +106,8 @@ async function dataForm(body: Record<string, unknown> | unknown[], kind: 'insert
   if (top) {
     // Document form: keys beside @graph are commit metadata (§8), the nodes go to the default graph or to @id's graph.
     const id = top['@id'] as string | undefined;
-    if (id !== undefined && (id.startsWith('_:') || id.startsWith(VAR_PREFIX))) throw badRequest('the @id of a document (its named graph) must be an IRI');
-    const g: GraphRef = id !== undefined ? checkedGraph(id) : defaultGraph;
+    if (id !== undefined && id.startsWith(VAR_PREFIX)) throw badRequest('the @id of a document (its named graph) must be an IRI or a blank node');
+    const g: GraphName = id !== undefined ? w.graphName(id) : defaultGraph;
     for (const n of top['@graph'] as Expanded[]) w.node(n, g, false);
     for (const n of (top['@included'] as Expanded[] | undefined) ?? []) w.node(n, defaultGraph, false);
     if (top['@type'] !== undefined) {

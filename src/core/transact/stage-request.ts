@@ -8,7 +8,7 @@ import { whereView, writePolicyInputs, type PolicyInputs } from '../policy/index
 import type { Ledger } from '../ledger/ledger.js';
 import { blankNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { Stager } from './stage.js';
-import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from './txn-request.js';
+import type { GraphName, GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from './txn-request.js';
 import type { Op } from '../query/algebra/algebra.js';
 import { badRequest } from '../errors.js';
 import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
@@ -44,10 +44,12 @@ export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: n
   return stager;
 }
 
+/** Blank nodes in any position, the graph name included, get their ledger labels. */
 function renameQuad(q: TxnQuad, rename: (label: string) => BlankNode): TxnQuad {
   const s = q.subject.termType === 'BlankNode' ? rename(q.subject.value) : q.subject;
   const o = q.object.termType === 'BlankNode' ? rename(q.object.value) : q.object;
-  return s === q.subject && o === q.object ? q : { ...q, subject: s, object: o };
+  const g = q.graph.termType === 'BlankNode' ? rename(q.graph.value) : q.graph;
+  return s === q.subject && o === q.object && g === q.graph ? q : { ...q, subject: s, object: o, graph: g };
 }
 
 /** Current (o, list index) values of (g, s, p). */
@@ -63,9 +65,9 @@ async function currentValues(stager: Stager, g: number, s: Term, p: NamedNode): 
 }
 
 async function stageUpsert(stager: Stager, quads: TxnQuad[]): Promise<void> {
-  const groups = new Map<string, { graph: GraphRef; s: NamedNode | BlankNode; p: NamedNode; quads: TxnQuad[] }>();
+  const groups = new Map<string, { graph: GraphName; s: NamedNode | BlankNode; p: NamedNode; quads: TxnQuad[] }>();
   for (const q of quads) {
-    const k = `${q.graph.value}\u0001${q.subject.termType}:${q.subject.value}\u0001${q.predicate.value}`;
+    const k = `${q.graph.termType}:${q.graph.value}\u0001${q.subject.termType}:${q.subject.value}\u0001${q.predicate.value}`;
     let grp = groups.get(k);
     if (!grp) groups.set(k, (grp = { graph: q.graph, s: q.subject, p: q.predicate, quads: [] }));
     grp.quads.push(q);
@@ -82,8 +84,8 @@ async function stageUpsert(stager: Stager, quads: TxnQuad[]): Promise<void> {
   }
 }
 
-async function stageReplace(stager: Stager, graphs: GraphRef[], quads: TxnQuad[]): Promise<void> {
-  const wanted = new Set(quads.map((q) => `${q.graph.value}\u0001${valueKey(q.subject, -1)}\u0001${q.predicate.value}\u0001${valueKey(q.object, q.listIndex ?? -1)}`));
+async function stageReplace(stager: Stager, graphs: GraphName[], quads: TxnQuad[]): Promise<void> {
+  const wanted = new Set(quads.map((q) => `${q.graph.termType}:${q.graph.value}\u0001${valueKey(q.subject, -1)}\u0001${q.predicate.value}\u0001${valueKey(q.object, q.listIndex ?? -1)}`));
   const dict = stager.db.dict;
   for (const graph of graphs) {
     const g = stager.existingGraphId(graph);
@@ -92,7 +94,7 @@ async function stageReplace(stager: Stager, graphs: GraphRef[], quads: TxnQuad[]
     for await (const b of stager.db.scan({ g })) {
       for (let k = 0; k < b.n; k++) {
         const s = dict.term(b.s[k]!) as NamedNode | BlankNode, p = dict.term(b.p[k]!) as NamedNode, o = dict.term(b.o[k]!);
-        if (!wanted.has(`${graph.value}\u0001${valueKey(s, -1)}\u0001${p.value}\u0001${valueKey(o, b.m[k]!)}`)) drop.push([s, p, o, b.m[k]!]);
+        if (!wanted.has(`${graph.termType}:${graph.value}\u0001${valueKey(s, -1)}\u0001${p.value}\u0001${valueKey(o, b.m[k]!)}`)) drop.push([s, p, o, b.m[k]!]);
       }
     }
     for (const [s, p, o, i] of drop) await stager.stage(g, s, p, o, i, false);
@@ -132,21 +134,19 @@ async function stageUpdate(stager: Stager, db: DbView, req: ModifySpec, t: numbe
 function isVar(x: { termType: string }): boolean { return x.termType === 'Variable'; }
 
 async function applyTemplate(stager: Stager, tpl: TemplateQuad, sol: Solution, op: boolean, fresh: (l: string) => BlankNode): Promise<void> {
-  const bind = (x: Term | { termType: 'Variable'; value: string } | GraphRef): Term | GraphRef | undefined => {
+  const bind = (x: Term | { termType: 'Variable'; value: string } | GraphName): Term | GraphName | undefined => {
     if (x.termType === 'Variable') return sol[x.value];
     // Insert templates mint fresh blank nodes; in delete templates `_:label` names a stored node.
     if (x.termType === 'BlankNode') return op ? fresh(x.value) : x;
-    return x as Term | GraphRef;
+    return x as Term | GraphName;
   };
   const s = bind(tpl.subject), p = bind(tpl.predicate), o = bind(tpl.object);
-  const gr = tpl.graph.termType === 'Variable' ? sol[tpl.graph.value] : tpl.graph;
+  const gr = bind(tpl.graph);
   if (!s || !p || !o || !gr) return; // an unbound variable skips the template for this solution
   if (s.termType === 'Literal' || s.termType === 'DefaultGraph') return;
   if (p.termType !== 'NamedNode') return;
-  if (gr.termType !== 'NamedNode' && gr.termType !== 'DefaultGraph') {
-    throw badRequest('a graph template must be bound to an IRI');
-  }
-  const graph = gr as GraphRef;
+  if (gr.termType === 'Literal') throw badRequest('a graph template must be bound to an IRI or a blank node');
+  const graph = gr as GraphName;
   if (o.termType === 'DefaultGraph') return;
   const q: TxnQuad = { subject: s as NamedNode | BlankNode, predicate: p, object: o, graph };
   if (tpl.listIndex !== undefined) q.listIndex = tpl.listIndex;

@@ -10,8 +10,8 @@ import { exceedsUtf8Bytes, inputLimits, sizeLimitError } from '../limits.js';
 import { GRAPH_DEFAULT, type Flake } from '../flake/flake.js';
 import type { Db } from '../ledger/db.js';
 import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
-import { termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
-import type { GraphRef, TxnQuad } from './txn-request.js';
+import { graphNameKey, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
+import type { GraphName, TxnQuad } from './txn-request.js';
 
 /** Refuse asserting a literal larger than maxLiteralBytes (413; retractions of stored values stay possible). */
 export function checkLiteralSize(o: Term): void {
@@ -29,7 +29,7 @@ interface Staged { g: number; s: NamedNode | BlankNode; p: NamedNode; o: Term; i
 
 export class Stager {
   private readonly staged = new Map<string, Staged>();
-  /** New named graphs: IRI -> id. */
+  /** New named graphs: graph key (IRI, or `_:label` for a blank graph name) -> id. */
   readonly newGraphs = new Map<string, number>();
   private nextGraph: number;
 
@@ -42,9 +42,9 @@ export class Stager {
   }
 
   /** Graph id for a graph reference, allocating new named graphs. */
-  graphId(ref: GraphRef): number {
+  graphId(ref: GraphName): number {
     if (ref.termType === 'DefaultGraph') return GRAPH_DEFAULT;
-    const iri = ref.value;
+    const iri = graphNameKey(ref);
     if (iri === TXN_META_IRI || iri === CONFIG_GRAPH_IRI || iri === 'txn-meta' || iri === 'default') {
       throw badRequest(`graph name "${iri}" is reserved and cannot be written directly`);
     }
@@ -58,9 +58,10 @@ export class Stager {
   }
 
   /** Graph id if the graph exists (no allocation). */
-  existingGraphId(ref: GraphRef): number | undefined {
+  existingGraphId(ref: GraphName): number | undefined {
     if (ref.termType === 'DefaultGraph') return GRAPH_DEFAULT;
-    return this.db.graphId(ref.value) ?? this.newGraphs.get(ref.value);
+    const key = graphNameKey(ref);
+    return this.db.graphId(key) ?? this.newGraphs.get(key);
   }
 
   private key(g: number, s: Term, p: NamedNode, o: Term, i: number): string {

@@ -8,13 +8,18 @@ import type { BlankNode, DefaultGraph, NamedNode, Term, Variable } from '../rdf/
 
 /** A graph target: the default graph or a named graph IRI. */
 export type GraphRef = NamedNode | DefaultGraph;
+/**
+ * The graph of a statement: a graph target, or a blank-node graph name (JSON-LD `@graph`
+ * containers, TriG `_:g { … }`); the pipeline renames its label like any blank node.
+ */
+export type GraphName = GraphRef | BlankNode;
 
 /** A ground statement to assert or retract. */
 export interface TxnQuad {
   subject: NamedNode | BlankNode;
   predicate: NamedNode;
   object: Term;
-  graph: GraphRef;
+  graph: GraphName;
   /** Position in an ordered list (`@list`), when the value is a list item. */
   listIndex?: number;
 }
@@ -27,7 +32,7 @@ export interface TemplateQuad {
   subject: NamedNode | BlankNode | Variable;
   predicate: NamedNode | Variable;
   object: Term | Variable;
-  graph: GraphRef | Variable;
+  graph: GraphName | Variable;
   listIndex?: number;
   /**
    * For delete templates: the object was a plain JSON literal without `@type`/`@language`, so it
@@ -95,4 +100,4 @@ export type TxnRequest =
    * Replace a whole graph (or the default graph) with exactly these quads: retract current facts
    * not present, assert new ones (sync, Graph Store PUT).
    */
-  | { kind: 'replace'; graphs: GraphRef[]; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts };
+  | { kind: 'replace'; graphs: GraphName[]; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts };

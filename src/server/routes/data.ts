@@ -13,10 +13,10 @@ import { badRequest, isLedgraphError, notFound } from '../../core/errors.js';
 import { parseLedgerRef, type LedgerRef } from '../../core/ledger/ledger-id.js';
 import { toNQuads, toNTriples, toRdfXml, toTriG, toTurtle } from '../../core/query/results/rdf-writers.js';
 import { toJsonLd } from '../../core/query/results/jsonld-writer.js';
-import { defaultGraph, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
+import { defaultGraph, graphNameTerm, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
 import { rdf, xsd } from '../../core/rdf/vocab.js';
 import type { Receipt } from '../../core/transact/pipeline.js';
-import type { GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
+import type { GraphName, GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
 import type { Db } from '../../core/ledger/db.js';
 import type { AppEnv } from '../app.js';
 import { decodeUtf8, negotiate, parseJsonText, pathLedger as pathLedgerId, readBytes, requireMediaType } from '../http-util.js';
@@ -93,8 +93,8 @@ async function readGraph(c: Ctx, ctx: ServerContext, ref: LedgerRef, target: Gra
   if (target === null) {
     const quads: Quad[] = [];
     for (const g of [0, ...db.namedGraphs()]) {
-      const iri = db.graphIri(g);
-      const name = iri === undefined ? defaultGraph : namedNode(iri);
+      const key = db.graphIri(g);
+      const name = key === undefined ? defaultGraph : graphNameTerm(key);
       for (const q of await scanGraph(view, db, g, compactor)) quads.push({ ...q, graph: name });
     }
     return { quads, prefixes: compactor.context() };
@@ -202,8 +202,8 @@ export const dataRoutes: Registrar = (api, ctx) => {
     let created = false;
     if (target === null) {
       // The whole dataset: quads stay in the graphs they name; PUT replaces every graph there is.
-      const graphs = new Map<string, GraphRef>([['', defaultGraph]]);
-      for (const g of head.namedGraphs()) { const iri = head.graphIri(g); if (iri !== undefined) graphs.set(iri, namedNode(iri)); }
+      const graphs = new Map<string, GraphName>([['', defaultGraph]]);
+      for (const g of head.namedGraphs()) { const key = head.graphIri(g); if (key !== undefined) graphs.set(key, graphNameTerm(key)); }
       for (const q of payload.quads) if (q.graph.termType === 'NamedNode') graphs.set(q.graph.value, q.graph);
       req = kind === 'replace'
         ? { kind: 'replace', graphs: [...graphs.values()], quads: payload.quads, meta: payload.meta, opts: payload.opts }
@@ -232,8 +232,8 @@ export const dataRoutes: Registrar = (api, ctx) => {
     const target = targetGraph(c);
     const db = await ctx.conn.db(ref.id);
     if (target !== null && !(await graphExists(db, target))) throw notFound(`${graphLabel(target)} not found in ledger ${ref.id}`);
-    const graphs: GraphRef[] = target !== null ? [target]
-      : [defaultGraph, ...db.namedGraphs().map((g) => db.graphIri(g)).filter((i): i is string => i !== undefined).map((i) => namedNode(i))];
+    const graphs: GraphName[] = target !== null ? [target]
+      : [defaultGraph, ...db.namedGraphs().map((g) => db.graphIri(g)).filter((k): k is string => k !== undefined).map(graphNameTerm)];
     const req: TxnRequest = { kind: 'replace', graphs, quads: [], meta: [], opts: {} };
     return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: 'application/n-triples', body: '', rawBody: new Uint8Array() }));
   });
