@@ -4,6 +4,8 @@
  * ordered values with a list index (§3.3), never rdf:first/rest chains; every IRI must be absolute
  * (a relative one is a 400 naming it); unlabeled blank nodes get labels b0, b1, ... once the whole
  * document is seen. In update templates, variables arrive as placeholder IRIs (`VAR_PREFIX`).
+ * Statements JSON-LD's toRdf drops (an ill-formed IRI or language tag, a blank-node property) are
+ * dropped here too, and each dropped value is named in `warnings()` for the receipt.
  */
 import { badRequest } from '../errors.js';
 import { quote } from '../excerpt.js';
@@ -42,6 +44,10 @@ export class ExpandedWriter {
   mode: WriteMode;
   private readonly anon: BlankNode[] = [];
   private readonly used = new Set<string>();
+  /** IRIs (and blank-node property keys) whose statements JSON-LD drops, with why. */
+  private readonly unstorable = new Map<string, string>();
+  /** Dropped values -> statements not stored, in order of discovery. */
+  private readonly dropped = new Map<string, { what: string; n: number }>();
 
   constructor(mode: WriteMode) { this.mode = mode; }
 
@@ -65,7 +71,7 @@ export class ExpandedWriter {
     const needSubject = nested || types !== undefined || props.length > 0 || reverse !== undefined || content !== undefined;
     const subject = needSubject ? this.subject(id) : undefined;
     if (content) {
-      const cg: GraphTarget = subject!.termType === 'NamedNode' ? checkedGraph(subject!.value) : subject!;
+      const cg: GraphTarget = subject!.termType === 'NamedNode' ? checkedGraph(subject!.value, this.lenientIri) : subject!;
       for (const x of content) this.node(x, cg, false);
     }
     for (const x of (n['@included'] as Expanded[] | undefined) ?? []) this.node(x, graph, false);
@@ -93,8 +99,12 @@ export class ExpandedWriter {
 
   private predicate(key: string): NamedNode | Variable {
     if (key.startsWith(VAR_PREFIX)) return this.variableOf(key);
-    if (key.startsWith('_:')) throw badRequest(`a blank node (${key}) cannot be a property`);
-    const p = iri(key, 'property');
+    if (key.startsWith('_:')) {
+      // Not RDF (generalized RDF only): JSON-LD drops the statements, so do we, and say so.
+      this.unstorable.set(key, 'blank-node property');
+      return namedNode(key);
+    }
+    const p = this.lenientIri(key, 'property');
     if (p.value === rdf.type) throw badRequest(`${key} cannot be used as a property: write the type with @type`);
     return p;
   }
@@ -113,7 +123,25 @@ export class ExpandedWriter {
   private ref(s: string, what: string): NamedNode | BlankNode | Variable {
     if (s.startsWith(VAR_PREFIX)) return this.variableOf(s);
     if (s.startsWith('_:')) return this.labeled(s.slice(2));
-    return iri(s, what);
+    return this.lenientIri(s, what);
+  }
+
+  /** An absolute IRI; an ill-formed one is kept as a term whose statements `push` drops. */
+  private readonly lenientIri = (raw: string, what: string): NamedNode => {
+    const { node, wellFormed } = parseIri(raw, what);
+    if (!wellFormed) this.unstorable.set(node.value, 'ill-formed IRI');
+    return node;
+  };
+
+  /** Count one statement not stored because of `value`. */
+  private drop(value: string, what: string): void {
+    const d = this.dropped.get(value);
+    if (d) d.n++; else this.dropped.set(value, { what, n: 1 });
+  }
+
+  /** One warning per dropped value: what it is, the value, how many statements were not stored. */
+  warnings(): string[] {
+    return [...this.dropped].map(([value, { what, n }]) => `${what} ${quote(value)}: ${n} statement${n === 1 ? '' : 's'} not stored (JSON-LD drops ${n === 1 ? 'it' : 'them'})`);
   }
 
   private variableOf(placeholder: string): Variable {
@@ -137,14 +165,14 @@ export class ExpandedWriter {
 
   /** The graph an expanded `@id` names: a blank node (labelled like subjects) or a checked IRI. */
   graphName(id: string): GraphName {
-    return id.startsWith('_:') ? this.labeled(id.slice(2)) : checkedGraph(id);
+    return id.startsWith('_:') ? this.labeled(id.slice(2)) : checkedGraph(id, this.lenientIri);
   }
 
   /** Write one expanded value (value object, list object, reference or nested node). */
   private value(s: Subject, p: NamedNode | Variable, v: Expanded, g: GraphTarget, listIndex: number | undefined): void {
     if ('@value' in v) {
-      const { term, loose } = valueTerm(v);
-      this.push(s, p, term, g, listIndex, loose);
+      const value = valueTerm(v, (x, what) => this.drop(x, what));
+      if (value !== undefined) this.push(s, p, value.term, g, listIndex, value.loose);
       return;
     }
     if ('@list' in v) {
@@ -160,6 +188,12 @@ export class ExpandedWriter {
   }
 
   private push(s: Subject, p: NamedNode | Variable, o: Term | Variable, g: GraphTarget, listIndex: number | undefined, loose: boolean): void {
+    if (this.unstorable.size > 0) {
+      for (const t of [s, p, o, g]) {
+        const why = t.termType === 'NamedNode' ? this.unstorable.get(t.value) : undefined;
+        if (why !== undefined) { this.drop(t.value, why); return; }
+      }
+    }
     if (s.termType === 'BlankNode') this.used.add(s.value);
     if (o.termType === 'BlankNode') this.used.add(o.value);
     const q: TemplateQuad = { subject: s, predicate: p, object: o, graph: g };
@@ -188,9 +222,11 @@ function isReference(v: Expanded): boolean {
 
 /**
  * The literal of an expanded value object (§3.3–3.4). `loose`: a plain JSON scalar without
- * datatype or language, which a delete matches by value (§3.5).
+ * datatype or language, which a delete matches by value (§3.5). With `drop`, an ill-formed
+ * language tag or datatype IRI is reported to it and there is no literal (JSON-LD drops the
+ * statement); without, it is a 400.
  */
-export function valueTerm(v: Expanded): { term: Term; loose: boolean } {
+export function valueTerm(v: Expanded, drop?: (value: string, what: string) => void): { term: Term; loose: boolean } | undefined {
   const value = v['@value'];
   const type = v['@type'] as string | undefined;
   const lang = v['@language'] as string | undefined;
@@ -198,13 +234,21 @@ export function valueTerm(v: Expanded): { term: Term; loose: boolean } {
   if (value === null || typeof value === 'object') throw badRequest('@value must be a string, number or boolean unless @type is @json');
   const scalar = value as string | number | boolean;
   if (lang !== undefined) {
-    if (!LANG_TAG.test(lang)) throw badRequest(`invalid @language ${quote(lang)}: not a BCP 47 language tag`);
+    if (!LANG_TAG.test(lang)) {
+      if (drop) { drop(lang, 'ill-formed language tag'); return undefined; }
+      throw badRequest(`invalid @language ${quote(lang)}: not a BCP 47 language tag`);
+    }
     return { term: literal(String(scalar), lang), loose: false };
   }
   if (type !== undefined) {
     if (typeof type !== 'string') throw badRequest(`invalid typed value: @type of a value object must be one IRI, got ${quote(type)}`);
     if (type.startsWith(VAR_PREFIX) || type.startsWith('_:')) throw badRequest(`invalid datatype ${quote(type)}`);
-    const dt = iri(type, 'datatype').value;
+    const { node, wellFormed } = parseIri(type, 'datatype');
+    if (!wellFormed) {
+      if (drop) { drop(node.value, 'ill-formed IRI'); return undefined; }
+      throw illFormedIri(node.value, 'datatype');
+    }
+    const dt = node.value;
     // A JSON number with a datatype Ledgraph does not know keeps JSON-LD's lexical form (canonical xsd:double text unless integral).
     if (typeof scalar === 'number' && !isKnownDatatype(dt)) return { term: typedLiteral(jsonLdNumberText(scalar), dt), loose: false };
     return { term: coerceJsonValue(scalar, dt), loose: false };
@@ -230,17 +274,29 @@ function jsonLdNumberText(n: number): string {
 
 /** An absolute IRI term: a relative reference or a string no IRI may contain is a 400 naming it. */
 export function iri(raw: string, what: string): NamedNode {
+  const { node, wellFormed } = parseIri(raw, what);
+  if (!wellFormed) throw illFormedIri(node.value, what);
+  return node;
+}
+
+/**
+ * An absolute IRI term, and whether it is well-formed (no spaces, `<>"{}|^`\` or second `#`:
+ * JSON-LD drops such statements). Empty and relative references are 400s naming the value.
+ */
+export function parseIri(raw: string, what: string): { node: NamedNode; wellFormed: boolean } {
   const known = checkedIris.get(raw);
-  if (known !== undefined) return known;
+  if (known !== undefined) return { node: known, wellFormed: true };
   if (raw === '') throw badRequest(`empty IRI in ${what}`);
   const s = withBuiltinPrefix(raw);
   if (!SCHEME.test(s)) throw relativeIriError(s);
-  if (INVALID_IRI_CHARS.test(s) || s.indexOf('#') !== s.lastIndexOf('#')) throw badRequest(`invalid IRI ${quote(s)} in ${what}`);
   const n = namedNode(s);
+  if (INVALID_IRI_CHARS.test(s) || s.indexOf('#') !== s.lastIndexOf('#')) return { node: n, wellFormed: false };
   if (checkedIris.size >= CHECKED_LIMIT) checkedIris.clear();
   checkedIris.set(raw, n);
-  return n;
+  return { node: n, wellFormed: true };
 }
+
+function illFormedIri(s: string, what: string) { return badRequest(`invalid IRI ${quote(s)} in ${what}`); }
 
 /**
  * `rdf:`, `rdfs:`, `xsd:`, `owl:`, `sh:` and `f:` expand even when the context does not declare
@@ -253,11 +309,11 @@ function withBuiltinPrefix(s: string): string {
   return ns !== undefined && !s.startsWith('//', colon + 1) ? ns + s.slice(colon + 1) : s;
 }
 
-/** A named graph IRI, enforcing the reserved names and the size limit (§7). */
-export function checkedGraph(g: string): NamedNode {
+/** A named graph IRI, enforcing the reserved names and the size limit (§7); `toIri` checks the IRI. */
+export function checkedGraph(g: string, toIri: (raw: string, what: string) => NamedNode = iri): NamedNode {
   if (g === 'txn-meta' || g === 'default') throw badRequest(`the graph name "${g}" is reserved`);
   if (utf8Length(g) > MAX_GRAPH_IRI_BYTES) throw badRequest(`graph IRI too long: at most ${MAX_GRAPH_IRI_BYTES} bytes`);
-  return iri(g, 'graph');
+  return toIri(g, 'graph');
 }
 
 /** Quads without duplicates (same terms, graph, list index and matching mode). */

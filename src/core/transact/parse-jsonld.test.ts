@@ -504,7 +504,8 @@ describe('nodes and values', () => {
     expect(await msg(() => one({ '@id': 'ex:a', 'ex:l': { '@list': [[1]] } }))).toBe('nested lists are not supported: a list item cannot be a list');
     expect(await msg(() => one({ '@id': 'ex:a', 'ex:l': { '@list': [{ '@list': [1] }] } }))).toBe('nested lists are not supported: a list item cannot be a list');
     expect(await msg(() => one({ '@id': '?s', 'ex:p': 1 }))).toBe('variables such as ?s are only allowed in update templates');
-    expect(await msg(() => one({ '@id': 'ex:a b', 'ex:p': 1 }))).toBe('invalid IRI "http://example.org/a b": an IRI cannot contain spaces or <>"{}|^`\\');
+    expect(await msg(() => one({ '@id': 'ex:a b', 'ex:p': 1 })))
+      .toBe('nothing to write: the transaction contains no facts; ill-formed IRI "http://example.org/a b": 1 statement not stored (JSON-LD drops it)');
     expect(await msg(() => one({ '@id': 'rel/a', 'ex:p': 1 })))
       .toBe('relative IRI "rel/a": give "@base" in the context or the base request parameter, or write an absolute IRI');
     expect(await msg(() => one({ '@id': 5, 'ex:p': 1 }))).toMatch(/^invalid JSON-LD \(invalid @id value\)/);
@@ -514,6 +515,34 @@ describe('nodes and values', () => {
       .toMatch(/^invalid JSON-LD \(loading remote context failed\): loading remote context failed: http:\/\/schema.org\/ is not fetched/);
     expect(await msg(() => parseJsonLdTxn('x', 'insert'))).toBe('a JSON-LD transaction must be a JSON object or an array of node objects');
     expect(await msg(() => parseJsonLdTxn([1], 'insert'))).toBe('each element of a transaction array must be a node object, got 1');
+  });
+
+  it('drops what JSON-LD toRdf drops (ill-formed IRIs and language tags, blank-node properties) and names each value in warnings', async () => {
+    const req = await parseJsonLdTxn({
+      '@context': C,
+      '@graph': [
+        { '@id': 'ex:a', 'ex:p': [1, { '@id': 'ex:b c' }, { '@value': 'x', '@language': 'a b' }], 'ex:bad#p#q': 2, '_:bp': 3, '@type': 'ex:T U' },
+        { '@id': 'ex:a b', 'ex:p': 4, 'ex:q': 5 },
+        { '@id': 'ex:g h', '@graph': [{ '@id': 'ex:c', 'ex:p': 6 }] },
+        { '@id': 'ex:d', 'ex:p': { '@value': 'v', '@type': 'ex:dt#a#b' } },
+      ],
+    }, 'insert');
+    expect(req.kind === 'insert' && req.quads).toEqual([q(ex('a'), ex('p'), int(1))]);
+    expect(req.warnings).toEqual([
+      'ill-formed IRI "http://example.org/T U": 1 statement not stored (JSON-LD drops it)',
+      'blank-node property "_:bp": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/bad#p#q": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/b c": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed language tag "a b": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/a b": 2 statements not stored (JSON-LD drops them)',
+      'ill-formed IRI "http://example.org/g h": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/dt#a#b": 1 statement not stored (JSON-LD drops it)',
+    ]);
+    // Relative IRIs are never dropped: still a 400 naming the value.
+    expect(await msg(() => one({ '@id': 'ex:a', 'ex:p': { '@id': 'rel' } }))).toMatch(/^relative IRI "rel"/);
+    // Metadata keeps refusing: it is not JSON-LD data but the commit's own description.
+    expect(await msg(() => parseJsonLdTxn({ '@context': C, 'ex:m': { '@value': 'x', '@language': 'a b' }, '@graph': [{ '@id': 'ex:a', 'ex:p': 1 }] }, 'insert')))
+      .toBe('invalid @language "a b": not a BCP 47 language tag');
   });
 
   it('writes @reverse properties as the swapped triple (JSON-LD 1.1)', async () => {

@@ -239,6 +239,7 @@ async function publish(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | nu
 
 function finish(w: PendingWrite, r: Receipt): Receipt {
   if (w.req.opts.meta) r.time = `${Date.now() - w.started}ms`;
+  if (w.req.warnings !== undefined && w.req.warnings.length > 0) r.warnings = w.req.warnings;
   return r;
 }
 

@@ -76,28 +76,33 @@ export type UpdateOperation =
   /** LOAD: refused (the server has no network access) unless SILENT, which makes it a no-op. */
   | { type: 'load'; source: NamedNode; into?: NamedNode; silent: boolean };
 
+/**
+ * `warnings`: what the parser dropped as JSON-LD requires (an
+ * ill-formed IRI or language tag, a blank-node property), one line per value; the receipt carries them.
+ */
 export type TxnRequest =
   /** Assert every quad. */
-  | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
+  | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
    * For every (graph, subject, predicate) present in `quads`, retract current values not in the
    * payload and assert payload values not present (`@type` arrives as rdf:type quads).
    */
-  | { kind: 'upsert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
+  | { kind: 'upsert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
    * Evaluate `where` (with `values` already joined in, null = one empty solution) against the
    * state before the transaction, then instantiate `delete` and `insert` per solution.
    */
   | { kind: 'update'; where: Op | null; delete: TemplateQuad[]; insert: TemplateQuad[]; meta: MetaEntry[]; opts: TxnOpts;
+      warnings?: string[];
       /** Default graph(s) of the WHERE (USING / `from`), IRIs; absent = the ledger's default graph. */
       using?: NamedNode[];
       /** Named graphs visible to WHERE (USING NAMED / `fromNamed`). */
       usingNamed?: NamedNode[];
     }
   /** A SPARQL Update request: operations in order, each seeing the effects of the ones before; one commit. */
-  | { kind: 'sparql-update'; ops: UpdateOperation[]; meta: MetaEntry[]; opts: TxnOpts }
+  | { kind: 'sparql-update'; ops: UpdateOperation[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
    * Replace a whole graph (or the default graph) with exactly these quads: retract current facts
    * not present, assert new ones (sync, Graph Store PUT).
    */
-  | { kind: 'replace'; graphs: GraphName[]; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts };
+  | { kind: 'replace'; graphs: GraphName[]; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] };

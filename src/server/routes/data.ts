@@ -48,7 +48,7 @@ function targetGraph(c: Ctx): GraphRef | null {
 }
 
 /** The payload as quads; RDF/XML goes through its own parser, an empty document is no quads. */
-async function readPayload(ct: string, text: string, json: unknown, base: string | undefined): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
+async function readPayload(ct: string, text: string, json: unknown, base: string | undefined): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }> {
   if (ct !== RDF_XML) return graphPayload(ct, text, json, base);
   try {
     const req = await parseRdfXmlTxn(text, 'insert', base);
@@ -58,6 +58,9 @@ async function readPayload(ct: string, text: string, json: unknown, base: string
     throw e;
   }
 }
+
+/** The parser's warnings (values JSON-LD drops), for the receipt. */
+function warningsOf(p: { warnings?: string[] }): { warnings?: string[] } { return p.warnings ? { warnings: p.warnings } : {}; }
 
 /** True when a named graph holds triples at the head (the default graph always exists). */
 async function graphExists(db: Db, target: GraphRef): Promise<boolean> {
@@ -143,10 +146,13 @@ function serialise(type: string, quads: Quad[], prefixes: Record<string, string>
   }
 }
 
-/** 204 (201 when the write created the graph) carrying where the write left the ledger. */
+/** 204 (201 when the write created the graph; 200 with the receipt when it has warnings) carrying where the write left the ledger. */
 function written(c: Ctx, receipt: Receipt, created = false): Response {
   c.header('Ledgraph-T', String(receipt.t));
   c.header('Ledgraph-Commit-Id', receipt.commit_id);
+  // Values the payload dropped (JSON-LD's ill-formed IRIs, ...) must reach the client: the receipt
+  // is the body then (200 instead of 204; the protocol allows either).
+  if (receipt.warnings) return c.json(receipt, created ? 201 : 200);
   return c.body(null, created ? 201 : 204);
 }
 
@@ -155,7 +161,8 @@ const GRAPH_PARAMS: ParamSpec[] = [
   { name: 'default', description: 'Present (no value) to address the default graph instead; with neither, the whole dataset' },
 ];
 const WRITE_RESPONSES = {
-  201: 'Written, and the named graph did not exist before; Ledgraph-T and Ledgraph-Commit-Id as for 204',
+  200: 'Written, but the payload had values JSON-LD drops (ill-formed IRIs or language tags): the commit receipt with its warnings is the body',
+  201: 'Written, and the named graph did not exist before; Ledgraph-T and Ledgraph-Commit-Id as for 204 (with a receipt body when there are warnings)',
   204: 'Written; Ledgraph-T and Ledgraph-Commit-Id headers give the resulting t and head commit',
   400: 'Missing or both graph selectors, relative graph IRI, time pin, invalid payload, or GRAPH blocks naming another graph',
   404: 'Ledger not found', 409: 'Commit conflict after retries', 413: 'Body over --body-limit',
@@ -206,14 +213,14 @@ export const dataRoutes: Registrar = (api, ctx) => {
       for (const g of head.namedGraphs()) { const key = head.graphIri(g); if (key !== undefined) graphs.set(key, graphNameTerm(key)); }
       for (const q of payload.quads) if (q.graph.termType === 'NamedNode') graphs.set(q.graph.value, q.graph);
       req = kind === 'replace'
-        ? { kind: 'replace', graphs: [...graphs.values()], quads: payload.quads, meta: payload.meta, opts: payload.opts }
-        : { kind: 'insert', quads: payload.quads, meta: payload.meta, opts: payload.opts };
+        ? { kind: 'replace', graphs: [...graphs.values()], quads: payload.quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) }
+        : { kind: 'insert', quads: payload.quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) };
     } else {
       const quads = retarget(payload.quads, target, what);
       created = quads.length > 0 && !(await graphExists(head, target));
       req = kind === 'replace'
-        ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts }
-        : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts };
+        ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) }
+        : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) };
     }
     return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: ct, body: json ?? text, rawBody: bytes }), created);
   };

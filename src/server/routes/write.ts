@@ -120,13 +120,13 @@ async function readData(c: Ctx, contentType: string, mode: 'insert' | 'upsert'):
 }
 
 /** The quads, metadata and options of a graph payload; an empty document gives no quads (not a 400). */
-export async function graphPayload(contentType: string, text: string, json: unknown, base?: string): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
+export async function graphPayload(contentType: string, text: string, json: unknown, base?: string): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }> {
   try {
     const req = JSONLD_TYPES.includes(contentType)
       ? await parseJsonLdTxn(json, 'insert', base !== undefined ? { base } : {})
       : parseRdfTxn(text, contentType as RdfContentType, 'insert', base);
     if (req.kind !== 'insert') throw badRequest('expected graph data, not an update');
-    return { quads: req.quads, meta: req.meta, opts: req.opts };
+    return { quads: req.quads, meta: req.meta, opts: req.opts, ...(req.warnings ? { warnings: req.warnings } : {}) };
   } catch (e) {
     // The parsers refuse empty documents for insert; replacing a graph with nothing is meaningful.
     if (isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write')) return { quads: [], meta: [], opts: {} };
@@ -139,13 +139,15 @@ export async function graphPayload(contentType: string, text: string, json: unkn
  * all name the target and may not sit beside default-graph triples (§4.2 sync).
  */
 export function retarget(quads: TxnQuad[], target: GraphRef, what: string): TxnQuad[] {
-  const named = quads.filter((q) => q.graph.termType === 'NamedNode');
+  // A blank-node graph (a JSON-LD @graph container, TriG _:g) is a graph block too: it never names the target.
+  const named = quads.filter((q) => q.graph.termType !== 'DefaultGraph');
+  const label = (g: TxnQuad['graph']) => (g.termType === 'BlankNode' ? `_:${g.value}` : `<${g.value}>`);
   if (named.length === 0) return target.termType === 'DefaultGraph' ? quads : quads.map((q) => ({ ...q, graph: target }));
   if (target.termType === 'DefaultGraph') {
-    throw badRequest(`${what}: the payload has a GRAPH block (<${named[0]!.graph.value}>) but the target is the default graph; name the graph in the graph parameter`);
+    throw badRequest(`${what}: the payload has a GRAPH block (${label(named[0]!.graph)}) but the target is the default graph; name the graph in the graph parameter`);
   }
-  const other = named.find((q) => q.graph.value !== target.value);
-  if (other) throw badRequest(`${what}: GRAPH <${other.graph.value}> does not name the target graph <${target.value}>`);
+  const other = named.find((q) => q.graph.termType !== 'NamedNode' || q.graph.value !== target.value);
+  if (other) throw badRequest(`${what}: GRAPH ${label(other.graph)} does not name the target graph <${target.value}>`);
   if (named.length !== quads.length) throw badRequest(`${what}: GRAPH blocks may not sit beside default-graph triples`);
   return quads;
 }
@@ -205,7 +207,7 @@ const WRITE_ERRORS = {
   415: 'Unsupported Content-Type', 422: 'Constraint violation (eventTime order, datatype limit)',
   503: 'Novelty at reindex_max_bytes, or too many writes in flight (Retry-After)',
 };
-const RECEIPT = 'Commit receipt {ledger_id, t, timestamp, commit_id, previous_commit_id, flakes_added, flakes_retracted, tx-id, commit}';
+const RECEIPT = 'Commit receipt {ledger_id, t, timestamp, commit_id, previous_commit_id, flakes_added, flakes_retracted, tx-id, commit, warnings?}';
 
 /**
  * Handle an update request: a JSON-LD update, or SPARQL UPDATE as `application/sparql-update` or a
@@ -297,7 +299,7 @@ export const writeRoutes: Registrar = (api, ctx) => {
     if (quads.length === 0 && !allowEmpty) {
       throw badRequest('the payload is empty, which would clear the graph; pass allowEmpty=true to confirm');
     }
-    const req: TxnRequest = { kind: 'replace', graphs: [graph], quads, meta: payload.meta, opts: payload.opts };
+    const req: TxnRequest = { kind: 'replace', graphs: [graph], quads, meta: payload.meta, opts: payload.opts, ...(payload.warnings ? { warnings: payload.warnings } : {}) };
     if (dryRun) return c.json(await ctx.admission.run(() => syncDelta(ctx.conn, ledger, req, graph)));
     return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json ?? text, rawBody: bytes }));
   };
