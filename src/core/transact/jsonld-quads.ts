@@ -128,6 +128,8 @@ export class ExpandedWriter {
 
   /** An absolute IRI; an ill-formed one is kept as a term whose statements `push` drops. */
   private readonly lenientIri = (raw: string, what: string): NamedNode => {
+    const known = checkedIris.get(raw);
+    if (known !== undefined) return known;
     const { node, wellFormed } = parseIri(raw, what);
     if (!wellFormed) this.unstorable.set(node.value, 'ill-formed IRI');
     return node;
@@ -274,6 +276,8 @@ function jsonLdNumberText(n: number): string {
 
 /** An absolute IRI term: a relative reference or a string no IRI may contain is a 400 naming it. */
 export function iri(raw: string, what: string): NamedNode {
+  const known = checkedIris.get(raw);
+  if (known !== undefined) return known;
   const { node, wellFormed } = parseIri(raw, what);
   if (!wellFormed) throw illFormedIri(node.value, what);
   return node;
