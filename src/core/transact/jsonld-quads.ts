@@ -141,6 +141,9 @@ export class ExpandedWriter {
     if (d) d.n++; else this.dropped.set(value, { what, n: 1 });
   }
 
+  /** `drop` for valueTerm, bound once (values are the hot path). */
+  private readonly dropValue = (value: string, what: string): void => this.drop(value, what);
+
   /** One warning per dropped value: what it is, the value, how many statements were not stored. */
   warnings(): string[] {
     return [...this.dropped].map(([value, { what, n }]) => `${what} ${quote(value)}: ${n} statement${n === 1 ? '' : 's'} not stored (JSON-LD drops ${n === 1 ? 'it' : 'them'})`);
@@ -173,7 +176,7 @@ export class ExpandedWriter {
   /** Write one expanded value (value object, list object, reference or nested node). */
   private value(s: Subject, p: NamedNode | Variable, v: Expanded, g: GraphTarget, listIndex: number | undefined): void {
     if ('@value' in v) {
-      const value = valueTerm(v, (x, what) => this.drop(x, what));
+      const value = valueTerm(v, this.dropValue);
       if (value !== undefined) this.push(s, p, value.term, g, listIndex, value.loose);
       return;
     }
