@@ -210,8 +210,10 @@ export class LedgerStore implements RDF.Store {
     return settle(drain(this.match(subject, predicate, object, graph)).then((quads) => this.retract(quads)));
   }
 
-  /** Drop a named graph (or clear the default graph) in one commit. */
+  /** Drop a named graph, one named by a blank node, or clear the default graph, in one commit. */
   deleteGraph(graph: RDF.Quad_Graph | string): Emitter {
+    // SPARQL DROP names graphs by IRI; a blank-named graph goes by its quads.
+    if (typeof graph !== 'string' && graph.termType === 'BlankNode') return this.removeMatches(null, null, null, graph);
     return settle((async () => {
       const g = typeof graph === 'string' ? DataFactory.namedNode(graph) : graph;
       const target = g.termType === 'DefaultGraph' ? 'default' as const : g.termType === 'NamedNode' ? namedNode(g.value) : null;
