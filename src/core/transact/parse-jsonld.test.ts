@@ -568,6 +568,16 @@ describe('named graphs and limits', () => {
       .toBe('the graph name "txn-meta" is reserved: txn-meta cannot be written directly; use document metadata');
   });
 
+  it('graphs named by a blank node: the same node as where the label is a subject or object', async () => {
+    // A document whose @id is a blank node, a node's "@graph": "_:g" shorthand, and an @graph container.
+    const doc = await parseJsonLdTxn({ '@context': C, '@id': '_:d', '@graph': [{ '@id': 'ex:a', 'ex:p': 1 }] }, 'insert');
+    expect(doc.kind === 'insert' && doc.quads).toEqual([q(ex('a'), ex('p'), int(1), blankNode('d'))]);
+    const node = await parseJsonLdTxn({ '@context': C, '@graph': [{ '@id': 'ex:a', '@graph': '_:g', 'ex:p': 1 }, { '@id': 'ex:b', 'ex:in': { '@id': '_:g' } }] }, 'insert');
+    expect(node.kind === 'insert' && node.quads).toEqual([q(ex('a'), ex('p'), int(1), blankNode('g')), q(ex('b'), ex('in'), blankNode('g'))]);
+    const box = await parseJsonLdTxn({ '@context': [C, { box: { '@id': 'ex:box', '@container': '@graph' } }], '@id': 'ex:a', box: { '@id': 'ex:a', 'ex:p': 1 } }, 'insert');
+    expect(box.kind === 'insert' && box.quads).toEqual([q(ex('a'), ex('box'), blankNode('b0')), q(ex('a'), ex('p'), int(1), blankNode('b0'))]);
+  });
+
   it('graph IRIs are at most 8 KiB', async () => {
     const long = 'http://example.org/' + 'g'.repeat(8192);
     expect(await msg(() => parseJsonLdTxn({ '@context': C, '@id': 'ex:a', '@graph': long, 'ex:p': 1 }, 'insert'))).toBe('graph IRI too long: at most 8192 bytes');
