@@ -3,7 +3,7 @@ import { LedgraphError } from '../errors.js';
 import type { Expr, Op } from '../query/algebra/algebra.js';
 import { type Term, type Variable, blankNode, defaultGraph, literal, namedNode, variable } from '../rdf/terms.js';
 import { parseJsonLdTxn } from './parse-jsonld.js';
-import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
+import type { GraphName, GraphRef, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
 
 // jsonld.js expands keys in sorted order, so quads and metadata come out in that order: compare their arrays as multisets.
 const isQuadArray = (a: unknown): a is object[] => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'object' && x !== null && 'predicate' in x);
@@ -32,7 +32,7 @@ const v = (n: string) => variable(n);
 const tv = (n: string): Expr => ({ type: 'var', name: n });
 const tt = (t: Term): Expr => ({ type: 'term', term: t });
 
-function q(s: TxnQuad['subject'], p: TxnQuad['predicate'], o: Term, g: GraphRef = defaultGraph, listIndex?: number): TxnQuad {
+function q(s: TxnQuad['subject'], p: TxnQuad['predicate'], o: Term, g: GraphName = defaultGraph, listIndex?: number): TxnQuad {
   const out: TxnQuad = { subject: s, predicate: p, object: o, graph: g };
   if (listIndex !== undefined) out.listIndex = listIndex;
   return out;
