@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | churn | jsonld | policy | http | isolation | peer | replication | soak | all (all but soak)
+ *   suites     load | query | churn | jsonld | policy | http | isolation | peer | replication | storage | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
@@ -36,12 +36,13 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  * against the build this branch forked from; policy: restricted vs unrestricted; http: a server
  * under load; replication: export, import, clone and pull between two servers against `cp -r`;
  * isolation: point queries beside hostile queries, on its own generated 10,000 triples; branches:
- * fork, merge and a head query on an old fork).
+ * fork, merge and a head query on an old fork; storage: the explore mix and single-fact commits/s on
+ * file, S3 (s3rver) and PostgreSQL-nameservice backends).
  * Each script prints one JSON result line; a suite may run several scripts.
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
-  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js',
+  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);

@@ -21,6 +21,7 @@ import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
 import { queryAdmissionRoutes } from './query-admission.js';
 import { storageRoutes } from './storage.js';
+import { storageCredentialRoutes } from './storage-credentials.js';
 import { sparqlEndpointRoutes } from './sparql-endpoint.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
@@ -48,6 +49,7 @@ export const REGISTRARS: readonly Registrar[] = [
   multiQueryRoutes,
   eventsRoutes,
   storageRoutes,
+  storageCredentialRoutes,
 ];
 
 /** The registrars bound to the server state, as the app's route groups. */
