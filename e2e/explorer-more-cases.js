@@ -22,6 +22,11 @@ export const explorerMoreCases = [
       const { page, shot, done, expectStatus } = await explorerPage(ctx);
       expectStatus(400);
       await page.goto(`${server.url}/${people}/query`);
+      // This server has no storage proxy: opening a local replica says so and stays on the server.
+      expectStatus(404);
+      await page.selectOption('#q-source', 'local');
+      await expectText(page.locator('#replica-state'), /^Cannot open the local replica: err:db\/\w+ .* — is the server started with --storage-proxy-enabled\?$/, 'no storage proxy');
+      if (await page.inputValue('#q-source') !== 'server') throw new Error('still set to the local replica');
       await page.selectOption('#q-lang', 'graphql');
       await page.waitForFunction(() => [...document.querySelectorAll('#q-example option')].some((o) => o.textContent === 'persons (GraphQL)'), null, { timeout: 15_000 });
       const examples = await page.$$eval('#q-example option', (o) => o.map((x) => x.textContent));
@@ -160,6 +165,9 @@ export const explorerMoreCases = [
       const items = await page.$$eval('.timeline > li', (l) => l.map((x) => x.innerText.replace(/\s+/g, ' ').trim().replace(/ \d{1,2}\/.*?(?= [+−])/, '')));
       eq(items.map((i) => i.split(' ').slice(0, 2).join(' ')), ['t 5', 't 4', 't 3', 't 1'], 'timeline commits');
       if (!/^t 5 − http:\/\/example\.org\/name "Alicia" \+ http:\/\/example\.org\/name "Ally"$/.test(items[0])) throw new Error(`t 5 entry: ${items[0]}`);
+      // Newest first, and each commit's own time (not a merged-in commit's of the same t).
+      const stamps = await page.$$eval('.timeline h3 .muted', (l) => l.map((x) => Date.parse(x.textContent)));
+      if (stamps.some((v, i) => Number.isNaN(v) || (i > 0 && v > stamps[i - 1]))) throw new Error(`timeline times not newest first: ${JSON.stringify(stamps)}`);
       if (!/^t 3 − http:\/\/example\.org\/name "Alice" \+ http:\/\/example\.org\/name "Alicia"$/.test(items[2])) throw new Error(`t 3 entry: ${items[2]}`);
       await shot('explorer-subject-timeline');
       done();

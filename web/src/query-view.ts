@@ -135,7 +135,14 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       void keepForOffline();
     } catch (e) {
       const d = describe(e as Error);
-      replicaError = `Cannot open the local replica: ${(e as { type?: string }).type ?? d.type} ${d.message}`;
+      const status = (e as { status?: number }).status;
+      // The storage proxy answers 404 when it is off and 401/403 without a storage-claim token.
+      const hint = status === 404 ? ' — is the server started with --storage-proxy-enabled?'
+        : status === 401 || status === 403 ? ' — paste a token with ledgraph.storage claims.' : '';
+      replicaError = `Cannot open the local replica: ${(e as { type?: string }).type ?? d.type} ${d.message}${hint}`;
+      localStorage.removeItem(`${REPLICA_KEY}:${ledger}`);
+      peerToken.hidden = peerTokenLabel.hidden = false;
+      sourceSel.value = 'server';
     }
     showReplica();
   }

@@ -49,7 +49,9 @@ export function renderSubject(ctx: { shell: Shell; main: HTMLElement }, ledger: 
         json<{ commits: CommitSummary[] }>(`/log/${ledgerPath(ledger)}?limit=5000`).catch(() => ({ commits: [] as CommitSummary[] })),
       ]);
       if (!alive) return;
-      const times = new Map(log.commits.map((c) => [c.t, c.time]));
+      // On equal t /log lists the first-parent commit first; a merged-in commit shares its t.
+      const times = new Map<number, string>();
+      for (const c of log.commits) if (!times.has(c.t)) times.set(c.t, c.time);
       const byT = new Map<number, SubjectEvent[]>();
       for (const [p, o, t, op] of rows) (byT.get(t) ?? byT.set(t, []).get(t)!).push({ p, o, t, op });
       if (!byT.size) { mount(body, h('p', { className: 'muted' }, `No facts about ${s} in any commit.`)); return; }
