@@ -105,7 +105,7 @@ export const explorerMoreCases = [
     },
   },
   {
-    name: 'explorer: branches — create at a t, merge preview with conflicts, abort refused, merge',
+    name: 'explorer: branches — create at a t, merge preview with conflicts, abort refused, merge, rebase, revert',
     async run(ctx) {
       const server = await explorerServer(ctx.root);
       const { page, shot, done, expectStatus } = await explorerPage(ctx);
@@ -137,8 +137,22 @@ export const explorerMoreCases = [
       const names = await api(server.url, `/query/${LEDGER}`, JSON.stringify({ '@context': { ex: EX }, select: '?n', where: { '@id': 'ex:alice', 'ex:name': '?n' } }));
       eq(names, ['Ally'], 'alice after take-source merge');
       await shot('explorer-merged');
+      // dev's head is now an ancestor of main's: a rebase fast-forwards it.
+      await page.selectOption('#rb-branch', 'dev');
+      await page.click('button:text-is("Rebase")');
+      await expectText(page.locator('.receipt'), /Rebased people:dev\s+Fast-forward\s+yes\s+Replayed\s+0\s+Skipped\s+0\s+Commits with conflicts\s+0\s+Own commits\s+0\s+Source head t\s+5\s+New head t\s+5/, 'rebase receipt');
+      await expectText(page.locator('table.branches'), /people:dev\s+5\s+main/, 'dev fast-forwarded');
+      // Revert t 4 (Alice knows Bob) on main: previewed, then one new commit that undoes it.
+      await page.fill('#rv-commit', 't:4');
+      await page.selectOption('#rv-branch', 'main');
+      await page.click('button:text("Preview revert")');
+      await expectText(page.locator('.receipt'), /Revert on main: preview\s+Commits to undo\s+1\s+At t\s+4\s+Revertable\s+yes\s+No conflicting keys\./, 'revert preview');
+      await page.click('button:text-is("Revert")');
+      await expectText(page.locator('.receipt'), /Reverted on people:main\s+Commits undone\s+1\s+Conflicts\s+0\s+Strategy\s+abort\s+New head t\s+6/, 'revert receipt');
+      const knows = await api(server.url, `/query/${LEDGER}`, JSON.stringify({ '@context': { ex: EX }, select: '?o', where: { '@id': 'ex:alice', 'ex:knows': '?o' } }));
+      eq(knows, [], 'alice knows nobody after the revert');
       await page.goto(`${server.url}/`);
-      await expectText(page.locator('table.data'), /people:dev\s+3\s+2 branches/, 'branches in the ledger list');
+      await expectText(page.locator('table.data'), /people:dev\s+5\s+2 branches/, 'branches in the ledger list');
       done();
     },
   },
@@ -161,14 +175,15 @@ export const explorerMoreCases = [
       eq((await page.$$eval('tr.added', (r) => r.map((x) => x.innerText.replace(/\s+/g, ' ').trim()))).sort(), ['+ ex:alice ex:knows ex:bob', '+ ex:alice ex:name "Ally"'], 'added');
       await shot('explorer-compare');
       await page.click('tr.removed a:text("ex:alice")');
-      await expectText(page.locator('.timeline-meta'), /^8 changes in 4 commits, newest first$/, 'timeline size');
+      await expectText(page.locator('.timeline-meta'), /^9 changes in 5 commits, newest first$/, 'timeline size');
       const items = await page.$$eval('.timeline > li', (l) => l.map((x) => x.innerText.replace(/\s+/g, ' ').trim().replace(/ \d{1,2}\/.*?(?= [+−])/, '')));
-      eq(items.map((i) => i.split(' ').slice(0, 2).join(' ')), ['t 5', 't 4', 't 3', 't 1'], 'timeline commits');
-      if (!/^t 5 − http:\/\/example\.org\/name "Alicia" \+ http:\/\/example\.org\/name "Ally"$/.test(items[0])) throw new Error(`t 5 entry: ${items[0]}`);
+      eq(items.map((i) => i.split(' ').slice(0, 2).join(' ')), ['t 6', 't 5', 't 4', 't 3', 't 1'], 'timeline commits');
+      if (!/^t 6 − http:\/\/example\.org\/knows http:\/\/example\.org\/bob$/.test(items[0])) throw new Error(`t 6 entry: ${items[0]}`);
+      if (!/^t 5 − http:\/\/example\.org\/name "Alicia" \+ http:\/\/example\.org\/name "Ally"$/.test(items[1])) throw new Error(`t 5 entry: ${items[1]}`);
       // Newest first, and each commit's own time (not a merged-in commit's of the same t).
       const stamps = await page.$$eval('.timeline h3 .muted', (l) => l.map((x) => Date.parse(x.textContent)));
       if (stamps.some((v, i) => Number.isNaN(v) || (i > 0 && v > stamps[i - 1]))) throw new Error(`timeline times not newest first: ${JSON.stringify(stamps)}`);
-      if (!/^t 3 − http:\/\/example\.org\/name "Alice" \+ http:\/\/example\.org\/name "Alicia"$/.test(items[2])) throw new Error(`t 3 entry: ${items[2]}`);
+      if (!/^t 3 − http:\/\/example\.org\/name "Alice" \+ http:\/\/example\.org\/name "Alicia"$/.test(items[3])) throw new Error(`t 3 entry: ${items[3]}`);
       await shot('explorer-subject-timeline');
       done();
     },

@@ -220,10 +220,11 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
         const { streamQuery } = await import('./stream-run.js');
         const fin = await streamQuery(lang as 'sparql' | 'jsonld', target, text, ac.signal, (p) => {
           if (running !== ac) return;
-          const n = p.set.rows.length;
+          const n = p.count;
+          const kept = p.set.rows.length < n ? ` (first ${p.set.rows.length} kept)` : '';
           const fuel = p.fuel === undefined ? '' : ` · fuel ${p.fuel}`;
           const time = p.time ? ` · server ${p.time}` : '';
-          showResults(results, p.set, `${n} row${n === 1 ? '' : 's'} at ${where} · ${p.done ? 'streamed' : 'streaming…'} · ${p.elapsedMs} ms${fuel}${time}`);
+          showResults(results, p.set, `${n} row${n === 1 ? '' : 's'}${kept} at ${where} · ${p.done ? 'streamed' : 'streaming…'} · ${p.elapsedMs} ms${fuel}${time}`);
         });
         void fin;
       } else {
