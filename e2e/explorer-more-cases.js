@@ -25,7 +25,9 @@ export const explorerMoreCases = [
       // This server has no storage proxy: opening a local replica says so and stays on the server.
       expectStatus(404);
       await page.selectOption('#q-source', 'local');
-      await expectText(page.locator('#replica-state'), /^Cannot open the local replica: err:db\/\w+ .* — is the server started with --storage-proxy-enabled\?$/, 'no storage proxy');
+      await page.fill('#replica-token', 'not-a-storage-token');
+      await page.click('button:text("Open locally")');
+      await expectText(page.locator('#replica-state'), /^Cannot open the local replica: err:db\/\w+ .* — is the server started with --storage-proxy-enabled, and does the token carry ledgraph\.storage claims for this ledger\?$/, 'no storage proxy');
       if (await page.inputValue('#q-source') !== 'server') throw new Error('still set to the local replica');
       await page.selectOption('#q-lang', 'graphql');
       await page.waitForFunction(() => [...document.querySelectorAll('#q-example option')].some((o) => o.textContent === 'persons (GraphQL)'), null, { timeout: 15_000 });
@@ -105,7 +107,7 @@ export const explorerMoreCases = [
     },
   },
   {
-    name: 'explorer: branches — create at a t, merge preview with conflicts, abort refused, merge, rebase, revert',
+    name: 'explorer: branches — create at a t, merge preview with conflicts, abort refused, merge, rebase, revert, drop',
     async run(ctx) {
       const server = await explorerServer(ctx.root);
       const { page, shot, done, expectStatus } = await explorerPage(ctx);
@@ -153,6 +155,17 @@ export const explorerMoreCases = [
       eq(knows, [], 'alice knows nobody after the revert');
       await page.goto(`${server.url}/`);
       await expectText(page.locator('table.data'), /people:dev\s+5\s+2 branches/, 'branches in the ledger list');
+      // A narrow window: the branches screen wraps instead of scrolling sideways.
+      await page.goto(`${server.url}/${people}/branches`);
+      await expectText(page.locator('table.branches caption'), /^2 branches of people$/, 'two branches');
+      await page.setViewportSize({ width: 420, height: 800 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (overflow > 0) throw new Error(`branches screen overflows a narrow window by ${overflow}px`);
+      await shot('explorer-branches-narrow');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.click('button[aria-label="Drop branch dev"]');
+      await expectText(page.locator('.receipt'), /^Drop people:dev: dropped\.$/, 'drop branch');
+      await expectText(page.locator('table.branches caption'), /^1 branch of people$/, 'one branch left');
       done();
     },
   },
@@ -213,8 +226,10 @@ export const explorerMoreCases = [
         await page.goto(`${server.url}/#/l/local:main/query`);
         await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, null, { timeout: 15_000 });
         await expectText(page.locator('#replica-state'), /^Queries run on the server\.$/, 'server mode');
-        await page.fill('#replica-token', token);
         await page.selectOption('#q-source', 'local');
+        await expectText(page.locator('#replica-state'), /^The replica reads through the storage proxy: paste a token with ledgraph\.storage claims, then Open locally\.$/, 'asks for a token');
+        await page.fill('#replica-token', token);
+        await page.click('button:text("Open locally")');
         await expectText(page.locator('#replica-state'), /^Local replica · local t 2 · server t 2 \(up to date\) · [\d.]+ (B|KiB|MiB) fetched · online$/, 'replica opened');
         await typeInto(page, '.editor', `SELECT ?name WHERE { ?s <${EX}name> ?name } ORDER BY ?name`);
         await page.keyboard.press('Control+Enter');

@@ -4,7 +4,7 @@
  * query at `@t:N`, and a date picker for `@time:` — streaming (NDJSON) with cancel, fuel and time,
  * and a switch between the server and a local replica (peer mode), with results below.
  */
-import { apiBase, describe, getToken, json, ledgerPath, setToken, type LedgerInfo } from './api.js';
+import { apiBase, describe, getToken, json, ledgerPath, type LedgerInfo } from './api.js';
 import { bytes, h, mount } from './dom.js';
 import { examplesFor, graphqlExamples, sdlNames, vocabulary } from './examples.js';
 import { loadHistory, remember } from './history.js';
@@ -19,6 +19,8 @@ type At = { kind: 'latest' } | { kind: 't'; t: number } | { kind: 'time'; iso: s
 
 const DRAFT_KEY = 'ledgraph.draft';
 const REPLICA_KEY = 'ledgraph.replica';
+/** The replica's token (storage claims), kept for the tab apart from the API token. */
+const PEER_TOKEN_KEY = 'ledgraph.peerToken';
 
 function atSuffix(at: At): string {
   return at.kind === 't' ? `@t:${at.t}` : at.kind === 'time' ? `@time:${at.iso}` : '';
@@ -67,6 +69,8 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
   // The storage proxy wants a token with storage claims even when the data API is open.
   const peerToken = h('input', { id: 'replica-token', type: 'password', autocomplete: 'off', placeholder: 'token with storage claims' });
   const peerTokenLabel = h('label', { for: 'replica-token' }, 'Storage token');
+  const openBtn = h('button', { type: 'button', onclick: () => void setSource(true) }, 'Open locally');
+  const askToken = (show: boolean) => { peerToken.hidden = peerTokenLabel.hidden = openBtn.hidden = !show; };
 
   const editor = lazyEditor(editorHost, {
     doc: draft?.text ?? 'SELECT ?s ?p ?o\nWHERE { ?s ?p ?o }\nLIMIT 1000',
@@ -89,7 +93,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
   }
 
   function showReplica(): void {
-    if (!replica && !replicaError) { replicaOut.textContent = 'Queries run on the server.'; return; }
+    if (!replica && !replicaError) { if (openBtn.hidden) replicaOut.textContent = 'Queries run on the server.'; return; }
     if (replicaError) { replicaOut.className = 'error'; replicaOut.textContent = replicaError; return; }
     replicaOut.className = 'muted';
     const s = replicaState!;
@@ -102,7 +106,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
   async function setSource(local: boolean): Promise<void> {
     sourceSel.value = local ? 'local' : 'server';
     replicaError = '';
-    peerToken.hidden = peerTokenLabel.hidden = local || !!getToken();
+    askToken(false);
     if (!local) {
       localStorage.removeItem(`${REPLICA_KEY}:${ledger}`);
       const r = replica;
@@ -111,15 +115,24 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       showReplica();
       return;
     }
-    if (peerToken.value.trim()) { setToken(peerToken.value.trim()); peerToken.value = ''; }
-    peerToken.hidden = peerTokenLabel.hidden = true;
+    if (peerToken.value.trim()) { sessionStorage.setItem(PEER_TOKEN_KEY, peerToken.value.trim()); peerToken.value = ''; }
+    const token = sessionStorage.getItem(PEER_TOKEN_KEY) || getToken();
+    if (!token) {
+      // The storage proxy always wants a token with storage claims, even when the data API is open.
+      sourceSel.value = 'server';
+      askToken(true);
+      replicaOut.className = 'muted';
+      replicaOut.textContent = 'The replica reads through the storage proxy: paste a token with ledgraph.storage claims, then Open locally.';
+      peerToken.focus();
+      return;
+    }
     localStorage.setItem(`${REPLICA_KEY}:${ledger}`, 'on');
     replicaOut.className = 'muted';
     replicaOut.textContent = 'Opening the local replica (replicating into IndexedDB)…';
     try {
       const { openReplica } = await import('./peer-mode.js');
       const r = await openReplica({
-        origin: location.origin, apiBase: apiBase(), token: getToken() || null, ledger,
+        origin: location.origin, apiBase: apiBase(), token, ledger,
         onState: (s) => {
           replicaState = s;
           if (!alive) return;
@@ -136,12 +149,12 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
     } catch (e) {
       const d = describe(e as Error);
       const status = (e as { status?: number }).status;
-      // The storage proxy answers 404 when it is off and 401/403 without a storage-claim token.
-      const hint = status === 404 ? ' — is the server started with --storage-proxy-enabled?'
-        : status === 401 || status === 403 ? ' — paste a token with ledgraph.storage claims.' : '';
+      // The storage proxy answers 404 to every refusal (off, no or bad token, no scope).
+      const hint = status === 404 || status === 401 || status === 403
+        ? ' — is the server started with --storage-proxy-enabled, and does the token carry ledgraph.storage claims for this ledger?' : '';
       replicaError = `Cannot open the local replica: ${(e as { type?: string }).type ?? d.type} ${d.message}${hint}`;
       localStorage.removeItem(`${REPLICA_KEY}:${ledger}`);
-      peerToken.hidden = peerTokenLabel.hidden = false;
+      if (hint) { sessionStorage.removeItem(PEER_TOKEN_KEY); askToken(true); }
       sourceSel.value = 'server';
     }
     showReplica();
@@ -270,7 +283,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       h('label', { for: 'tt-date' }, 'or at time'), dateInput, latestBtn),
     h('fieldset', { className: 'time-travel replica' },
       h('legend', {}, 'Run on'),
-      h('label', { for: 'q-source', className: 'visually-hidden' }, 'Run queries on'), sourceSel, peerTokenLabel, peerToken, replicaOut),
+      h('label', { for: 'q-source', className: 'visually-hidden' }, 'Run queries on'), sourceSel, peerTokenLabel, peerToken, openBtn, replicaOut),
     results,
   );
   setLang(lang);
@@ -281,6 +294,6 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
   // The events stream going up or down changes "online" without a ledger event.
   const tick = setInterval(() => { if (replica) showReplica(); }, 1000);
   if (replicaWanted(ledger)) void setSource(true);
-  else peerToken.hidden = peerTokenLabel.hidden = !!getToken();
+  else askToken(false);
   return () => { alive = false; off(); clearInterval(tick); running?.abort(); editor.destroy(); void replica?.close().catch(() => {}); };
 }
