@@ -74,15 +74,17 @@ export function renderBranches(ctx: { shell: Shell; main: HTMLElement }, ledger:
     }
     if (!alive) return;
     const names = branches.map((b) => b.branch);
-    const keep = (sel: HTMLSelectElement, fallback?: string) => {
-      const v = sel.value || fallback;
-      mount(sel, names.map((n) => h('option', { value: n, selected: n === v }, n)));
+    // A root branch (no source) can be neither a merge source nor rebased (spec/branches.md §6, §7).
+    const forked = branches.filter((b) => b.source).map((b) => b.branch);
+    const keep = (sel: HTMLSelectElement, list: string[], fallback?: string) => {
+      const v = list.includes(sel.value) ? sel.value : fallback;
+      mount(sel, list.length ? list.map((n) => h('option', { value: n, selected: n === v }, n)) : h('option', { value: '' }, '(no forked branch)'));
     };
-    keep(fromSel, 'main');
-    keep(mSource, names.find((n) => n !== 'main'));
+    keep(fromSel, names, 'main');
+    keep(mSource, forked, forked[0]);
     mount(mTarget, h('option', { value: '' }, '(its source)'), names.map((n) => h('option', { value: n, selected: n === mTarget.value }, n)));
-    keep(rbBranch, names.find((n) => n !== 'main'));
-    keep(rvBranch, 'main');
+    keep(rbBranch, forked, forked[0]);
+    keep(rvBranch, names, 'main');
     mount(list, h('table', { className: 'data branches' },
       h('caption', {}, `${branches.length} branch${branches.length === 1 ? '' : 'es'} of ${name}`),
       h('thead', {}, h('tr', {}, ['Branch', 't', 'Source', ''].map((c) => h('th', { scope: 'col' }, c)))),
