@@ -65,59 +65,79 @@ export function scalarOf(datatype: string): ScalarName {
   }
 }
 
-interface PropStats { refs: number; literals: number; scalars: Set<ScalarName>; lang: boolean; refClasses: Map<number, number> }
+interface PropStats { refs: number; literals: number; scalars: Set<ScalarName>; lang: boolean; refClasses: Map<number, number>; lastDt: string; lastScalar: ScalarName }
 
-/** Derive the inferred model from what `view` shows in the default graph. */
+/**
+ * Derive the inferred model from what `view` shows in the default graph: one scan of the type
+ * facts (instances per class), then one pass over the default graph in subject order that tallies,
+ * per (class, property), references (and their targets' classes) and literals (datatype, language).
+ */
 export async function inferModel(view: DbView): Promise<InferredModel> {
   const dict = view.dict;
   const type = dict.idOfKey(rdf.type);
   const out: InferredModel = { classes: [], warnings: [] };
   if (type === undefined) return out;
   // Instances per class, and classes per instance (reference typing needs both).
-  const instances = new Map<number, number[]>();
+  const instances = new Map<number, number>();
   const classesOf = new Map<number, number[]>();
+  const publishable = new Map<number, boolean>();
   for await (const b of view.scan({ g: 0, p: type })) {
     for (let i = 0; i < b.n; i++) {
       const s = b.s[i]!, c = b.o[i]!;
-      if (keyKind(dict.key(c)) !== 0 || !publishableClass(dict.key(c))) continue;
-      let l = instances.get(c);
-      if (!l) instances.set(c, l = []);
-      l.push(s);
-      let k = classesOf.get(s);
-      if (!k) classesOf.set(s, k = []);
-      k.push(c);
+      let ok = publishable.get(c);
+      if (ok === undefined) publishable.set(c, ok = keyKind(dict.key(c)) === 0 && publishableClass(dict.key(c)));
+      if (!ok) continue;
+      instances.set(c, (instances.get(c) ?? 0) + 1);
+      const k = classesOf.get(s);
+      if (k) k.push(c); else classesOf.set(s, [c]);
     }
   }
-  const pluralP = dict.idOfKey(F + 'graphqlPlural');
-  const facts = new Map<number, { p: Int32Array; o: Int32Array }>();
-  for (const [c, subjects] of instances) {
-    const props = new Map<number, PropStats>();
-    for (const s of subjects) {
-      let f = facts.get(s);
-      if (!f) {
-        const ps: number[] = [], os: number[] = [];
-        for await (const b of view.scan({ g: 0, s })) for (let i = 0; i < b.n; i++) { ps.push(b.p[i]!); os.push(b.o[i]!); }
-        facts.set(s, f = { p: Int32Array.from(ps), o: Int32Array.from(os) });
+  // Properties per class in first-seen order; a subject's facts come together (SPOT order).
+  const propsOf = new Map<number, Map<number, PropStats>>([...instances.keys()].map((c) => [c, new Map()]));
+  const skipped = new Map<number, boolean>();
+  let subject = -1, classMaps: Map<number, PropStats>[] | undefined, lastP = -1, stats: PropStats[] = [];
+  for await (const b of view.scan({ g: 0 })) {
+    for (let i = 0; i < b.n; i++) {
+      const s = b.s[i]!;
+      if (s !== subject) {
+        subject = s;
+        lastP = -1;
+        const cs = classesOf.get(s);
+        classMaps = cs?.map((c) => propsOf.get(c)!);
       }
-      for (let i = 0; i < f.p.length; i++) {
-        const p = f.p[i]!, o = f.o[i]!;
-        if (p === type || dict.key(p).startsWith(F)) continue;
-        let st = props.get(p);
-        if (!st) props.set(p, st = { refs: 0, literals: 0, scalars: new Set(), lang: false, refClasses: new Map() });
-        const key = dict.key(o);
-        if (keyKind(key) === 2) {
-          const t = keyToTerm(key);
-          st.literals++;
-          if (t.termType === 'Literal' && t.language) st.lang = true;
-          st.scalars.add(t.termType === 'Literal' ? scalarOf(t.datatype.value) : 'String');
-        } else {
+      if (!classMaps) continue;
+      const p = b.p[i]!;
+      if (p !== lastP) {
+        let skip = skipped.get(p);
+        if (skip === undefined) skipped.set(p, skip = p === type || dict.key(p).startsWith(F));
+        lastP = p;
+        stats = [];
+        if (!skip) {
+          for (const m of classMaps) {
+            let st = m.get(p);
+            if (!st) m.set(p, st = { refs: 0, literals: 0, scalars: new Set(), lang: false, refClasses: new Map(), lastDt: '', lastScalar: 'String' });
+            stats.push(st);
+          }
+        }
+      }
+      if (stats.length === 0) continue;
+      const o = b.o[i]!;
+      const key = dict.key(o);
+      if (keyKind(key) === 2) {
+        for (const st of stats) tallyLiteral(st, key);
+      } else {
+        const targets = classesOf.get(o);
+        for (const st of stats) {
           st.refs++;
-          for (const k of classesOf.get(o) ?? []) st.refClasses.set(k, (st.refClasses.get(k) ?? 0) + 1);
+          if (targets) for (const k of targets) st.refClasses.set(k, (st.refClasses.get(k) ?? 0) + 1);
         }
       }
     }
+  }
+  const pluralP = dict.idOfKey(F + 'graphqlPlural');
+  for (const [c, props] of propsOf) {
     const iri = dict.key(c);
-    const cls: ClassModel = { iri, instances: subjects.length, fields: [] };
+    const cls: ClassModel = { iri, instances: instances.get(c)!, fields: [] };
     if (pluralP !== undefined) {
       for await (const b of view.scan({ g: 0, s: c, p: pluralP })) if (b.n > 0) cls.plural = (keyToTerm(dict.key(b.o[0]!)) as { value: string }).value;
     }
@@ -127,7 +147,7 @@ export async function inferModel(view: DbView): Promise<InferredModel> {
       if (st.refs > 0 && st.literals === 0) {
         field.kind = 'ref';
         const covering = [...st.refClasses].filter(([, n]) => n === st.refs).map(([k]) => k);
-        covering.sort((a, b) => (instances.get(a)!.length - instances.get(b)!.length) || (dict.key(a) < dict.key(b) ? -1 : 1));
+        covering.sort((a, b) => (instances.get(a)! - instances.get(b)!) || (dict.key(a) < dict.key(b) ? -1 : 1));
         field.target = covering.length ? dict.key(covering[0]!) : null;
       } else if (st.refs > 0) {
         field.mixed = true;
@@ -141,6 +161,24 @@ export async function inferModel(view: DbView): Promise<InferredModel> {
     out.classes.push(cls);
   }
   return out;
+}
+
+/**
+ * Count one literal (a dictionary key `"datatype|lang|value`). Values of one property mostly share
+ * a datatype, so the last one is compared in place before the datatype is cut out and mapped.
+ */
+function tallyLiteral(st: PropStats, key: string): void {
+  st.literals++;
+  const dt = st.lastDt;
+  let end: number;
+  if (dt !== '' && key.charCodeAt(dt.length + 1) === 124 && key.startsWith(dt, 1)) end = dt.length + 1;
+  else {
+    end = key.indexOf('|', 1);
+    st.lastDt = key.slice(1, end);
+    st.lastScalar = scalarOf(st.lastDt);
+    st.scalars.add(st.lastScalar);
+  }
+  if (key.charCodeAt(end + 1) !== 124) st.lang = true;
 }
 
 /** One scalar for the datatypes observed on a property (§6: integers+decimals → Decimal, with a double → Float). */

@@ -24,10 +24,11 @@ export interface PublishedType {
 
 /** What the executor resolves through: implemented by resolve.ts per request. */
 export interface Resolvers {
-  single(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
+  single(t: PublishedType, args: Record<string, unknown>, path: string): unknown;
   list(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
   count(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
-  field(src: unknown, t: PublishedType, f: FieldModel, args: Record<string, unknown>): Promise<unknown>;
+  /** The values of a nested field: an array, or a promise of one when facts must be fetched. */
+  field(src: unknown, t: PublishedType, f: FieldModel, args: Record<string, unknown>): unknown;
   id(src: unknown): string;
   /** The node (or id) a mutation root field produced; computed before execution (§12). */
   mutationResult(key: string): unknown;
@@ -159,7 +160,7 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
             continue;
           }
           if (f.single) {
-            out[name] = { type: f.required ? new GraphQLNonNull(item) : item, ...description, resolve: (src, _a, r) => r.field(src, t, f, {}).then((v) => (v as unknown[])[0] ?? null) };
+            out[name] = { type: f.required ? new GraphQLNonNull(item) : item, ...description, resolve: (src, _a, r) => first(r.field(src, t, f, {})) };
             continue;
           }
           const args = f.kind === 'ref'
@@ -280,3 +281,8 @@ function qualifyHelperClashes(names: Map<string, string>, classes: ClassModel[],
   for (const [iri, n] of allocateNames(clashing.map((c) => c.iri), ctx, reserved)) names.set(iri, n);
 }
 
+
+/** The first value of a single-valued field (null when none), keeping a synchronous answer synchronous. */
+function first(v: unknown): unknown {
+  return v instanceof Promise ? v.then((x) => (x as unknown[])[0] ?? null) : (v as unknown[])[0] ?? null;
+}
