@@ -65,77 +65,110 @@ export function scalarOf(datatype: string): ScalarName {
   }
 }
 
-interface PropStats { refs: number; literals: number; scalars: Set<ScalarName>; lang: boolean; refClasses: Map<number, number>; lastDt: string; lastScalar: ScalarName }
+interface PropStats { refs: number; literals: number; scalars: Set<ScalarName>; lang: boolean; refSets: Map<number, number>; lastDt: string; lastScalar: ScalarName }
 
 /**
  * Derive the inferred model from what `view` shows in the default graph: one scan of the type
- * facts (instances per class), then one pass over the default graph in subject order that tallies,
- * per (class, property), references (and their targets' classes) and literals (datatype, language).
+ * facts (the set of classes of each subject), then one pass over the default graph in subject
+ * order that tallies, per (class set, property), references (by their targets' class sets) and
+ * literals (datatype, language); class sets are then folded into their classes. Per fact the pass
+ * does typed-array reads and a key's first characters, so a million facts take tens of ms.
  */
 export async function inferModel(view: DbView): Promise<InferredModel> {
   const dict = view.dict;
   const type = dict.idOfKey(rdf.type);
   const out: InferredModel = { classes: [], warnings: [] };
   if (type === undefined) return out;
-  // Instances per class, and classes per instance (reference typing needs both).
+  // Classes of each subject; a subject's type facts come together in PSOT order (a subject met
+  // again later has its set widened). Each distinct combination of classes is a class set;
+  // setOf[subject] = its index + 1 (0: untyped).
   const instances = new Map<number, number>();
-  const classesOf = new Map<number, number[]>();
   const publishable = new Map<number, boolean>();
+  const setOf = new Int32Array(dict.size);
+  const sets: number[][] = [];
+  const setIndex = new Map<string, number>();
+  const setFor = (cs: number[]): number => {
+    const k = cs.length === 1 ? String(cs[0]) : [...cs].sort((a, b) => a - b).join(' ');
+    let idx = setIndex.get(k);
+    if (idx === undefined) { setIndex.set(k, idx = sets.length); sets.push(cs.length === 1 ? cs : [...cs].sort((a, b) => a - b)); }
+    return idx + 1;
+  };
+  let run: number[] = [], runS = -1;
+  const endRun = () => {
+    if (runS < 0 || run.length === 0) return;
+    const before = setOf[runS]!;
+    setOf[runS] = setFor(before ? [...new Set([...sets[before - 1]!, ...run])] : run);
+    run = [];
+  };
   for await (const b of view.scan({ g: 0, p: type })) {
     for (let i = 0; i < b.n; i++) {
       const s = b.s[i]!, c = b.o[i]!;
+      if (s !== runS) { endRun(); runS = s; }
       let ok = publishable.get(c);
       if (ok === undefined) publishable.set(c, ok = keyKind(dict.key(c)) === 0 && publishableClass(dict.key(c)));
-      if (!ok) continue;
+      if (!ok || run.includes(c)) continue;
       instances.set(c, (instances.get(c) ?? 0) + 1);
-      const k = classesOf.get(s);
-      if (k) k.push(c); else classesOf.set(s, [c]);
+      run.push(c);
     }
   }
-  // Properties per class in first-seen order; a subject's facts come together (SPOT order).
-  const propsOf = new Map<number, Map<number, PropStats>>([...instances.keys()].map((c) => [c, new Map()]));
-  const skipped = new Map<number, boolean>();
-  let subject = -1, classMaps: Map<number, PropStats>[] | undefined, lastP = -1, stats: PropStats[] = [];
+  endRun();
+  // One pass in SPOT order: per (class set, property) tallies. Predicates get dense indexes
+  // (pIndex[p] = index + 1, -1: not a field) so the per-fact work is typed-array reads.
+  const pIndex = new Int32Array(dict.size);
+  const preds: number[] = [];
+  const table: (PropStats | undefined)[][] = sets.map(() => []);
+  let subject = -1, row: (PropStats | undefined)[] | undefined, lastP = -1, st: PropStats | undefined;
   for await (const b of view.scan({ g: 0 })) {
+    const bs = b.s, bp = b.p, bo = b.o;
     for (let i = 0; i < b.n; i++) {
-      const s = b.s[i]!;
+      const s = bs[i]!;
       if (s !== subject) {
         subject = s;
         lastP = -1;
-        const cs = classesOf.get(s);
-        classMaps = cs?.map((c) => propsOf.get(c)!);
+        const k = s < setOf.length ? setOf[s]! : 0;
+        row = k ? table[k - 1] : undefined;
       }
-      if (!classMaps) continue;
-      const p = b.p[i]!;
+      if (!row) continue;
+      const p = bp[i]!;
       if (p !== lastP) {
-        let skip = skipped.get(p);
-        if (skip === undefined) skipped.set(p, skip = p === type || dict.key(p).startsWith(F));
         lastP = p;
-        stats = [];
-        if (!skip) {
-          for (const m of classMaps) {
-            let st = m.get(p);
-            if (!st) m.set(p, st = { refs: 0, literals: 0, scalars: new Set(), lang: false, refClasses: new Map(), lastDt: '', lastScalar: 'String' });
-            stats.push(st);
-          }
+        let pi = p < pIndex.length ? pIndex[p]! : -1;
+        if (pi === 0) {
+          pIndex[p] = pi = p === type || dict.key(p).startsWith(F) ? -1 : preds.push(p);
+        }
+        st = undefined;
+        if (pi > 0) {
+          st = row[pi - 1];
+          if (!st) row[pi - 1] = st = { refs: 0, literals: 0, scalars: new Set(), lang: false, refSets: new Map(), lastDt: '', lastScalar: 'String' };
         }
       }
-      if (stats.length === 0) continue;
-      const o = b.o[i]!;
+      if (!st) continue;
+      const o = bo[i]!;
+      const k = o < setOf.length ? setOf[o]! : 0;
+      if (k) { st.refs++; st.refSets.set(k - 1, (st.refSets.get(k - 1) ?? 0) + 1); continue; }
       const key = dict.key(o);
-      if (keyKind(key) === 2) {
-        for (const st of stats) tallyLiteral(st, key);
-      } else {
-        const targets = classesOf.get(o);
-        for (const st of stats) {
-          st.refs++;
-          if (targets) for (const k of targets) st.refClasses.set(k, (st.refClasses.get(k) ?? 0) + 1);
-        }
+      if (key.charCodeAt(0) === 34 /* " literal */) tallyLiteral(st, key);
+      else st.refs++;
+    }
+  }
+  // Properties per class set, in the order the predicates were first met.
+  const propsOf = table.map((r) => new Map<number, PropStats>(r.flatMap((x, pi) => (x ? [[preds[pi]!, x] as [number, PropStats]] : []))));
+  // Fold class sets into classes: a class's property stats merge those of every set holding it.
+  const perClass = new Map<number, Map<number, PropStats>>([...instances.keys()].map((c) => [c, new Map()]));
+  for (const [i, cs] of sets.entries()) {
+    for (const c of cs) {
+      const into = perClass.get(c)!;
+      for (const [p, x] of propsOf[i]!) {
+        const y = into.get(p);
+        if (!y) { into.set(p, { ...x, scalars: new Set(x.scalars), refSets: new Map(x.refSets) }); continue; }
+        y.refs += x.refs; y.literals += x.literals; y.lang ||= x.lang;
+        for (const v of x.scalars) y.scalars.add(v);
+        for (const [k, n] of x.refSets) y.refSets.set(k, (y.refSets.get(k) ?? 0) + n);
       }
     }
   }
   const pluralP = dict.idOfKey(F + 'graphqlPlural');
-  for (const [c, props] of propsOf) {
+  for (const [c, props] of perClass) {
     const iri = dict.key(c);
     const cls: ClassModel = { iri, instances: instances.get(c)!, fields: [] };
     if (pluralP !== undefined) {
@@ -146,7 +179,10 @@ export async function inferModel(view: DbView): Promise<InferredModel> {
       const field: FieldModel = { property, kind: 'scalar', target: null, scalar: 'String', lang: st.lang, mixed: false };
       if (st.refs > 0 && st.literals === 0) {
         field.kind = 'ref';
-        const covering = [...st.refClasses].filter(([, n]) => n === st.refs).map(([k]) => k);
+        // Classes every referenced node belongs to; the one with the fewest instances wins.
+        const refClasses = new Map<number, number>();
+        for (const [k, n] of st.refSets) for (const rc of sets[k]!) refClasses.set(rc, (refClasses.get(rc) ?? 0) + n);
+        const covering = [...refClasses].filter(([, n]) => n === st.refs).map(([k]) => k);
         covering.sort((a, b) => (instances.get(a)! - instances.get(b)!) || (dict.key(a) < dict.key(b) ? -1 : 1));
         field.target = covering.length ? dict.key(covering[0]!) : null;
       } else if (st.refs > 0) {

@@ -33,12 +33,29 @@ export function compileRootQuery(contextJson: unknown, body: Record<string, unkn
  * variable) or a count of distinct ?s, duplicate rows change nothing, so semi-joins may be joins.
  */
 function top(op: Op, uses: Map<string, number>, distinct: boolean): Op {
+  const sorted = distinctFirst(op);
+  if (sorted) return top(sorted, uses, distinct);
   switch (op.type) {
     case 'slice': case 'project': case 'orderby': case 'extend': return { ...op, input: top(op.input, uses, distinct) };
     case 'distinct': return { ...op, input: top(op.input, uses, true) };
     case 'group': return op.keys.length === 0 && op.aggregates.every((a) => a.agg.distinct && a.agg.expr?.type === 'var' && a.agg.expr.name === SUBJECT) ? { ...op, input: chain(op.input, uses) } : op;
     default: return distinct ? chain(op, uses) : op;
   }
+}
+
+/**
+ * `LIMIT (DISTINCT (PROJECT (ORDER BY x)))` ordered by projected variables only, as
+ * `LIMIT (PROJECT (ORDER BY (DISTINCT (PROJECT x))))`: the same rows, and the sort under the limit
+ * keeps only the best offset+limit (the planner's top-k does not reach through a DISTINCT).
+ */
+function distinctFirst(op: Op): Op | undefined {
+  if (op.type !== 'slice' || op.limit === undefined || op.input.type !== 'distinct') return undefined;
+  const project = op.input.input;
+  if (project.type !== 'project' || project.input.type !== 'orderby') return undefined;
+  const order = project.input;
+  if (!order.keys.every((k) => k.expr.type === 'var' && project.variables.includes(k.expr.name))) return undefined;
+  const inner: Op = { type: 'distinct', input: { type: 'project', variables: project.variables, input: order.input } };
+  return { ...op, input: { type: 'project', variables: project.variables, input: { ...order, input: inner } } };
 }
 
 /** A chain of filters over the group's pattern: correlated `exists` groups become semi-joins. */

@@ -15,6 +15,7 @@ import { applyCurated, readCurated } from './curated.js';
 import { DeclarationError } from './naming.js';
 import { isLedgraphError } from '../../errors.js';
 import { MutationError, planMutations, type MutationItem } from './mutate.js';
+import { executeFast } from './execute.js';
 import { RequestResolvers } from './resolve.js';
 import { buildDerivedSchema, type DerivedSchema, type PublishedType } from './schema.js';
 
@@ -119,7 +120,8 @@ export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: un
   }
   const resolvers = new RequestResolvers({ view: readView, derived: d, contextJson, ...(run.signal ? { signal: run.signal } : {}), ...(run.deadline ? { deadline: run.deadline } : {}) });
   if (mutated) resolvers.mutationResults = mutated.results;
-  const res = await execute({ schema: d.schema, document: doc, contextValue: resolvers, variableValues: run.variables ?? null, operationName: run.operationName ?? null });
+  const res = (op && !mutated ? await fastData(d.schema, op, frags, run, resolvers) : undefined)
+    ?? await execute({ schema: d.schema, document: doc, contextValue: resolvers, variableValues: run.variables ?? null, operationName: run.operationName ?? null });
   const body: GraphQLBody = {};
   if (res.errors?.length) {
     // Errors before execution starts (variables, operation selection) are request errors: no data.
@@ -171,6 +173,20 @@ async function runMutations(d: DerivedSchema, view: DbView, op: OperationDefinit
     const errors = items.map((i) => new GraphQLError(failedKey === undefined || failedKey === i.key ? message : `not written: ${failedKey} failed`,
       { nodes: [nodes.get(i.key)!], path: [i.key], extensions: ext }).toJSON());
     return { data: Object.fromEntries(items.map((i) => [i.key, null])), errors };
+  }
+}
+
+/** A query's data from the fast path (execute.ts); undefined when graphql-js must execute it. */
+async function fastData(schema: GraphQLSchema, op: OperationDefinitionNode, frags: Map<string, FragmentDefinitionNode>, run: GraphQLRun,
+  resolvers: RequestResolvers): Promise<{ data: Record<string, unknown>; errors?: undefined } | undefined> {
+  if (op.operation !== 'query') return undefined;
+  const vars = getVariableValues(schema, op.variableDefinitions ?? [], run.variables ?? {});
+  if (vars.errors) return undefined;
+  try {
+    return { data: await executeFast(schema, op, frags, vars.coerced, resolvers) };
+  } catch {
+    // Fallback, or a resolver's error: graphql-js executes the request and reports errors per §14.
+    return undefined;
   }
 }
 
