@@ -65,14 +65,18 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
   const roots = rootNames(classes.map((c) => ({ name: typeNames.get(c.iri)!, plural: c.plural })));
   const types = new Map<string, PublishedType>();
   const byClass = new Map<string, PublishedType>();
+  const fieldNameMemo = new Map<string, Map<string, string>>();
   for (const c of classes) {
     const name = typeNames.get(c.iri)!;
     const keyOf = (f: FieldModel) => (f.reverse ? '^' : '') + f.property;
     const declared = new Map(c.fields.filter((f) => f.declaredName !== undefined).map((f) => [keyOf(f), f.declaredName!]));
     const named = new Map(c.fields.filter((f) => f.shapeName !== undefined).map((f) => [keyOf(f), f.shapeName!]));
-    const fieldNames = allocateNames(c.fields.map(keyOf), ctx, new Set(['id']), declared, named);
+    // Classes often carry the same properties (a class hierarchy's members): name each list once.
+    const memoKey = JSON.stringify([c.fields.map(keyOf), [...declared], [...named]]);
+    let fieldNames = fieldNameMemo.get(memoKey);
+    if (!fieldNames) fieldNameMemo.set(memoKey, fieldNames = allocateNames(c.fields.map(keyOf), ctx, new Set(['id']), declared, named));
     const fields = new Map<string, FieldModel>();
-    for (const f of [...c.fields].sort((a, b) => (fieldNames.get(keyOf(a))! < fieldNames.get(keyOf(b))! ? -1 : 1))) fields.set(fieldNames.get(keyOf(f))!, f);
+    for (const f of [...c.fields].sort((a, b) => (fieldNames!.get(keyOf(a))! < fieldNames!.get(keyOf(b))! ? -1 : 1))) fields.set(fieldNames!.get(keyOf(f))!, f);
     const t: PublishedType = { name, cls: c.iri, fields, root: roots.get(name)! };
     types.set(name, t);
     byClass.set(c.iri, t);
