@@ -99,8 +99,11 @@ export class RequestResolvers implements Resolvers {
    */
   single(t: PublishedType, args: Record<string, unknown>, path: string): unknown {
     const term = this.term(String(args.id));
-    const wb = new WhereBuilder(t, this.o.derived.ctx, (id) => this.expandId(id));
-    this.queries.set(path, { selectDistinct: ['?s'], where: [wb.typePattern()], values: ['?s', [{ '@id': term.termType === 'BlankNode' ? `_:${term.value}` : term.value }]] });
+    // A blank node label is not a query constant: explain shows the lookup for IRIs only.
+    if (term.termType === 'NamedNode') {
+      const wb = new WhereBuilder(t, this.o.derived.ctx, (id) => this.expandId(id));
+      this.queries.set(path, { selectDistinct: ['?s'], where: [wb.typePattern()], values: ['?s', [{ '@id': term.value }]] });
+    }
     const node: Node = { term };
     const cls = this.o.view.dict.idOfKey(t.cls);
     const s = this.idOf(node);
