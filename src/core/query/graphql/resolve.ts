@@ -28,8 +28,8 @@ export interface Node { term: Term; id?: number }
 /** One subject's facts in the default graph: value ids per predicate id, in index order. */
 type Facts = Map<number, number[]>;
 
-/** Compiled root queries per derived schema (its context is fixed), by query text; bounded. */
-const plans = new WeakMap<DerivedSchema, Map<string, Plan>>();
+/** Root query objects and their plans per derived schema (its context is fixed), by field and arguments; bounded. */
+const plans = new WeakMap<DerivedSchema, Map<string, { body: Record<string, unknown>; plan: Plan }>>();
 const PLANS_PER_SCHEMA = 256;
 
 export interface ResolveOptions { view: DbView; derived: DerivedSchema; contextJson: unknown; signal?: AbortSignal; deadline?: number }
@@ -70,18 +70,23 @@ export class RequestResolvers implements Resolvers {
     return t.termType === 'BlankNode' ? `_:${t.value}` : this.o.derived.ctx.compactIri(t.value, false);
   }
 
-  /** Run a JSON-LD query object on the snapshot; the rows of its projected variables. */
-  private async run(body: Record<string, unknown>): Promise<{ rows: Binding[]; vars: string[] }> {
-    const text = JSON.stringify(body);
+  /**
+   * Run a root field's JSON-LD query on the snapshot; the rows of its projected variables. The
+   * query object and its plan are kept per (schema, field kind, type, arguments): a repeated
+   * request neither rebuilds nor recompiles them. `path` records the object for explain.
+   */
+  private async run(key: string, path: string, build: () => Record<string, unknown>): Promise<{ rows: Binding[]; vars: string[] }> {
     let cache = plans.get(this.o.derived);
     if (!cache) plans.set(this.o.derived, cache = new Map());
-    let plan = cache.get(text);
-    if (!plan) {
-      plan = compileRootQuery(this.o.contextJson, body);
+    let hit = cache.get(key);
+    if (!hit) {
+      const body = build();
+      hit = { body, plan: compileRootQuery(this.o.contextJson, body) };
       if (cache.size >= PLANS_PER_SCHEMA) cache.delete(cache.keys().next().value!);
-      cache.set(text, plan);
+      cache.set(key, hit);
     }
-    return { rows: await this.exec(plan.op, plan.projected), vars: plan.projected };
+    this.queries.set(path, hit.body);
+    return { rows: await this.exec(hit.plan.op, hit.plan.projected), vars: hit.plan.projected };
   }
 
   private async exec(op: Op, variables: string[]): Promise<Binding[]> {
@@ -114,25 +119,26 @@ export class RequestResolvers implements Resolvers {
   }
 
   async list(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown> {
-    const limit = nonNegative('limit', args.limit), offset = nonNegative('offset', args.offset);
-    const wb = new WhereBuilder(t, this.o.derived.ctx, (id) => this.expandId(id));
-    const order = rootOrder(t, this.o.derived.ctx, args.orderBy as { field: string; direction: string }[] | undefined);
-    const body: Record<string, unknown> = {
-      selectDistinct: ['?s'], where: [wb.typePattern(), ...wb.clauses(args.where as Record<string, unknown> | undefined), ...order.patterns],
-      orderBy: order.keys,
-    };
-    if (limit !== undefined) body.limit = limit;
-    if (offset !== undefined) body.offset = offset;
-    this.queries.set(path, body);
-    const { rows } = await this.run(body);
+    const { rows } = await this.run('list\u0000' + t.name + '\u0000' + JSON.stringify(args), path, () => {
+      const limit = nonNegative('limit', args.limit), offset = nonNegative('offset', args.offset);
+      const wb = new WhereBuilder(t, this.o.derived.ctx, (id) => this.expandId(id));
+      const order = rootOrder(t, this.o.derived.ctx, args.orderBy as { field: string; direction: string }[] | undefined);
+      const body: Record<string, unknown> = {
+        selectDistinct: ['?s'], where: [wb.typePattern(), ...wb.clauses(args.where as Record<string, unknown> | undefined), ...order.patterns],
+        orderBy: order.keys,
+      };
+      if (limit !== undefined) body.limit = limit;
+      if (offset !== undefined) body.offset = offset;
+      return body;
+    });
     return rows.map((r): Node => ({ term: r.s! }));
   }
 
   async count(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown> {
-    const wb = new WhereBuilder(t, this.o.derived.ctx, (id) => this.expandId(id));
-    const body = { select: ['(count-distinct ?s)'], where: [wb.typePattern(), ...wb.clauses(args.where as Record<string, unknown> | undefined)] };
-    this.queries.set(path, body);
-    const { rows, vars } = await this.run(body);
+    const { rows, vars } = await this.run('count\u0000' + t.name + '\u0000' + JSON.stringify(args), path, () => {
+      const wb = new WhereBuilder(t, this.o.derived.ctx, (id) => this.expandId(id));
+      return { select: ['(count-distinct ?s)'], where: [wb.typePattern(), ...wb.clauses(args.where as Record<string, unknown> | undefined)] };
+    });
     const n = rows[0]?.[vars[0]!];
     return n ? longOut(n.value) : 0;
   }
