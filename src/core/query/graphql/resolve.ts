@@ -1,7 +1,7 @@
 /**
  * The resolvers of one GraphQL request over one snapshot view (graphql.md §9, §11). Root list and
- * count fields run one JSON-LD query each (compiled by the JSON-LD query compiler once per query
- * text and schema, executed by the shared engine). Nested fields are read the way the JSON-LD
+ * count fields run one JSON-LD query each (built and compiled by the JSON-LD query compiler once
+ * per schema, field and arguments — plan.ts — and executed by the shared engine). Nested fields are read the way the JSON-LD
  * graph crawl renders nodes: each object's facts are read once (one index scan per subject,
  * synchronously when the index pages are at hand) and every selected field of that object is cut
  * from them, so a list of n objects costs n subject reads whatever the selection — the same work
