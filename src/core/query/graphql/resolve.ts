@@ -32,6 +32,9 @@ type Facts = Map<number, number[]>;
 const plans = new WeakMap<DerivedSchema, Map<string, { body: Record<string, unknown>; plan: Plan }>>();
 const PLANS_PER_SCHEMA = 256;
 
+/** Property ids per dictionary and field model. */
+const propertyIds = new WeakMap<object, WeakMap<FieldModel, number>>();
+
 export interface ResolveOptions { view: DbView; derived: DerivedSchema; contextJson: unknown; signal?: AbortSignal; deadline?: number }
 
 /** Per-request resolvers; `queries` records the JSON-LD query each root field ran (for explain). */
@@ -148,7 +151,7 @@ export class RequestResolvers implements Resolvers {
     const limit = nonNegative('limit', args.limit);
     const s = this.idOf(src as Node);
     if (s === undefined) return [];
-    const p = this.o.view.dict.idOfKey(f.property);
+    const p = this.propertyId(f);
     if (p === undefined) return [];
     if (f.reverse) {
       const subjects = this.subjectsOf(p, s);
@@ -156,6 +159,18 @@ export class RequestResolvers implements Resolvers {
     }
     const facts = this.factsOf(s);
     return facts instanceof Promise ? facts.then((x) => this.values(f, x.get(p) ?? [], args, limit)) : this.values(f, facts.get(p) ?? [], args, limit);
+  }
+
+  /** The dictionary id of a field's property (ids never change once assigned, so found ones are kept). */
+  private propertyId(f: FieldModel): number | undefined {
+    let m = propertyIds.get(this.o.view.dict);
+    if (!m) propertyIds.set(this.o.view.dict, m = new WeakMap());
+    let id = m.get(f);
+    if (id === undefined) {
+      id = this.o.view.dict.idOfKey(f.property);
+      if (id !== undefined) m.set(f, id);
+    }
+    return id;
   }
 
   private idOf(n: Node): number | undefined {
