@@ -4,7 +4,7 @@
  * property gets from the values observed. Derived from one scan of the view the caller reads, so
  * what a policy hides is absent (§3.1). Naming (§4) is applied afterwards by naming.ts.
  */
-import type { DbView } from '../../index/view.js';
+import type { DbView, FactBatch } from '../../index/view.js';
 import { keyKind, keyToTerm } from '../../rdf/terms.js';
 import { F, OWL, RDF, RDFS, SHACL, XSD, rdf, xsd } from '../../rdf/vocab.js';
 
@@ -112,45 +112,10 @@ export async function inferModel(view: DbView): Promise<InferredModel> {
     }
   }
   endRun();
-  // One pass in SPOT order: per (class set, property) tallies. Predicates get dense indexes
-  // (pIndex[p] = index + 1, -1: not a field) so the per-fact work is typed-array reads.
-  const pIndex = new Int32Array(dict.size);
-  const preds: number[] = [];
-  const table: (PropStats | undefined)[][] = sets.map(() => []);
-  let subject = -1, row: (PropStats | undefined)[] | undefined, lastP = -1, st: PropStats | undefined;
-  for await (const b of view.scan({ g: 0 })) {
-    const bs = b.s, bp = b.p, bo = b.o;
-    for (let i = 0; i < b.n; i++) {
-      const s = bs[i]!;
-      if (s !== subject) {
-        subject = s;
-        lastP = -1;
-        const k = s < setOf.length ? setOf[s]! : 0;
-        row = k ? table[k - 1] : undefined;
-      }
-      if (!row) continue;
-      const p = bp[i]!;
-      if (p !== lastP) {
-        lastP = p;
-        let pi = p < pIndex.length ? pIndex[p]! : -1;
-        if (pi === 0) {
-          pIndex[p] = pi = p === type || dict.key(p).startsWith(F) ? -1 : preds.push(p);
-        }
-        st = undefined;
-        if (pi > 0) {
-          st = row[pi - 1];
-          if (!st) row[pi - 1] = st = { refs: 0, literals: 0, scalars: new Set(), lang: false, refSets: new Map(), lastDt: '', lastScalar: 'String' };
-        }
-      }
-      if (!st) continue;
-      const o = bo[i]!;
-      const k = o < setOf.length ? setOf[o]! : 0;
-      if (k) { st.refs++; st.refSets.set(k - 1, (st.refSets.get(k - 1) ?? 0) + 1); continue; }
-      const key = dict.key(o);
-      if (key.charCodeAt(0) === 34 /* " literal */) tallyLiteral(st, key);
-      else st.refs++;
-    }
-  }
+  // One pass in SPOT order: per (class set, property) tallies.
+  const tally = new Tally(dict, type, setOf, sets.length);
+  for await (const b of view.scan({ g: 0 })) tally.batch(b);
+  const { table, preds } = tally;
   // Properties per class set, in the order the predicates were first met.
   const propsOf = table.map((r) => new Map<number, PropStats>(r.flatMap((x, pi) => (x ? [[preds[pi]!, x] as [number, PropStats]] : []))));
   // Fold class sets into classes: a class's property stats merge those of every set holding it.
@@ -197,6 +162,60 @@ export async function inferModel(view: DbView): Promise<InferredModel> {
     out.classes.push(cls);
   }
   return out;
+}
+
+/**
+ * The per-fact pass of inferModel, kept in a small synchronous method the engine optimises well.
+ * Predicates get dense indexes (pIndex[p] = index + 1, -1: not a field) so the work per fact is
+ * typed-array reads and, for values that are not typed nodes, the first characters of a key.
+ */
+class Tally {
+  readonly table: (PropStats | undefined)[][];
+  readonly preds: number[] = [];
+  private readonly pIndex: Int32Array;
+  private subject = -1;
+  private row: (PropStats | undefined)[] | undefined;
+  private lastP = -1;
+  private st: PropStats | undefined;
+
+  constructor(private readonly dict: DbView['dict'], private readonly type: number, private readonly setOf: Int32Array, sets: number) {
+    this.table = Array.from({ length: sets }, () => []);
+    this.pIndex = new Int32Array(dict.size);
+  }
+
+  batch(b: FactBatch): void {
+    const bs = b.s, bp = b.p, bo = b.o, setOf = this.setOf, pIndex = this.pIndex;
+    let { subject, row, lastP, st } = this;
+    for (let i = 0; i < b.n; i++) {
+      const s = bs[i]!;
+      if (s !== subject) {
+        subject = s;
+        lastP = -1;
+        const k = s < setOf.length ? setOf[s]! : 0;
+        row = k ? this.table[k - 1] : undefined;
+      }
+      if (!row) continue;
+      const p = bp[i]!;
+      if (p !== lastP) {
+        lastP = p;
+        let pi = p < pIndex.length ? pIndex[p]! : -1;
+        if (pi === 0) pIndex[p] = pi = p === this.type || this.dict.key(p).startsWith(F) ? -1 : this.preds.push(p);
+        st = undefined;
+        if (pi > 0) {
+          st = row[pi - 1];
+          if (!st) row[pi - 1] = st = { refs: 0, literals: 0, scalars: new Set(), lang: false, refSets: new Map(), lastDt: '', lastScalar: 'String' };
+        }
+      }
+      if (!st) continue;
+      const o = bo[i]!;
+      const k = o < setOf.length ? setOf[o]! : 0;
+      if (k) { st.refs++; st.refSets.set(k - 1, (st.refSets.get(k - 1) ?? 0) + 1); continue; }
+      const key = this.dict.key(o);
+      if (key.charCodeAt(0) === 34 /* " literal */) tallyLiteral(st, key);
+      else st.refs++;
+    }
+    this.subject = subject; this.row = row; this.lastP = lastP; this.st = st;
+  }
 }
 
 /**
