@@ -26,7 +26,7 @@ ex:a a ex:Person ; ex:name "Ann", "Anna"@en, "Anne"@fr ; ex:age 31 ; ex:knows ex
 ex:b a ex:Person ; ex:name "Bob" ; ex:age 40 ; ex:knows ex:a ; ex:tag "y" .
 ex:c a ex:Person ; ex:name "Cy" ; ex:age 25 ; ex:tag "z" .
 ex:d a ex:Person ; ex:name "Di" .
-ex:o1 a ex:Org ; ex:member ex:a, ex:b ; ex:size 3.5 .`;
+ex:o1 a ex:Org ; ex:member ex:a, ex:b ; ex:size 3.5 ; ex:site ex:web .`;
 const CTX = { ex: 'http://example.org/' };
 
 const QUERIES: [string, Record<string, unknown>?][] = [
@@ -39,7 +39,7 @@ const QUERIES: [string, Record<string, unknown>?][] = [
   ['{ persons(where: {knows: {IN: ["ex:b", "ex:c"]}, age: {LT: 40}}, offset: 1) { id } }'],
   ['query Q($id: ID!, $n: Int, $skip: Boolean!) { person(id: $id) { ...F knows(limit: $n) @skip(if: $skip) { id } } } fragment F on Person { __typename id name(lang: "fr,en") }', { id: 'ex:a', n: 1, skip: false }],
   ['query Q($id: ID!, $skip: Boolean!) { p: person(id: $id) { ... on Person { a: name b: name(orderBy: DESC) } knows @include(if: $skip) { id } } }', { id: 'ex:a', skip: false }],
-  ['{ orgs { size member(orderBy: [{field: id, direction: DESC}]) { id age } } missing: person(id: "ex:zz") { id } }'],
+  ['{ orgs { size site { id __typename } member(orderBy: [{field: id, direction: DESC}]) { id age } } missing: person(id: "ex:zz") { id } }'],
 ];
 
 function setup(): { view: DbView } {

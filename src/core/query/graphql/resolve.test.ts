@@ -43,14 +43,14 @@ describe('nested fields', () => {
     expect(otherReads.every((p) => p.s === undefined)).toBe(true);
   });
 
-  it('orders values ascending by default and descending on request, and applies limit', async () => {
+  it('orders values ascending by default and descending on request, applies limit, and gives untyped references as Resource ids', async () => {
     const view = viewFromRdf(`@prefix ex: <http://example.org/> .
-ex:a a ex:T ; ex:n 3, 10, 2 ; ex:r ex:c, ex:b .
+ex:a a ex:T ; ex:n 3, 10, 2 ; ex:r ex:c, ex:b ; ex:link ex:nowhere .
 ex:b a ex:T ; ex:n 1 .
 ex:c a ex:T ; ex:n 5 .`);
     const ctxJson = { ex: 'http://example.org/' };
     const d = buildDerivedSchema(await inferModel(view), ActiveContext.create(ctxJson));
-    const body = await runGraphQL(d, view, ctxJson, { query: '{ t(id: "ex:a") { asc: n desc: n(orderBy: DESC) top: n(orderBy: DESC, limit: 1) r { id } rd: r(orderBy: [{field: id, direction: DESC}]) { id } } }', explain: false, readOnly: false });
-    expect(body).toEqual({ data: { t: { asc: [2, 3, 10], desc: [10, 3, 2], top: [10], r: [{ id: 'ex:b' }, { id: 'ex:c' }], rd: [{ id: 'ex:c' }, { id: 'ex:b' }] } } });
+    const body = await runGraphQL(d, view, ctxJson, { query: '{ t(id: "ex:a") { asc: n desc: n(orderBy: DESC) top: n(orderBy: DESC, limit: 1) r { id } rd: r(orderBy: [{field: id, direction: DESC}]) { id } link { id __typename } } }', explain: false, readOnly: false });
+    expect(body).toEqual({ data: { t: { asc: [2, 3, 10], desc: [10, 3, 2], top: [10], r: [{ id: 'ex:b' }, { id: 'ex:c' }], rd: [{ id: 'ex:c' }, { id: 'ex:b' }], link: [{ id: 'ex:nowhere', __typename: 'Resource' }] } } });
   });
 });

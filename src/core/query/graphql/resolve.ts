@@ -22,8 +22,8 @@ import { compileRootQuery, type Plan } from './plan.js';
 import { longOut } from './scalars.js';
 import type { DerivedSchema, PublishedType, Resolvers } from './schema.js';
 
-/** A node as graphql-js passes it between resolvers; `id` is its dictionary id once looked up (-1: none). */
-export interface Node { term: Term; id?: number }
+/** A node as graphql-js passes it between resolvers; `sid` is its dictionary id once looked up (-1: none). */
+export interface Node { term: Term; sid?: number }
 
 /** One subject's facts in the default graph: value ids per predicate id, in index order. */
 type Facts = Map<number, number[]>;
@@ -174,8 +174,8 @@ export class RequestResolvers implements Resolvers {
   }
 
   private idOf(n: Node): number | undefined {
-    if (n.id === undefined) n.id = this.o.view.dict.idOf(n.term) ?? -1;
-    return n.id < 0 ? undefined : n.id;
+    if (n.sid === undefined) n.sid = this.o.view.dict.idOf(n.term) ?? -1;
+    return n.sid < 0 ? undefined : n.sid;
   }
 
   /** The facts of subject `s` in the default graph, read once per request. */
@@ -253,7 +253,7 @@ export class RequestResolvers implements Resolvers {
       }
     }
     if (limit !== undefined) terms = terms.slice(0, limit);
-    return terms.map((x) => (f.kind === 'ref' ? ({ term: x.term, id: x.id } satisfies Node) : this.output(f, x.term)));
+    return terms.map((x) => (f.kind === 'ref' ? ({ term: x.term, sid: x.id } satisfies Node) : this.output(f, x.term)));
   }
 
   /** A value as JSON per its GraphQL type (§11). */
