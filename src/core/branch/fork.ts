@@ -62,6 +62,7 @@ export async function createBranch(env: BranchEnv, name: string, branch: string,
   };
   if (!(await env.ns.compareAndSet(id, null, record))) throw ledgerExists(`branch ${id} already exists`);
   await adjustChildren(env, sourceId, +1);
+  if (record.index_t < record.commit_t) env.prepare(id);
   return { ledger_id: id, branch, source: sourceBranch, t: fork.t };
 }
 

@@ -105,6 +105,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       target.record = next;
       target.superseded = true;
       env.forget(target.id);
+      if (next.index_t < next.commit_t) env.prepare(target.id);
     }
   } catch (e) {
     base.dict.truncate(dictSize);

@@ -149,7 +149,10 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
         if (ok) return l;
       }
     }
-    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes, this.graph);
+    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes, this.graph).then((l) => {
+      this.indexInherited(l);
+      return l;
+    });
     this.loaded.set(id, p);
     try {
       return await p;
@@ -157,6 +160,16 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       this.loaded.delete(id);
       throw e;
     }
+  }
+
+  /**
+   * Load a branch in the background when its record starts above its index (a fork at an older
+   * commit or of a source with unindexed commits; a fast-forward or rebase), so its inherited
+   * commits are indexed (indexInherited) before its first read rather than during it.
+   */
+  prepare(id: string): void {
+    if (!this.opts.indexingEnabled) return;
+    void this.ledger(id).catch(() => undefined);
   }
 
   /** The ledger if it is loaded (or loading), else undefined; never loads. */
@@ -267,8 +280,25 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   /** Start a background index job when novelty passed reindex_min_bytes. */
   maybeIndex(ledger: Ledger): void {
-    if (!this.opts.indexingEnabled || ledger.indexing) return;
     if (ledger.novelty.bytes < this.opts.reindexMinBytes) return;
+    this.startIndexJob(ledger);
+  }
+
+  /**
+   * Start a background index job, whatever the novelty's size, when a just-loaded ledger's novelty
+   * holds commits it did not index itself: its index head was built for another branch (inherited
+   * at a fork, taken with a fast-forward or rebase) or, for a branch, it has none. Such novelty
+   * would otherwise stay until the branch's own writes pass reindex_min_bytes — forever for a
+   * branch that is only read — and every head query would pay for merging it (docs/branches.md).
+   */
+  private indexInherited(ledger: Ledger): void {
+    if (ledger.novelty.size === 0) return;
+    const own = ledger.tree ? ledger.tree.root.ledger_id === ledger.id : ledger.record.source_branch === undefined;
+    if (!own) this.startIndexJob(ledger);
+  }
+
+  private startIndexJob(ledger: Ledger): void {
+    if (!this.opts.indexingEnabled || ledger.indexing) return;
     ledger.indexing = runIndexJob(this, ledger)
       .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); })
       .finally(() => { ledger.indexing = null; this.maybeIndex(ledger); });
