@@ -96,6 +96,8 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
     if (move.index) { next.index_head_id = move.index.id; next.index_t = move.index.t; }
     if (head.cid !== expected.commit_head_id || move.index) {
       if (!(await env.ns.compareAndSet(target.id, expected, next))) throw commitConflict(`the head of ${target.id} moved during the operation; retry`);
+      // The branch's own index roots may now be on no record's chain (index-gc.ts decides).
+      if (expected.index_head_id !== next.index_head_id) env.retireIndex?.([expected.index_head_id]);
     }
     if (base === target) {
       target.record = next;

@@ -17,7 +17,12 @@ export interface WalkOptions {
   skip?: ReadonlySet<string>;
   /** Leave out objects that cannot be read instead of failing (hard drop of damaged storage). */
   tolerant?: boolean;
+  /** Memo of leaf CID → its history leaf's CID (leaves are immutable), sparing a leaf read per walk. */
+  histories?: Map<string, string | null>;
 }
+
+/** Most leaves a history memo keeps before it starts over. */
+const MAX_MEMO = 1_000_000;
 
 async function read(store: ContentStore, cid: string, tolerant: boolean): Promise<Uint8Array | null> {
   if (!tolerant) return store.get(CID.parse(cid));
@@ -45,9 +50,16 @@ export async function indexArtifacts(store: ContentStore, rootCid: string, opts:
       if (skip.has(c.cid) || seen.has(c.cid)) continue;
       seen.add(c.cid);
       leaves.push(c.cid);
-      const leaf = await read(store, c.cid, tolerant);
-      const h = leaf ? leafHistory(leaf) : null;
-      if (h && !skip.has(h.toString())) leaves.push(h.toString());
+      let h = opts.histories?.get(c.cid);
+      if (h === undefined) {
+        const leaf = await read(store, c.cid, tolerant);
+        h = leaf ? leafHistory(leaf)?.toString() ?? null : null;
+        if (leaf && opts.histories) {
+          if (opts.histories.size >= MAX_MEMO) opts.histories.clear();
+          opts.histories.set(c.cid, h);
+        }
+      }
+      if (h && !skip.has(h)) leaves.push(h);
     }
     branches.push(cid);
   };

@@ -56,20 +56,23 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
 
 /** Compare-and-set the index head (retrying while commits move the record), then install it. */
 export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: IndexTree): Promise<void> {
-  await ledger.lock.run(async () => {
+  const published = await ledger.lock.run(async () => {
     for (let attempt = 0; attempt < 16; attempt++) {
       const cur = await stores.ns.get(ledger.id);
-      if (!cur || cur.retracted || ledger.superseded) return; // a superseded chain's index fits no live head
-      if (cur.index_t > tree.t) return; // someone published a newer index
+      if (!cur || cur.retracted || ledger.superseded) return false; // a superseded chain's index fits no live head
+      if (cur.index_t > tree.t) return false; // someone published a newer index
       const next: NsRecord = { ...cur, index_head_id: tree.rootCid.toString(), index_t: tree.t };
       if (await stores.ns.compareAndSet(ledger.id, cur, next)) {
         if (sameRecordVersion(ledger.record, cur) || ledger.record.commit_head_id === cur.commit_head_id) ledger.record = next;
         ledger.installIndex(tree);
-        return;
+        return true;
       }
     }
-    throw new Error(`could not publish index for ${ledger.id}: nameservice kept changing`);
+    return null;
   });
+  // An index no record will name: its new objects are garbage (index-gc.ts).
+  if (published !== true) stores.retireIndex?.([tree.rootCid.toString()]);
+  if (published === null) throw new Error(`could not publish index for ${ledger.id}: nameservice kept changing`);
 }
 
 export { CID };

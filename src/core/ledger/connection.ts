@@ -20,6 +20,7 @@ import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
 import { CommitGraph } from '../branch/dag.js';
+import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 
 export interface ConnectionOptions {
@@ -37,6 +38,8 @@ export interface ConnectionOptions {
   termCacheBytes?: number;
   /** Where SPARQL SERVICE and LOAD <url> may reach (default: nowhere). */
   federation?: FederationOptions;
+  /** How long an index root no record names any more is kept before its objects are deleted (default 10 min). */
+  gcGraceMs?: number;
 }
 
 export type { DropResponse } from './drop.js';
@@ -65,6 +68,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly graph: CommitGraph;
   /** Branches a merge, rebase or revert is running on. */
   readonly maintenance = new Set<string>();
+  /** Collects index roots no record names any more. */
+  readonly gc: IndexGc;
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
   private readonly records = new Map<string, NsRecord | null>();
   private unsubscribe: (() => void) | null = null;
@@ -87,6 +92,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
     this.graph = new CommitGraph(this.content);
+    this.gc = new IndexGc(this.content, this.ns, opts.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
 
@@ -224,7 +230,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Bulk-load N-Triples / N-Quads text into an empty ledger (see transact/bulk-load.ts). */
   async bulkLoad(ledgerId: string, source: AsyncIterable<string | Uint8Array>, opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
     const ledger = await this.ledger(ledgerId);
-    return ledger.lock.run(() => bulkLoad(this, ledger, source, opts));
+    // Writer first, lock second: a sweep waits for writers, and no lock holder may wait for a sweep.
+    return this.gc.writing(() => ledger.lock.run(() => bulkLoad(this, ledger, source, opts)));
   }
 
   /** Ledger info document (http-api.md §2.7). */
@@ -299,7 +306,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   private startIndexJob(ledger: Ledger): void {
     if (!this.opts.indexingEnabled || ledger.indexing) return;
-    ledger.indexing = runIndexJob(this, ledger)
+    ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger))
       .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); })
       .finally(() => { ledger.indexing = null; this.maybeIndex(ledger); });
   }
@@ -308,15 +315,30 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   async reindex(ledgerId: string): Promise<{ ledger: string; index_t: number; index_id: string | null }> {
     const ledger = await this.ledger(ledgerId);
     if (ledger.indexing) await ledger.indexing;
-    if (ledger.novelty.size > 0 || !ledger.tree) await runIndexJob(this, ledger);
+    if (ledger.novelty.size > 0 || !ledger.tree) await this.gc.writing(() => runIndexJob(this, ledger));
     return { ledger: ledger.id, index_t: ledger.tree?.t ?? 0, index_id: ledger.record.index_head_id };
   }
 
-  /** Wait for background indexing of every loaded ledger (tests, shutdown). */
+  /** Index roots no record names any more: their objects are deleted after gcGraceMs (index-gc.ts). */
+  retireIndex(roots: readonly (string | null)[]): void {
+    this.gc.retire(roots);
+  }
+
+  /** Run deletes while no index writer of this connection runs. */
+  exclusively<T>(fn: () => Promise<T>): Promise<T> {
+    return this.gc.exclusively(fn);
+  }
+
+  /** Wait for background indexing of every loaded ledger and for due garbage collection (tests, shutdown). */
   async idle(): Promise<void> {
-    for (const p of this.loaded.values()) {
-      const l = await p.catch(() => null);
-      while (l?.indexing) await l.indexing;
+    for (;;) {
+      let waited = false;
+      for (const p of [...this.loaded.values()]) {
+        const l = await p.catch(() => null);
+        while (l?.indexing) { waited = true; await l.indexing; }
+      }
+      await this.gc.idle();
+      if (!waited) return;
     }
   }
 
@@ -335,6 +357,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Forget loaded state (tests) and close storage. */
   async close(): Promise<void> {
     await this.idle();
+    this.gc.close();
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.records.clear();
