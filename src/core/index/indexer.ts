@@ -16,8 +16,8 @@ import { IndexTree, type LeafRef } from './tree.js';
 /** Keys per dictionary chunk blob. */
 export const DICT_CHUNK_KEYS = 65_536;
 
-/** Run one index job for a ledger. */
-export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise<void> {
+/** Run one index job for a ledger; true when its index was published. */
+export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise<boolean> {
   // Capture a consistent state at one t under the write lock.
   const snap = await ledger.lock.run(async () => ({
     toT: ledger.head.t,
@@ -51,11 +51,11 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
   };
   const rootCid = await store.put(Codec.indexRoot, canonicalJsonBytes(root));
   const tree = new IndexTree(store, rootCid, root, leaves, stores.leafCache);
-  await publishIndex(stores, ledger, tree);
+  return publishIndex(stores, ledger, tree);
 }
 
-/** Compare-and-set the index head (retrying while commits move the record), then install it. */
-export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: IndexTree): Promise<void> {
+/** Compare-and-set the index head (retrying while commits move the record), then install it; false when it fits no live head. */
+export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: IndexTree): Promise<boolean> {
   const published = await ledger.lock.run(async () => {
     for (let attempt = 0; attempt < 16; attempt++) {
       const cur = await stores.ns.get(ledger.id);
@@ -73,6 +73,7 @@ export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: I
   // An index no record will name: its new objects are garbage (index-gc.ts).
   if (published !== true) stores.retireIndex?.([tree.rootCid.toString()]);
   if (published === null) throw new Error(`could not publish index for ${ledger.id}: nameservice kept changing`);
+  return published;
 }
 
 export { CID };

@@ -307,8 +307,12 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   private startIndexJob(ledger: Ledger): void {
     if (!this.opts.indexingEnabled || ledger.indexing) return;
     ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger))
-      .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); })
-      .finally(() => { ledger.indexing = null; this.maybeIndex(ledger); });
+      .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); return false; })
+      .then((published) => {
+        ledger.indexing = null;
+        // Not published: the ledger was superseded or dropped, and another job would fare no better.
+        if (published) this.maybeIndex(ledger);
+      });
   }
 
   /** Index now (the `/reindex` command): waits for a running job, then indexes what is left. */
