@@ -7,10 +7,11 @@
 import { CID } from 'multiformats/cid';
 import type { ContentStore } from '../store.js';
 import { leafHistory } from './leaf-codec.js';
-import { parseJsonNode, type BranchNode, type IndexRoot } from './root-codec.js';
+import { parseJsonNode, type BranchNode } from './root-codec.js';
+import { rootHeader, type RootHeader } from './root-headers.js';
 
 /** An index's objects in pack order: dictionaries and leaves, then branches (children first), the root last. */
-export interface IndexArtifacts { root: IndexRoot; objects: string[] }
+export interface IndexArtifacts { root: RootHeader; objects: string[] }
 
 export interface WalkOptions {
   /** Objects the receiver holds already: shared subtrees are skipped. */
@@ -33,9 +34,8 @@ async function read(store: ContentStore, cid: string, tolerant: boolean): Promis
 export async function indexArtifacts(store: ContentStore, rootCid: string, opts: WalkOptions = {}): Promise<IndexArtifacts | null> {
   const skip = opts.skip ?? new Set<string>();
   const tolerant = !!opts.tolerant;
-  const rootBytes = await read(store, rootCid, tolerant);
-  if (!rootBytes) return null;
-  const root = parseJsonNode<IndexRoot>(rootBytes, 'index root');
+  const root = await rootHeader(store, rootCid, tolerant);
+  if (!root) return null;
   const leaves: string[] = [];
   const branches: string[] = [];
   const seen = new Set<string>();
@@ -64,6 +64,6 @@ export async function indexArtifacts(store: ContentStore, rootCid: string, opts:
     branches.push(cid);
   };
   for (const top of Object.values(root.orders)) if (top) await walk(top);
-  const dicts = root.dict.chunks.filter((c) => !skip.has(c));
+  const dicts = root.chunks.filter((c) => !skip.has(c));
   return { root, objects: [...dicts, ...leaves, ...branches, ...(skip.has(rootCid) ? [] : [rootCid])] };
 }

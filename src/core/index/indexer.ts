@@ -12,6 +12,7 @@ import { sameRecordVersion, type NsRecord } from '../store.js';
 import { updateOrder, writeBranches } from './build.js';
 import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from './root-codec.js';
 import { IndexTree, type LeafRef } from './tree.js';
+import { rememberRoot } from './root-headers.js';
 
 /** Keys per dictionary chunk blob. */
 export const DICT_CHUNK_KEYS = 65_536;
@@ -50,6 +51,7 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
     prev_root: snap.tree ? snap.tree.rootCid.toString() : null,
   };
   const rootCid = await store.put(Codec.indexRoot, canonicalJsonBytes(root));
+  rememberRoot(rootCid.toString(), root);
   const tree = new IndexTree(store, rootCid, root, leaves, stores.leafCache);
   return publishIndex(stores, ledger, tree);
 }

@@ -70,6 +70,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly maintenance = new Set<string>();
   /** Collects index roots no record names any more. */
   readonly gc: IndexGc;
+  /** Background loads started by prepare() (idle() waits for them: they start index jobs). */
+  private readonly preparing = new Set<Promise<void>>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
   private readonly records = new Map<string, NsRecord | null>();
   private unsubscribe: (() => void) | null = null;
@@ -175,7 +177,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
    */
   prepare(id: string): void {
     if (!this.opts.indexingEnabled) return;
-    void this.ledger(id).catch(() => undefined);
+    const p: Promise<void> = this.ledger(id).then(() => undefined, () => undefined).finally(() => { this.preparing.delete(p); });
+    this.preparing.add(p);
   }
 
   /** The ledger if it is loaded (or loading), else undefined; never loads. */
@@ -336,7 +339,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Wait for background indexing of every loaded ledger and for due garbage collection (tests, shutdown). */
   async idle(): Promise<void> {
     for (;;) {
-      let waited = false;
+      let waited = this.preparing.size > 0;
+      await Promise.all([...this.preparing]);
       for (const p of [...this.loaded.values()]) {
         const l = await p.catch(() => null);
         while (l?.indexing) { waited = true; await l.indexing; }
