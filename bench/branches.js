@@ -14,8 +14,12 @@
  *      from `POST /branch` until that index is published is reported (`backIndexedMs`), and the
  *      comparison runs once it is. Measured as forked, and again after an explicit `/reindex` of
  *      the branches (which then finds nothing to do: a repeat of the same state); main is also
- *      measured a second time as its own series (`control`), whose ratio shows the run's noise.
- *      Target: branch / main ≤ 1.2. The connection runs with background indexing on, as a server does.
+ *      measured a second time as its own series (`control`), whose ratio shows the run's noise, and
+ *      `raw` is forked like `back` with the indexer off for the moment: it keeps the inherited
+ *      commits in novelty, as every such branch did before it was indexed (`rawRatio`, no target).
+ *      Target: branch / main ≤ 1.2 (wall time; the same ratios over each query's process CPU time,
+ *      which a busy box disturbs less, are printed as `cpuRatios`). The connection runs with
+ *      background indexing on, as a server does.
  *
  *   node bench/branches.js [--data bench/data/bsbm-2825.nt] [--reps 24] [--warmup 2]
  *
@@ -81,6 +85,12 @@ await createBranch(conn, NAME, 'back', 'main', `t:${forkT}`);
 const forkBackMs = +(performance.now() - t2).toFixed(2);
 const t3 = performance.now();
 const backLedger = await conn.ledger(`${NAME}:back`);
+// `raw`: forked like `back` but with the background indexer off for the moment, so it keeps the
+// inherited commits in novelty — what every such branch read like before it was indexed.
+conn.opts.indexingEnabled = false;
+await createBranch(conn, NAME, 'raw', 'main', `t:${forkT}`);
+await conn.ledger(`${NAME}:raw`);
+conn.opts.indexingEnabled = true;
 const openBackMs = +(performance.now() - t3).toFixed(1);
 while (backLedger.indexing) await backLedger.indexing;
 const backIndexedMs = +(performance.now() - t2).toFixed(1);
@@ -97,7 +107,7 @@ async function runQuery(ledger, text) {
   return rows;
 }
 // `control` queries main again as a separate series: its ratio to main is the noise floor of the run.
-const BRANCHES = ['main', 'old', 'back', 'control'];
+const BRANCHES = ['main', 'old', 'back', 'raw', 'control'];
 /** Every order of the series: what ran just before a query warms caches, so each series follows each other equally often. */
 const PERMS = (function perms(xs) {
   return xs.length <= 1 ? [xs] : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
@@ -109,26 +119,33 @@ const PERMS = (function perms(xs) {
  */
 async function compare() {
   const times = Object.fromEntries(BRANCHES.map((b) => [b, mix.map(() => [])]));
+  const cpu = Object.fromEntries(BRANCHES.map((b) => [b, mix.map(() => [])]));
   const rows = Object.fromEntries(BRANCHES.map((b) => [b, 0]));
   for (let rep = -WARMUP; rep < REPS; rep++) {
     for (const [qi, x] of mix.entries()) {
       for (const b of PERMS[(rep + WARMUP + 7 * qi) % PERMS.length]) {
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         const n = await runQuery(`${NAME}:${b === 'control' ? 'main' : b}`, x.text);
-        if (rep >= 0) { times[b][qi].push(performance.now() - t0); if (rep === 0) rows[b] += n; }
+        const ms = performance.now() - t0;
+        const c = process.cpuUsage(c0);
+        if (rep >= 0) { times[b][qi].push(ms); cpu[b][qi].push((c.user + c.system) / 1000); if (rep === 0) rows[b] += n; }
       }
     }
   }
-  const sum = (b) => +times[b].reduce((acc, ts) => acc + median(ts), 0).toFixed(2);
-  const out = { mainMixMs: sum('main'), oldMixMs: sum('old'), backMixMs: sum('back'), controlMixMs: sum('control'), rows };
+  const sum = (b, of = times) => +of[b].reduce((acc, ts) => acc + median(ts), 0).toFixed(2);
+  const out = { mainMixMs: sum('main'), oldMixMs: sum('old'), backMixMs: sum('back'), rawMixMs: sum('raw'), controlMixMs: sum('control'), rows };
   out.oldRatio = +(out.oldMixMs / out.mainMixMs).toFixed(2);
   out.backRatio = +(out.backMixMs / out.mainMixMs).toFixed(2);
+  out.rawRatio = +(out.rawMixMs / out.mainMixMs).toFixed(2);
   out.controlRatio = +(out.controlMixMs / out.mainMixMs).toFixed(2);
-  out.sameRows = rows.main === rows.old && rows.main === rows.back;
+  // CPU time of the process over each query (excludes time the busy box gave to other processes).
+  out.cpuRatios = Object.fromEntries(['old', 'back', 'raw', 'control'].map((b) => [b, +(sum(b, cpu) / sum('main', cpu)).toFixed(2)]));
+  out.sameRows = rows.main === rows.old && rows.main === rows.back && rows.main === rows.raw;
   return out;
 }
 // As forked (after the fork's background index job), against main's fresh index.
-const measured = { main: await state('main'), old: await state('old'), back: await state('back') };
+const measured = { main: await state('main'), old: await state('old'), back: await state('back'), raw: await state('raw') };
 const asForked = await compare();
 // After an explicit /reindex (nothing left to index after the fork's job: a repeat of the same state).
 await conn.reindex(`${NAME}:old`);
