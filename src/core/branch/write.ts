@@ -96,6 +96,8 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
     if (move.index) { next.index_head_id = move.index.id; next.index_t = move.index.t; }
     if (head.cid !== expected.commit_head_id || move.index) {
       if (!(await env.ns.compareAndSet(target.id, expected, next))) throw commitConflict(`the head of ${target.id} moved during the operation; retry`);
+      // The branch's own index roots may now be on no record's chain (index-gc.ts decides).
+      if (expected.index_head_id !== next.index_head_id) env.retireIndex?.([expected.index_head_id]);
     }
     if (base === target) {
       target.record = next;
@@ -105,6 +107,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       target.record = next;
       target.superseded = true;
       env.forget(target.id);
+      if (next.index_t < next.commit_t) env.prepare(target.id);
     }
   } catch (e) {
     base.dict.truncate(dictSize);

@@ -12,6 +12,7 @@ import { TermDict } from '../index/dict.js';
 import { Novelty } from '../index/novelty.js';
 import { parseJsonNode, type DictChunk, type IndexRoot } from '../index/root-codec.js';
 import { IndexTree, type LeafCache } from '../index/tree.js';
+import { rememberRoot } from '../index/root-headers.js';
 import { termKey, type NamedNode, type Term } from '../rdf/terms.js';
 import { rdf } from '../rdf/vocab.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
@@ -95,6 +96,7 @@ export class Ledger {
     if (record.index_head_id) {
       const rootCid = CID.parse(record.index_head_id);
       const root = parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root');
+      rememberRoot(record.index_head_id, root);
       // Branch nodes and dictionary chunks are independent reads: issue them together.
       const [tree, chunkBytes] = await Promise.all([
         IndexTree.fromRoot(store, rootCid, root, cache),
