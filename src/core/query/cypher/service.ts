@@ -19,8 +19,8 @@ export interface CypherBody { text: string; params: Record<string, Value>; conte
 
 /**
  * Read a body: a JSON envelope when its first non-space character is `{`, else raw text. Besides
- * `cypher` and `params`, the envelope's `@context` stands for the ledger's default context (§3)
- * while Ledgraph has no stored default contexts; other keys are ignored.
+ * `cypher` and `params`, the envelope's `@context` replaces the ledger's stored default context for
+ * this statement (§3); other keys are ignored.
  */
 export function readCypherBody(text: string): CypherBody {
   if (!text.trimStart().startsWith('{')) return { text, params: {} };
@@ -55,6 +55,11 @@ export function rowObjects(table: CypherTable, names: Names): Record<string, unk
   return table.rows.map((r) => Object.fromEntries(table.columns.map((c, i) => [c, jsonOf(r[i]!, names)])));
 }
 
+/** Names of a statement: the envelope's `@context`, else the ledger's stored default context (§3). */
+export async function namesFor(conn: Connection, body: CypherBody, ledger: string): Promise<Names> {
+  return new Names(body.context !== undefined ? body.context : await conn.defaultContext(ledger));
+}
+
 /** Run a read statement against the connection. */
 export async function runCypherRead(conn: Connection, body: CypherBody, req: CypherRequest): Promise<{ table: CypherTable; names: Names; ledgers: Record<string, number> }> {
   const stmt = parseCypher(body.text);
@@ -66,7 +71,7 @@ export async function runCypherRead(conn: Connection, body: CypherBody, req: Cyp
     ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
   };
-  const names = new Names(body.context ?? null);
+  const names = await namesFor(conn, body, req.ledger);
   const table = await runStatement(stmt, { g: new Graph(ctx), names, params: body.params, now: new Date() });
   return { table, names, ledgers: ds.ledgers };
 }
