@@ -5,15 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger, postText, startTestServer, type TestServer } from '../support/server.js';
 import { expectError, json } from './helpers.js';
+import { D, DATA } from './cypher-fixtures.js';
 
-const D = { '@vocab': 'http://example.org/', ex: 'http://example.org/', xsd: 'http://www.w3.org/2001/XMLSchema#' };
-const DATA = `@prefix ex: <http://example.org/> .  @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-ex:ana  a ex:Person ; ex:name "Ana" ; ex:age 34 ; ex:city "Lisbon" ; ex:tags "ops", "admin" ;
-        ex:KNOWS ex:ben, ex:caro ; ex:WORKS_AT ex:acme .
-ex:ben  a ex:Person ; ex:name "Ben" ; ex:age 27 ; ex:city "Porto" ; ex:KNOWS ex:caro ; ex:WORKS_AT ex:acme .
-ex:caro a ex:Person, ex:Admin ; ex:name "Caro" ; ex:age 41 ; ex:city "Lisbon" .
-ex:acme a ex:Company ; ex:name "Acme" ; ex:founded "1999-05-01"^^xsd:date .`;
-// Example 1's reifier, written as plain RDF (Cypher writes are not available yet).
+
+// Example 1's reifier, written as plain RDF here (test/server/cypher-write.test.ts writes it with Cypher).
 const REIFIER = `@prefix ex: <http://example.org/> . @prefix f: <https://ns.ledgraph.dev/> .
 _:r f:reifiesSubject ex:ana ; f:reifiesPredicate ex:WORKS_AT ; f:reifiesObject ex:acme ; ex:since 2019 .`;
 
@@ -233,11 +228,11 @@ describe('the README example', () => {
 });
 
 describe('OpenAPI', () => {
-  it('lists application/cypher on /query/{ledger} only; /update does not list it (writes are not available)', async () => {
+  it('lists application/cypher on /query/{ledger} and /update/{ledger} only', async () => {
     const spec = await json<{ paths: Record<string, { post: { requestBody: { content: Record<string, unknown> } } }> }>(await fetch(`${srv.url}/swagger.json`));
     expect(Object.keys(spec.paths['/v1/ledgraph/query/{ledger}']!.post.requestBody.content)).toContain('application/cypher');
     expect(Object.keys(spec.paths['/v1/ledgraph/query']!.post.requestBody.content)).not.toContain('application/cypher');
-    expect(Object.keys(spec.paths['/v1/ledgraph/update/{ledger}']!.post.requestBody.content)).not.toContain('application/cypher');
-    await expectError(await postText(`${srv.api}/update/social:main`, 'application/cypher', 'CREATE (n)'), 415, 'err:db/UnsupportedMediaType', 'Cypher writes');
+    expect(Object.keys(spec.paths['/v1/ledgraph/update/{ledger}']!.post.requestBody.content)).toContain('application/cypher');
+    expect(Object.keys(spec.paths['/v1/ledgraph/update']!.post.requestBody.content)).not.toContain('application/cypher');
   });
 });

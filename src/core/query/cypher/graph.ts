@@ -20,7 +20,14 @@ export const MAX_EXPANSIONS = 100_000;
 export class Graph {
   private facts = new Map<string, Map<string, Term[]>>();
   expansions = 0;
-  constructor(readonly ctx: QueryContext) {}
+  constructor(public ctx: QueryContext) {}
+
+  /** Read another state from now on (a write statement's overlay after its writes); drops cached facts. */
+  rebase(view: QueryContext['view']): void {
+    if (view === this.ctx.view) return;
+    this.ctx = { ...this.ctx, view };
+    this.facts.clear();
+  }
 
   /** Run an operator and collect its solutions. */
   async select(op: Op, variables: string[]): Promise<Binding[]> {

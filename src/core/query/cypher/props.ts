@@ -1,10 +1,19 @@
 /** Node facts as Cypher values: properties, labels and property maps (cypher.md §2, §4). */
+import type { Clause } from './ast.js';
 import { F_NODE, RDF_TYPE, type Graph } from './graph.js';
 import type { Names } from './names.js';
 import { fromTerm, mapV, orderCompare, type MapV, type NodeV, type Value } from './values.js';
 
 /** What expressions need besides the row. */
-export interface Env { g: Graph; names: Names; params: Record<string, Value>; now: Date; deleted?: Set<string> }
+export interface Env { g: Graph; names: Names; params: Record<string, Value>; now: Date; deleted?: Set<string>; writer?: ClauseWriter }
+
+/** Runs writing clauses (write.ts) inside a write statement; absent on reads. */
+export interface ClauseWriter {
+  /** Let reads see every write made so far. */
+  sync(): Promise<void>;
+  /** Run one writing clause over the rows; the rows after it (CREATE and MERGE bind variables). */
+  run(c: Extract<Clause, { k: 'create' | 'merge' | 'set' | 'remove' | 'delete' }>, rows: Map<string, Value>[], env: Env): Promise<Map<string, Value>[]>;
+}
 
 export const isObj = (v: Value): v is Exclude<Value, null | boolean | bigint | number | string | Value[]> => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const asNode = (v: Value): NodeV | undefined => (isObj(v) && v.t === 'node' ? v : undefined);

@@ -1,4 +1,4 @@
-/** Runs a parsed Cypher read statement clause by clause (cypher.md §5). */
+/** Runs a parsed Cypher statement clause by clause (cypher.md §5); writing clauses go to env.writer (§7). */
 import type { Clause, Statement } from './ast.js';
 import { evaluate, type Env } from './eval.js';
 import { matchRows, type Row } from './match.js';
@@ -11,9 +11,9 @@ import { checkScope } from './scope.js';
 /** The columns and rows of a statement's RETURN. */
 export interface CypherTable { columns: string[]; rows: Value[][] }
 
-function introduced(c: Extract<Clause, { k: 'match' }>): string[] {
+function introduced(c: Extract<Clause, { k: 'match' | 'create' | 'merge' }>): string[] {
   const out: string[] = [];
-  for (const p of c.patterns) {
+  for (const p of c.k === 'merge' ? [c.pattern] : c.patterns) {
     if (p.pathVar) out.push(p.pathVar);
     for (const n of p.nodes) if (n.v !== undefined) out.push(n.v);
     for (const r of p.rels) if (r.v !== undefined) out.push(r.v);
@@ -42,7 +42,14 @@ async function runSingle(clauses: Clause[], env: Env): Promise<CypherTable> {
   let vars: string[] = [];
   const ev = (e: Parameters<typeof evaluate>[0], row: Row) => evaluate(e, row, env);
   for (const c of clauses) {
+    await env.writer?.sync();
     switch (c.k) {
+      case 'create': case 'merge': case 'set': case 'remove': case 'delete': {
+        if (!env.writer) throw cypherError('SemanticError', `${c.k === 'delete' && c.detach ? 'DETACH DELETE' : c.k.toUpperCase()} is a writing clause: send write statements to /update`);
+        rows = await env.writer.run(c, rows, env);
+        if (c.k === 'create' || c.k === 'merge') vars = [...vars, ...introduced(c).filter((v) => !vars.includes(v))];
+        break;
+      }
       case 'match': {
         const fresh = introduced(c).filter((v) => !vars.includes(v));
         const exts = await matchRows(env.g, env.names, c.patterns, rows, ev);
