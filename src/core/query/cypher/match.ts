@@ -94,7 +94,8 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
   const out: Row[][] = rows.map(() => []);
   let op: Op = ops.length ? { type: 'join', inputs: ops } : { type: 'unit' };
   for (const f of filters) op = { type: 'filter', expr: f, input: op };
-  const vars = [...new Set([...nodeVar.values(), ...segs.flatMap((s) => [s.a, s.b, ...(s.pv ? [s.pv] : []), ...(s.dv ? [s.dv] : [])])])];
+  // Anonymous nodes with a non-constant property map are checked on the solutions, so they are projected too.
+  const vars = [...new Set([...nodeVar.values(), ...segs.flatMap((s) => [s.a, s.b, ...(s.pv ? [s.pv] : []), ...(s.dv ? [s.dv] : [])]), ...post.map((p) => p.node)])];
   let targets: number[][];
   if (shared.length) {
     const vrows: (Term | undefined)[][] = [];
