@@ -1,7 +1,7 @@
 /**
- * The property-graph view's reads (cypher.md §2): every lookup is an algebra operator run by the
- * one engine (executeQuery) over the request's view, so policy filtering applies as for SPARQL.
- * Facts of a node are fetched once per statement and cached.
+ * The property-graph view's reads (cypher.md §2): lookups are algebra operators run by the one
+ * engine (executeQuery) over the request's view, and a node's own facts a scan of that view, so
+ * policy filtering applies as for SPARQL. Facts of a node are fetched once per statement and cached.
  */
 import type { Op } from '../algebra/algebra.js';
 import { executeQuery, type QueryContext } from '../engine.js';
@@ -44,11 +44,21 @@ export class Graph {
     let m = this.facts.get(key);
     if (m) return m;
     m = new Map();
-    const rows = await this.select({ type: 'bgp', patterns: [{ s, p: variable('p'), o: variable('o') }] }, ['p', 'o']);
-    for (const r of rows) {
-      const p = r.p!.value;
-      const l = m.get(p);
-      if (l) l.push(r.o!); else m.set(p, [r.o!]);
+    // A direct scan of the view (policy views filter their scans): a node's facts are read for every
+    // row that touches its properties, and planning an engine query per node would cost more than the read.
+    const view = this.ctx.view;
+    const dict = view.dict;
+    const si = dict.idOf(s);
+    if (si !== undefined) {
+      const signal = this.ctx.signal;
+      for await (const b of view.scan({ g: 0, s: si }, signal ? { signal } : undefined)) {
+        for (let k = 0; k < b.n; k++) {
+          const p = dict.term(b.p[k]!).value;
+          const o = dict.term(b.o[k]!);
+          const l = m.get(p);
+          if (l) l.push(o); else m.set(p, [o]);
+        }
+      }
     }
     this.facts.set(key, m);
     return m;
