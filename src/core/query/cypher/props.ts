@@ -5,7 +5,11 @@ import type { Names } from './names.js';
 import { fromTerm, mapV, orderCompare, type MapV, type NodeV, type Value } from './values.js';
 
 /** What expressions need besides the row. */
-export interface Env { g: Graph; names: Names; params: Record<string, Value>; now: Date; deleted?: Set<string>; writer?: ClauseWriter }
+export interface Env {
+  g: Graph; names: Names; params: Record<string, Value>; now: Date; deleted?: Set<string>; writer?: ClauseWriter;
+  /** EXISTS extensions matched for many rows at once (run.ts batchExists), by expression and row. */
+  exists?: WeakMap<object, WeakMap<Map<string, Value>, Map<string, Value>[]>>;
+}
 
 /** Runs writing clauses (write.ts) inside a write statement; absent on reads. */
 export interface ClauseWriter {
