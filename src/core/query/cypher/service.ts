@@ -14,7 +14,8 @@ import { Names } from './names.js';
 import { parseCypher } from './parse.js';
 import { runStatement, type CypherTable } from './run.js';
 import { fromParam, jsonOf, type Value } from './values.js';
-import { isWriteStatement } from './ast.js';
+import { isWriteStatement, type Statement } from './ast.js';
+import { ByteLru } from '../../util/byte-lru.js';
 import type { Env } from './props.js';
 import { CypherWriter } from './write.js';
 import type { Receipt, TxnContext } from '../../transact/pipeline.js';
@@ -61,14 +62,29 @@ export function rowObjects(table: CypherTable, names: Names): Record<string, unk
   return table.rows.map((r) => Object.fromEntries(table.columns.map((c, i) => [c, jsonOf(r[i]!, names)])));
 }
 
+/** Parsed statements by text, and processed contexts by their JSON: clients repeat both, and neither is mutated. */
+const statements = new ByteLru<string, Statement>(4 * 1024 * 1024);
+const contexts = new ByteLru<string, Names>(1024 * 1024);
+
+/** Parse a statement, from the cache when the same text was parsed before. */
+export function parseCached(text: string): Statement {
+  let stmt = statements.get(text);
+  if (!stmt) statements.set(text, stmt = parseCypher(text), 2 * text.length * 8 + 256);
+  return stmt;
+}
+
 /** Names of a statement: the envelope's `@context`, else the ledger's stored default context (§3). */
 export async function namesFor(conn: Connection, body: CypherBody, ledger: string): Promise<Names> {
-  return new Names(body.context !== undefined ? body.context : await conn.defaultContext(ledger));
+  const ctx = body.context !== undefined ? body.context : await conn.defaultContext(ledger);
+  const key = JSON.stringify(ctx ?? null);
+  let names = contexts.get(key);
+  if (!names) contexts.set(key, names = new Names(ctx), 8 * key.length + 256);
+  return names;
 }
 
 /** Run a read statement against the connection. */
 export async function runCypherRead(conn: Connection, body: CypherBody, req: CypherRequest): Promise<{ table: CypherTable; names: Names; ledgers: Record<string, number> }> {
-  const stmt = parseCypher(body.text);
+  const stmt = parseCached(body.text);
   if (isWriteStatement(stmt)) throw cypherError('SemanticError', 'a write statement (CREATE, MERGE, SET, REMOVE, DELETE) on /query: send it to /update/<ledger>');
   const resolved = await resolveDataset(conn, {}, { defaultLedger: req.ledger });
   const ds = isRootPolicy(req.policy) ? resolved : (await restrictDataset(conn, resolved, req.policy)).ds;
@@ -100,7 +116,7 @@ export interface CypherWrite {
  * again from the start should the pipeline restage it. Any error stages nothing.
  */
 export async function prepareCypherWrite(conn: Connection, body: CypherBody, ledger: string): Promise<CypherWrite> {
-  const stmt = parseCypher(body.text);
+  const stmt = parseCached(body.text);
   if (!isWriteStatement(stmt)) throw cypherError('SemanticError', 'a statement without writing clauses on /update: send reads to /query/<ledger>');
   const names = await namesFor(conn, body, ledger);
   let table: CypherTable = { columns: [], rows: [] };
