@@ -11,6 +11,7 @@ import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
 import { XSD } from '../../rdf/vocab.js';
 import type { Expr, NodePat, PathPat, RelPat } from './ast.js';
 import { cypherError } from './errors.js';
+import { pushdownFilters } from './pushdown.js';
 import { F_NODE, RDF_TYPE, REIFIES, type Graph } from './graph.js';
 import type { Names } from './names.js';
 import { equals, fromTerm, keyOf, type NodeV, type PathV, type RelV, type Value } from './values.js';
@@ -36,8 +37,11 @@ export function toTerm(x: Value): Term | undefined {
 
 interface Seg { rel: RelPat; a: string; b: string; pv?: string; dv?: string; idx: number }
 
-/** Translate and run one MATCH clause for the given rows: for each input row, its extensions. */
-export async function matchRows(g: Graph, names: Names, patterns: PathPat[], rows: Row[], ev: Evaluate): Promise<Row[][]> {
+/**
+ * Translate and run one MATCH clause for the given rows: for each input row, its extensions. `where`
+ * (the clause's WHERE) lends its numeric comparisons as pre-filters; the caller still evaluates it.
+ */
+export async function matchRows(g: Graph, names: Names, patterns: PathPat[], rows: Row[], ev: Evaluate, where?: Expr): Promise<Row[][]> {
   const bound = new Set(rows.length ? [...rows[0]!.keys()] : []);
   const ops: Op[] = [];
   const filters: AExpr[] = [];
@@ -94,6 +98,9 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
   }
   // nodes must not be reifiers (§2.1 rule 3), nor the hidden f:Node marker matters for labels only
   for (const [, av] of nodeVar) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
+
+  // numeric comparisons of the WHERE prune in the engine (pre-filters; Cypher still checks every row)
+  filters.push(...await pushdownFilters(where, nodeVar, names, ev));
 
   // incoming bound node variables join through VALUES keyed by the row number
   const shared = [...nodeVar.keys()].filter((k) => bound.has(k));

@@ -75,7 +75,7 @@ async function runSingle(clauses: Clause[], env: Env): Promise<CypherTable> {
       }
       case 'match': {
         const fresh = introduced(c).filter((v) => !vars.includes(v));
-        const exts = await matchRows(env.g, env.names, c.patterns, rows, ev);
+        const exts = await matchRows(env.g, env.names, c.patterns, rows, ev, c.where);
         const cands = exts.map((es, i) => es.map((ext) => new Map([...rows[i]!, ...ext])));
         if (c.where) await batchExists(c.where, cands.flat(), env);
         const next: Row[] = [];

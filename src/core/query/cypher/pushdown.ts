@@ -1,0 +1,75 @@
+/**
+ * WHERE conjuncts pushed into a MATCH's algebra as pre-filters, so the engine prunes rows before the
+ * Cypher layer evaluates them (`p.price > $x`, `p.n1 < o.n1 + 120`). A pushed filter is only a
+ * necessary condition: a row it keeps is still checked by the exact Cypher evaluation, and it drops
+ * a row only when Cypher could not have found the conjunct true — the properties are present, every
+ * value involved is numeric (where SPARQL and Cypher arithmetic and comparison agree), and the
+ * comparison is false. Non-numeric or multi-valued properties keep the row for Cypher to decide.
+ */
+import type { Expr as AExpr, Op } from '../algebra/algebra.js';
+import { literal, namedNode, variable } from '../../rdf/terms.js';
+import { XSD } from '../../rdf/vocab.js';
+import type { Expr } from './ast.js';
+import type { Names } from './names.js';
+import type { Value } from './values.js';
+
+type Row = Map<string, Value>;
+
+const COMPARE: Record<string, string> = { '<': '<', '<=': '<=', '>': '>', '>=': '>=', '=': '=' };
+const ARITH = new Set(['+', '-', '*']);
+
+function conjuncts(e: Expr, out: Expr[]): void {
+  if (e.k === 'op' && e.op === 'AND') { conjuncts(e.args[0]!, out); conjuncts(e.args[1]!, out); } else out.push(e);
+}
+
+/**
+ * The pre-filters of `where` over node variables of the MATCH (`nodeVar`: Cypher name → algebra
+ * variable); `ev` evaluates parameters. Each is a FILTER EXISTS { property patterns FILTER(…) }.
+ */
+export async function pushdownFilters(where: Expr | undefined, nodeVar: Map<string, string>, names: Names, ev: (e: Expr, row: Row) => Promise<Value>): Promise<AExpr[]> {
+  if (!where) return [];
+  const parts: Expr[] = [];
+  conjuncts(where, parts);
+  const out: AExpr[] = [];
+  let k = 0;
+  for (const c of parts) {
+    if (c.k !== 'op' || !COMPARE[c.op]) continue;
+    const props: { av: string; iri: string; v: string }[] = [];
+    let numericConst = false;
+    const tr = async (e: Expr): Promise<AExpr | null> => {
+      switch (e.k) {
+        case 'lit': case 'param': {
+          const x = e.k === 'lit' ? (e.v as Value) : await ev(e, new Map()).catch(() => undefined);
+          if (typeof x === 'bigint') { numericConst = true; return { type: 'term', term: literal(x.toString(), XSD + 'integer') }; }
+          if (typeof x === 'number' && Number.isFinite(x)) { numericConst = true; return { type: 'term', term: literal(String(x), XSD + 'double') }; }
+          return null;
+        }
+        case 'prop': {
+          if (e.of.k !== 'var' || !nodeVar.has(e.of.name) || e.key === '@id') return null;
+          const v = `pd${k}_${props.length}`;
+          props.push({ av: nodeVar.get(e.of.name)!, iri: names.iri(e.key), v });
+          return { type: 'var', name: v };
+        }
+        case 'op': {
+          if (e.op === 'neg') { const a = await tr(e.args[0]!); return a && { type: 'call', fn: '-', args: [a] }; }
+          if (!ARITH.has(e.op)) return null;
+          const a = await tr(e.args[0]!), b = await tr(e.args[1]!);
+          return a && b ? { type: 'call', fn: e.op, args: [a, b] } : null;
+        }
+        default: return null;
+      }
+    };
+    const l = await tr(c.args[0]!), r = await tr(c.args[1]!);
+    if (!l || !r || !props.length || !numericConst) continue;
+    const cmp: AExpr = { type: 'call', fn: COMPARE[c.op]!, args: [l, r] };
+    const allNumeric = props.map((p): AExpr => ({ type: 'call', fn: 'isnumeric', args: [{ type: 'var', name: p.v }] }))
+      .reduce((a, b) => ({ type: 'call', fn: '&&', args: [a, b] }));
+    const op: Op = {
+      type: 'filter', expr: { type: 'call', fn: '||', args: [{ type: 'call', fn: '!', args: [allNumeric] }, cmp] },
+      input: { type: 'bgp', patterns: props.map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.v) })) },
+    };
+    out.push({ type: 'exists', not: false, op });
+    k++;
+  }
+  return out;
+}
