@@ -210,7 +210,7 @@ describe('procedures and UNION (§5)', () => {
 });
 
 describe('the README example', () => {
-  it('reads the demo ledger at the head and at t = 1', async () => {
+  it('stores the context, reads the demo ledger at the head and at t = 1, writes and deletes', async () => {
     await createLedger(srv, 'demo');
     const ctx = { ex: 'http://example.org/', schema: 'http://schema.org/' };
     const ins = await postText(`${srv.api}/insert/demo`, 'application/json', JSON.stringify({ '@context': ctx, '@graph': [
@@ -218,12 +218,19 @@ describe('the README example', () => {
       { '@id': 'ex:ben', '@type': 'ex:Person', 'schema:name': 'Ben', 'schema:age': 27 }] }));
     expect(ins.status).toBe(200);
     expect((await postText(`${srv.api}/insert/demo`, 'application/json', JSON.stringify({ '@context': ctx, '@id': 'ex:ben', 'schema:nick': 'B' }))).status).toBe(200);
+    const put = await fetch(`${srv.api}/context/demo`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: '{"@context": {"@vocab": "http://schema.org/", "ex": "http://example.org/"}}' });
+    expect(put.status).toBe(200);
     const r1 = await postText(`${srv.api}/query/demo`, 'application/cypher', JSON.stringify({
-      '@context': { '@vocab': 'http://schema.org/', ex: 'http://example.org/' },
       cypher: 'MATCH (p:`ex:Person`)-[:`ex:knows`]->(f) WHERE p.age > $min RETURN p.name AS name, collect(f.name) AS friends', params: { min: 30 } }));
     expect(await r1.text()).toBe('{"results":[{"columns":["name","friends"],"data":[{"row":["Ana",["Ben"]],"meta":[null,null]}]}]}');
-    const r2 = await postText(`${srv.api}/query/demo@t:1`, 'application/cypher', '{"@context": {"@vocab": "http://schema.org/"}, "cypher": "MATCH (p) RETURN p.name AS name, p.age AS age ORDER BY age"}');
+    const r2 = await postText(`${srv.api}/query/demo@t:1`, 'application/cypher', 'MATCH (p) RETURN p.name AS name, p.age AS age ORDER BY age');
     expect(await r2.text()).toBe('{"results":[{"columns":["name","age"],"data":[{"row":["Ben",27],"meta":[null,null]},{"row":["Ana",34],"meta":[null,null]}]}]}');
+    const w = await json<Record<string, unknown>>(await postText(`${srv.api}/update/demo`, 'application/cypher',
+      'MATCH (a:`ex:Person` {name: "Ana"}) CREATE (a)-[:`ex:knows` {since: 2019}]->(c:`ex:Person` {name: "Caro", age: 41}) RETURN id(c) AS caro'));
+    expect(w.results).toEqual([{ columns: ['caro'], data: [{ row: ['_:lg3-n0'], meta: [null] }] }]);
+    expect(w.receipt).toMatchObject({ ledger_id: 'demo:main', t: 3, flakes_added: 8, flakes_retracted: 0 });
+    expect(await json(await postText(`${srv.api}/update/demo`, 'application/cypher', 'MATCH (c {name: "Caro"}) DETACH DELETE c')))
+      .toMatchObject({ ledger_id: 'demo:main', t: 4, flakes_added: 0, flakes_retracted: 8 });
   });
 });
 
