@@ -100,7 +100,8 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
   for (const [, av] of nodeVar) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
 
   // numeric comparisons of the WHERE prune in the engine (pre-filters; Cypher still checks every row)
-  filters.push(...await pushdownFilters(where, nodeVar, names, ev));
+  const pushed = await pushdownFilters(where, nodeVar, names, ev);
+  for (const p of pushed) { ops.push({ type: 'bgp', patterns: p.patterns }); filters.push(p.expr); }
 
   // incoming bound node variables join through VALUES keyed by the row number
   const shared = [...nodeVar.keys()].filter((k) => bound.has(k));
@@ -125,6 +126,8 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     vars.push('__row');
     targets = [];
   } else targets = [rows.map((_, i) => i)];
+  // the pushed property variables are projected away again: the MATCH's own solutions, filtered
+  if (pushed.length) op = { type: 'distinct', input: { type: 'project', variables: vars, input: op } };
   const sols = await g.select(op, vars);
   for (const s of sols) {
     const rowIdx = shared.length ? [Number(s.__row!.value)] : targets[0]!;

@@ -5,8 +5,9 @@
  * a row only when Cypher could not have found the conjunct true — the properties are present, every
  * value involved is numeric (where SPARQL and Cypher arithmetic and comparison agree), and the
  * comparison is false. Non-numeric or multi-valued properties keep the row for Cypher to decide.
+ * The property reads become ordinary triple patterns, so the planner joins them as SPARQL's would.
  */
-import type { Expr as AExpr, Op } from '../algebra/algebra.js';
+import type { Expr as AExpr, TriplePattern } from '../algebra/algebra.js';
 import { literal, namedNode, variable } from '../../rdf/terms.js';
 import { XSD } from '../../rdf/vocab.js';
 import type { Expr } from './ast.js';
@@ -22,15 +23,20 @@ function conjuncts(e: Expr, out: Expr[]): void {
   if (e.k === 'op' && e.op === 'AND') { conjuncts(e.args[0]!, out); conjuncts(e.args[1]!, out); } else out.push(e);
 }
 
+/** A pushed conjunct: triple patterns reading the properties, and the filter over them. */
+export interface Pushed { patterns: TriplePattern[]; expr: AExpr }
+
 /**
  * The pre-filters of `where` over node variables of the MATCH (`nodeVar`: Cypher name → algebra
- * variable); `ev` evaluates parameters. Each is a FILTER EXISTS { property patterns FILTER(…) }.
+ * variable); `ev` evaluates parameters. The caller joins the patterns, applies the filters, and
+ * projects the property variables away again with DISTINCT, which keeps the MATCH's own solutions
+ * (a set) exactly: only those with some property values satisfying the filter remain.
  */
-export async function pushdownFilters(where: Expr | undefined, nodeVar: Map<string, string>, names: Names, ev: (e: Expr, row: Row) => Promise<Value>): Promise<AExpr[]> {
+export async function pushdownFilters(where: Expr | undefined, nodeVar: Map<string, string>, names: Names, ev: (e: Expr, row: Row) => Promise<Value>): Promise<Pushed[]> {
   if (!where) return [];
   const parts: Expr[] = [];
   conjuncts(where, parts);
-  const out: AExpr[] = [];
+  const out: Pushed[] = [];
   let k = 0;
   for (const c of parts) {
     if (c.k !== 'op' || !COMPARE[c.op]) continue;
@@ -64,11 +70,10 @@ export async function pushdownFilters(where: Expr | undefined, nodeVar: Map<stri
     const cmp: AExpr = { type: 'call', fn: COMPARE[c.op]!, args: [l, r] };
     const allNumeric = props.map((p): AExpr => ({ type: 'call', fn: 'isnumeric', args: [{ type: 'var', name: p.v }] }))
       .reduce((a, b) => ({ type: 'call', fn: '&&', args: [a, b] }));
-    const op: Op = {
-      type: 'filter', expr: { type: 'call', fn: '||', args: [{ type: 'call', fn: '!', args: [allNumeric] }, cmp] },
-      input: { type: 'bgp', patterns: props.map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.v) })) },
-    };
-    out.push({ type: 'exists', not: false, op });
+    out.push({
+      patterns: props.map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.v) })),
+      expr: { type: 'call', fn: '||', args: [{ type: 'call', fn: '!', args: [allNumeric] }, cmp] },
+    });
     k++;
   }
   return out;
