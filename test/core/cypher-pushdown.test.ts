@@ -38,6 +38,11 @@ describe('pushed-down comparisons', () => {
     // "a" < "a" + 1 = "a1": true in Cypher although nothing is numeric
     expect(await ids('MATCH (p:T), (q:T) WHERE p.s < q.s + 1 AND p <> q RETURN id(p), id(q)')).toEqual([['ex:a', 'ex:b']]);
   });
+  it('IS NOT NULL holds for literal values only (an IRI value is a relationship)', async () => {
+    expect(await ids('MATCH (p:T) WHERE p.s IS NOT NULL RETURN id(p) ORDER BY id(p)')).toEqual([['ex:a'], ['ex:b']]);
+    expect(await ids('MATCH (p:T) WHERE p.m IS NOT NULL RETURN id(p)')).toEqual([]);
+    expect(await ids('MATCH (p:T) WHERE p.n IS NOT NULL AND p.n > 2 RETURN id(p) ORDER BY id(p)')).toEqual([['ex:a'], ['ex:e'], ['ex:f']]);
+  });
   it('OPTIONAL MATCH with a pushed comparison still yields the null row', async () => {
     expect(await ids('MATCH (p {`@id`: "ex:f"}) OPTIONAL MATCH (p)-[:m]->(q) WHERE q.n > 100 RETURN id(p), q')).toEqual([['ex:f', null]]);
   });

@@ -1,6 +1,6 @@
 /**
  * WHERE conjuncts pushed into a MATCH's algebra as pre-filters, so the engine prunes rows before the
- * Cypher layer evaluates them (`p.price > $x`, `p.n1 < o.n1 + 120`). A pushed filter is only a
+ * Cypher layer evaluates them (`p.price > $x`, `p.n1 < o.n1 + 120`, `p.name IS NOT NULL`). A pushed filter is only a
  * necessary condition: a row it keeps is still checked by the exact Cypher evaluation, and it drops
  * a row only when Cypher could not have found the conjunct true — the properties are present, every
  * value involved is numeric (where SPARQL and Cypher arithmetic and comparison agree), and the
@@ -39,6 +39,15 @@ export async function pushdownFilters(where: Expr | undefined, nodeVar: Map<stri
   const out: Pushed[] = [];
   let k = 0;
   for (const c of parts) {
+    // `n.k IS NOT NULL` holds exactly when the node has a literal value for k.
+    if (c.k === 'op' && c.op === 'IS NOT NULL' && c.args[0]!.k === 'prop' && c.args[0]!.of.k === 'var' && nodeVar.has(c.args[0]!.of.name) && c.args[0]!.key !== '@id') {
+      const v = `pd${k++}_0`;
+      out.push({
+        patterns: [{ s: variable(nodeVar.get(c.args[0]!.of.name)!), p: namedNode(names.iri(c.args[0]!.key)), o: variable(v) }],
+        expr: { type: 'call', fn: 'isliteral', args: [{ type: 'var', name: v }] },
+      });
+      continue;
+    }
     if (c.k !== 'op' || !COMPARE[c.op]) continue;
     const props: { av: string; iri: string; v: string }[] = [];
     let numericConst = false;
