@@ -27,6 +27,24 @@ export class Graph {
     if (view === this.ctx.view) return;
     this.ctx = { ...this.ctx, view };
     this.facts.clear();
+    this.reifierFacts = undefined;
+  }
+
+  private reifierFacts: boolean | undefined;
+
+  /**
+   * Whether the view holds any reifier (an `f:reifiesSubject` fact in the default graph): without
+   * one, patterns need no filter keeping reifiers out of nodes.
+   */
+  async hasReifiers(): Promise<boolean> {
+    if (this.reifierFacts !== undefined) return this.reifierFacts;
+    const view = this.ctx.view;
+    const p = view.dict.idOf(namedNode(REIFIES.s));
+    let found = false;
+    if (p !== undefined) {
+      for await (const b of view.scan({ g: 0, p })) { if (b.n > 0) { found = true; break; } }
+    }
+    return (this.reifierFacts = found);
   }
 
   /** Run an operator and collect its solutions. */

@@ -97,7 +97,9 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     }
   }
   // nodes must not be reifiers (§2.1 rule 3), nor the hidden f:Node marker matters for labels only
-  for (const [, av] of nodeVar) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
+  if (await g.hasReifiers()) {
+    for (const [, av] of nodeVar) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
+  }
 
   // numeric comparisons of the WHERE prune in the engine (pre-filters; Cypher still checks every row)
   const pushed = await pushdownFilters(where, nodeVar, names, ev);
@@ -136,6 +138,7 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     const alts = await expandSegments(g, names, segs, s, patterns, ev, base);
     for (const ri of rowIdx) {
       for (const ext of alts) {
+        if (!post.length) { out[ri]!.push(ext); continue; }
         const full = new Map([...rows[ri]!, ...ext]);
         let ok = true;
         for (const p of post) {
@@ -238,6 +241,22 @@ type Ext = { row: Row; used: Set<string>; path: Map<number, { nodes: NodeV[]; re
 
 /** Per engine solution: the rows after relationship, reifier and trail expansion. */
 async function expandSegments(g: Graph, names: Names, segs: Seg[], s: Record<string, Term>, patterns: PathPat[], ev: Evaluate, base: Row): Promise<Row[]> {
+  // Fixed hops with neither relationship variables, property maps nor path variables: the row is the
+  // solution's nodes, provided no two hops bind the same base fact (relationship uniqueness).
+  if (segs.every((sg) => !sg.rel.range && sg.rel.v === undefined && !sg.rel.props.length) && !patterns.some((pp) => pp.pathVar !== undefined)) {
+    if (segs.length > 1) {
+      const keys = new Set<string>();
+      for (const seg of segs) {
+        const a = s[seg.a]!, b = s[seg.b]!;
+        const out = !seg.dv || s[seg.dv]!.value === 'out' ? seg.rel.dir !== 'in' : false;
+        const [st, en] = seg.rel.dir === 'in' ? [b, a] : seg.dv ? (out ? [a, b] : [b, a]) : [a, b];
+        const k = `${st.termType[0]}${st.value}\u0001${s[seg.pv!]!.value}\u0001${en.termType[0]}${en.value}`;
+        if (keys.has(k)) return [];
+        keys.add(k);
+      }
+    }
+    return [base];
+  }
   let exts: Ext[] = [{ row: base, used: new Set(), path: new Map() }];
   for (const seg of segs) {
     const a = s[seg.a]!, b = s[seg.b]!;
