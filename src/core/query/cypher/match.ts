@@ -108,7 +108,11 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
   // incoming bound node variables join through VALUES keyed by the row number
   const shared = [...nodeVar.keys()].filter((k) => bound.has(k));
   const out: Row[][] = rows.map(() => []);
-  let op: Op = ops.length ? { type: 'join', inputs: ops.map((o) => withConstants(o, consts)) } : { type: 'unit' };
+  // Every plain triple pattern in one BGP, as SPARQL's would be: the planner orders them together
+  // (index nested loops from the most selective) instead of joining separately evaluated patterns.
+  const triples = ops.flatMap((o) => (o.type === 'bgp' ? o.patterns : []));
+  const merged: Op[] = [...(triples.length ? [{ type: 'bgp' as const, patterns: triples }] : []), ...ops.filter((o) => o.type !== 'bgp')];
+  let op: Op = merged.length ? { type: 'join', inputs: merged.map((o) => withConstants(o, consts)) } : { type: 'unit' };
   for (const [variable, term] of consts) binds.push({ variable, term });
   for (const b of binds) op = { type: 'extend', variable: b.variable, expr: { type: 'term', term: b.term }, input: op };
   for (const f of filters) op = { type: 'filter', expr: f, input: op };
