@@ -27,7 +27,35 @@ export class Graph {
     if (view === this.ctx.view) return;
     this.ctx = { ...this.ctx, view };
     this.facts.clear();
+    this.values.clear();
     this.reifierFacts = undefined;
+  }
+
+  /** Objects of single (subject, predicate) pairs read so far. */
+  private values = new Map<string, Term[]>();
+
+  /**
+   * The objects of (s, p), stored order: a scan of that pair only, so reading one property of many
+   * nodes does not decode every fact of each (from the node's facts when those were read already).
+   */
+  async valuesOf(s: Term, p: string): Promise<Term[]> {
+    const whole = this.facts.get(s.termType[0] + s.value);
+    if (whole) return whole.get(p) ?? [];
+    const key = s.termType[0] + s.value + '\u0001' + p;
+    let out = this.values.get(key);
+    if (out) return out;
+    out = [];
+    const view = this.ctx.view;
+    const dict = view.dict;
+    const si = dict.idOf(s), pi = dict.idOf(namedNode(p));
+    if (si !== undefined && pi !== undefined) {
+      const signal = this.ctx.signal;
+      for await (const b of view.scan({ g: 0, s: si, p: pi }, signal ? { signal } : undefined)) {
+        for (let k = 0; k < b.n; k++) out.push(dict.term(b.o[k]!));
+      }
+    }
+    this.values.set(key, out);
+    return out;
   }
 
   private reifierFacts: boolean | undefined;

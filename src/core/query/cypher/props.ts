@@ -24,16 +24,14 @@ export const asNode = (v: Value): NodeV | undefined => (isObj(v) && v.t === 'nod
 
 /** The property `key` (an IRI) of a node: null, the value, or the sorted list of several (§4). */
 export async function nodeProp(env: Env, n: NodeV, iri: string): Promise<Value> {
-  const facts = await env.g.factsOf(n.id);
-  const vals = (facts.get(iri) ?? []).filter((t) => t.termType === 'Literal').map(fromTerm);
+  const vals = (await env.g.valuesOf(n.id, iri)).filter((t) => t.termType === 'Literal').map(fromTerm);
   if (!vals.length) return null;
   return vals.length === 1 ? vals[0]! : vals.sort(orderCompare);
 }
 
 /** A node's labels (names, sorted; f:Node hidden). */
 export async function labelsOf(env: Env, n: NodeV): Promise<string[]> {
-  const facts = await env.g.factsOf(n.id);
-  return (facts.get(RDF_TYPE) ?? []).filter((t) => t.termType === 'NamedNode' && t.value !== F_NODE).map((t) => env.names.name(t.value)).sort();
+  return (await env.g.valuesOf(n.id, RDF_TYPE)).filter((t) => t.termType === 'NamedNode' && t.value !== F_NODE).map((t) => env.names.name(t.value)).sort();
 }
 
 /** A node's or reifier's properties as a sorted map (multi-valued → list). */
