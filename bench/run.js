@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | churn | jsonld | policy | http | isolation | peer | replication | storage | soak | all (all but soak)
+ *   suites     load | query | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
@@ -42,7 +42,7 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
-  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js',
+  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js', cypher: 'cypher.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);

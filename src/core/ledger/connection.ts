@@ -22,6 +22,7 @@ import { Ledger } from './ledger.js';
 import { CommitGraph } from '../branch/dag.js';
 import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
+import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
 
 export interface ConnectionOptions {
   /** Novelty size that starts a background index job (default 100,000 bytes). */
@@ -98,14 +99,14 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
 
-  /** Create a ledger with its genesis commit (t = 0); 409 when it exists. */
-  async create(ledgerId: string): Promise<CreateResponse> {
+  /** Create a ledger with its genesis commit (t = 0) and optional default context; 409 when it exists. */
+  async create(ledgerId: string, opts: { context?: unknown } = {}): Promise<CreateResponse> {
     const id = normalizeLedgerId(ledgerId);
     const { name, branch } = splitLedgerId(id);
     if (await this.ns.get(id)) throw ledgerExists(`ledger ${id} already exists`);
     const record: NsRecord = {
       ledger_id: id, name, branch, commit_head_id: null, commit_t: 0, index_head_id: null, index_t: 0,
-      default_context: null, config_id: null, retracted: false,
+      default_context: await storeDefaultContext(this.content, opts.context ?? null), config_id: null, retracted: false,
     };
     const ledger = Ledger.blank(this.content, record, this.opts.termCacheBytes);
     ledger.graph = this.graph;
@@ -114,6 +115,16 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     ledger.record = next;
     this.loaded.set(id, Promise.resolve(ledger));
     return { ledger: id, t: 0, 'tx-id': cid, commit: { commit_id: cid } };
+  }
+
+  /** A ledger's stored default JSON-LD context, or null (see default-context.ts). */
+  defaultContext(ledgerRef: string): Promise<unknown> {
+    return defaultContextOf(this, ledgerRef);
+  }
+
+  /** Replace (null: clear) a ledger's stored default context. */
+  setDefaultContext(ledgerId: string, context: unknown): Promise<DefaultContextChange> {
+    return setDefaultContext(this, ledgerId, context);
   }
 
   /** The nameservice record of a ledger id, from the feed-maintained cache. */

@@ -153,6 +153,8 @@ export class Ledger {
   /** Apply commits another process published after our head (a peer sharing the storage). */
   async catchUp(ns: NameService): Promise<void> {
     const rec = await ns.get(this.id);
+    // A default context replaced by another process: adopt it, so our next publish expects it.
+    if (rec && rec.default_context !== this.record.default_context) this.record = { ...this.record, default_context: rec.default_context };
     if (!rec || !rec.commit_head_id || rec.commit_head_id === this.head.cid) return;
     if (this.superseded || rec.commit_t <= this.t) throw moved(this.id);
     try {

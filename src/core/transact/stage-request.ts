@@ -13,6 +13,7 @@ import type { Op } from '../query/algebra/algebra.js';
 import { badRequest } from '../errors.js';
 import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
 import { defaultGraph } from '../rdf/terms.js';
+import { stageHandle } from './stage-program.js';
 import { evaluateWhere, looseMatches, type Solution, type WhereLimits } from './where-eval.js';
 
 /**
@@ -39,6 +40,9 @@ export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: n
       break;
     case 'sparql-update':
       await stageSparqlUpdate(stager, db, req.ops, t, inputs, limits);
+      break;
+    case 'program':
+      await req.run(stageHandle(stager, db, t, inputs, limits));
       break;
   }
   return stager;

@@ -3,6 +3,7 @@
  * pipeline: parsed, IRI-expanded, but not yet resolved against the ledger. Blank nodes carry their
  * document labels; the pipeline renames them to `lg<T>-<label>` once T is known.
  */
+import type { DbView } from '../index/view.js';
 import type { Op } from '../query/algebra/algebra.js';
 import type { BlankNode, DefaultGraph, NamedNode, Term, Variable } from '../rdf/terms.js';
 
@@ -58,6 +59,20 @@ export interface TxnOpts {
   defaultAllow?: boolean;
 }
 
+/** What a `program` request works with while its commit is staged (transact/stage-program.ts). */
+export interface StageHandle {
+  /** The t of the commit being staged. */
+  readonly t: number;
+  /** The request's query limits (signal, deadline, fuel). */
+  readonly limits: { signal?: AbortSignal | undefined; deadline?: number | undefined; maxFuel?: number | undefined };
+  /** The state before the transaction plus everything staged so far, restricted to what the writer may view. */
+  view(): Promise<DbView>;
+  /** Stage an assertion (asserting a current fact stages nothing). */
+  assert(q: TxnQuad): Promise<void>;
+  /** Stage a retraction (retracting an absent fact stages nothing; an assertion staged earlier cancels). */
+  retract(q: TxnQuad): Promise<void>;
+}
+
 /** One operation of a SPARQL 1.1 Update request (W3C SPARQL 1.1 Update §3). */
 export type UpdateOperation =
   | { type: 'insertData'; quads: TxnQuad[] }
@@ -99,6 +114,11 @@ export type TxnRequest =
       /** Named graphs visible to WHERE (USING NAMED / `fromNamed`). */
       usingNamed?: NamedNode[];
     }
+  /**
+   * A front end that reads and stages as it goes (Cypher writes): `run` is called while the commit is
+   * staged, under the ledger's write lock, and may be called again when the head moved. One commit.
+   */
+  | { kind: 'program'; run: (h: StageHandle) => Promise<void>; meta: MetaEntry[]; opts: TxnOpts }
   /** A SPARQL Update request: operations in order, each seeing the effects of the ones before; one commit. */
   | { kind: 'sparql-update'; ops: UpdateOperation[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**

@@ -7,6 +7,7 @@ import type { RouteGroup } from '../app.js';
 import type { Registrar, ServerState } from '../server-context.js';
 import { authRoutes } from '../auth/index.js';
 import { adminRoutes } from './admin.js';
+import { contextRoutes } from './context.js';
 import { branchRoutes } from './branches.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
@@ -34,6 +35,7 @@ export const REGISTRARS: readonly Registrar[] = [
   queryAdmissionRoutes,
   diagnosticsRoutes,
   adminRoutes,
+  contextRoutes,
   branchRoutes,
   writeRoutes,
   dataRoutes,

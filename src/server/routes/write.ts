@@ -5,7 +5,7 @@
  * serialises per ledger and retries a moved head itself (16 attempts, then 409).
  */
 import type { Context } from 'hono';
-import { badRequest, isLedgraphError, unsupportedMediaType } from '../../core/errors.js';
+import { badRequest, isLedgraphError } from '../../core/errors.js';
 import type { Connection } from '../../core/ledger/connection.js';
 import { normalizeLedgerId, parseLedgerRef } from '../../core/ledger/ledger-id.js';
 import { parseSparqlUpdate } from '../../core/query/sparql/update.js';
@@ -24,6 +24,7 @@ import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
 import { writePolicyOpts } from '../auth/index.js';
 import { parseMaxFuel } from '../query-headers.js';
+import { cypherUpdate } from './cypher.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -35,7 +36,7 @@ const DATA_TYPES = [...JSONLD_TYPES, ...RDF_TYPES];
 const SPARQL_UPDATE = 'application/sparql-update';
 const FORM = 'application/x-www-form-urlencoded';
 const CYPHER = 'application/cypher';
-const UPDATE_TYPES = [...JSONLD_TYPES, SPARQL_UPDATE, FORM];
+const UPDATE_TYPES = [...JSONLD_TYPES, SPARQL_UPDATE, FORM, CYPHER];
 
 const USING_GRAPH = 'using-graph-uri';
 const USING_NAMED = 'using-named-graph-uri';
@@ -214,9 +215,8 @@ const RECEIPT = 'Commit receipt {ledger_id, t, timestamp, commit_id, previous_co
  * form with `update=` (and the using-* parameters from the URL and the form).
  */
 export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response> {
-  // Cypher has its own 415 until a Cypher engine lands; it is not listed as accepted.
   if (parseMediaType(c.req.header('Content-Type'))?.type === CYPHER) {
-    throw unsupportedMediaType('Cypher writes (application/cypher) are not available on this server yet; use JSON-LD or SPARQL UPDATE');
+    return cypherUpdate(c, ctx, (ledger, req, tx) => commitWrite(c, ctx, ledger, req, tx));
   }
   const ct = requireMediaType(c, UPDATE_TYPES, 'update');
   const bytes = await readBytes(c);
@@ -224,6 +224,7 @@ export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response
   if (JSONLD_TYPES.includes(ct)) {
     rejectUsing(c, 'a JSON-LD update');
     const json = parseJsonText(text);
+    if (typeof (json as { cypher?: unknown } | null)?.cypher === 'string') throw badRequest('this looks like a Cypher envelope {"cypher", "params"}: send it with Content-Type: application/cypher');
     const ledger = requireLedger(c, json);
     const req = await parseJsonLdTxn(json, 'update', jsonLdOptions(c));
     return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json, rawBody: bytes }));
@@ -251,15 +252,17 @@ export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response
 export const writeRoutes: Registrar = (api, ctx) => {
   const update = (c: Ctx) => handleUpdate(c, ctx);
   const updateSpec = (path: string) => ({
-    method: 'POST' as const, path, tag: 'write', summary: 'Update: JSON-LD where/delete/insert or SPARQL UPDATE',
-    description: 'JSON-LD bodies without where/delete/insert/values are inserts. Turtle and TriG are not accepted here (use insert or upsert).',
+    method: 'POST' as const, path, tag: 'write', summary: 'Update: JSON-LD where/delete/insert, SPARQL UPDATE, or a Cypher write statement',
+    description: 'JSON-LD bodies without where/delete/insert/values are inserts. Turtle and TriG are not accepted here (use insert or upsert). '
+      + 'application/cypher (raw text or {"cypher", "params"}) needs the ledger in the path; a trailing RETURN adds the result envelope beside the receipt.',
     query: [
       LEDGER_PARAM, CONTEXT_PARAM, BASE_PARAM,
       { name: USING_GRAPH, repeatable: true, description: 'SPARQL UPDATE only: the WHERE default graph of every DELETE/INSERT ... WHERE (as USING)' },
       { name: USING_NAMED, repeatable: true, description: 'SPARQL UPDATE only: the WHERE named graphs (as USING NAMED)' },
     ],
-    headers: [LEDGER_HEADER_PARAM],
-    requestTypes: [...JSONLD_TYPES, SPARQL_UPDATE, FORM],
+    headers: [LEDGER_HEADER_PARAM, { name: 'Idempotency-Key', description: 'Cypher writes: replays the stored response (24 h) for the same key and body' }],
+    // Cypher has no dataset clause: only the path form accepts it (cypher.md §1).
+    requestTypes: path.includes('{ledger}') ? UPDATE_TYPES : UPDATE_TYPES.filter((t) => t !== CYPHER),
     responses: { 200: RECEIPT, ...WRITE_ERRORS },
   });
   route(api, ctx.table, updateSpec('/update'), update);
