@@ -118,7 +118,7 @@ export type TxnRequest =
    * A front end that reads and stages as it goes (Cypher writes): `run` is called while the commit is
    * staged, under the ledger's write lock, and may be called again when the head moved. One commit.
    */
-  | { kind: 'program'; run: (h: StageHandle) => Promise<void>; meta: MetaEntry[]; opts: TxnOpts }
+  | { kind: 'program'; run: (h: StageHandle) => Promise<void>; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /** A SPARQL Update request: operations in order, each seeing the effects of the ones before; one commit. */
   | { kind: 'sparql-update'; ops: UpdateOperation[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
