@@ -21,6 +21,7 @@ import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
 import { admitNovelty } from './novelty-limits.js';
 import type { NsRecord } from '../store.js';
 import type { WriteEnv } from '../ledger/stores.js';
+import { nextTurn } from '../util/next-turn.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
 import { stageRequest } from './stage-request.js';
 import type { TxnRequest } from './txn-request.js';
@@ -50,6 +51,13 @@ export async function writeGenesis(env: WriteEnv, ledger: Ledger): Promise<{ cid
   ledger.applyCommit(data, cid.toString(), bytes);
   return { cid: cid.toString(), record: { ...ledger.record, commit_head_id: cid.toString(), commit_t: 0 } };
 }
+
+/**
+ * A commit with more flakes than this gives the event loop a turn between its synchronous steps
+ * (listing, encoding, interning): each is linear in the flakes, and a delta near reindex_max_bytes
+ * takes a few hundred ms per step on a quiet machine.
+ */
+const BIG_COMMIT_FLAKES = 4096;
 
 /** Most requests committed together in one publish. */
 const MAX_BATCH = 64;
@@ -267,9 +275,12 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
         signal: ctx.signal,
         deadline: ctx.whereTimeoutMs ? Date.now() + ctx.whereTimeoutMs : undefined,
         maxFuel: fuels.length ? Math.min(...fuels) : undefined,
+        maxDeltaBytes: env.opts.reindexMaxBytes,
       };
       const stager = await stageRequest(view, ledger, req, t + 1, limits, ctx.identity);
       const flakes = stager.flakes();
+      const big = flakes.length > BIG_COMMIT_FLAKES;
+      if (big) await nextTurn();
       if (flakes.length === 0) {
         // Nothing changed: no commit, the receipt names the head (jsonld-transactions.md §2).
         unchanged.push({ w, t, cid, time });
@@ -289,10 +300,12 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       const encoded = encodeCommit(data, ns);
       const delta = encoded.bytes.length;
       admitNovelty(env, ledger, base.pendingBytes + ownBytes, delta);
+      if (big) await nextTurn();
       const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
       const events = stager.idFlakes(t + 1);
+      if (big) await nextTurn();
       prepared.push({
         w, t: t + 1, time: commitTime, prevCid: cid, cid: commitCid, data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, txnBytes,
         asserts, retracts, events, newGraphs: new Map(stager.newGraphs),
