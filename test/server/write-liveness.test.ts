@@ -96,4 +96,25 @@ describe('write liveness', () => {
       await small.close();
     }
   }, 60_000);
+
+  it('a storage error while publishing settles the writes of the group instead of leaving them waiting', async () => {
+    await createLedger(srv, 'cas');
+    const ns = srv.conn.ns;
+    const cas = ns.compareAndSet.bind(ns);
+    ns.compareAndSet = async () => { throw new Error('EIO: the disk went away'); };
+    let first: { status: number; text: string };
+    try {
+      // Before the fix the publish rejected inside the pipeline and these requests never answered.
+      first = await Promise.race([
+        timed(postText(`${srv.api}/insert/cas`, 'text/turtle', `<${EX}a> <${EX}p> "1" .`)),
+        new Promise<never>((_, fail) => setTimeout(() => fail(new Error('the write did not answer within 10 s')), 10_000)),
+      ]);
+    } finally {
+      ns.compareAndSet = cas;
+    }
+    expect(first.status, first.text).toBe(500);
+    expect(first.text).not.toContain('EIO');
+    const r = await json<{ t: number }>(await postText(`${srv.api}/insert/cas`, 'text/turtle', `<${EX}b> <${EX}p> "2" .`));
+    expect(r.t).toBe(1);
+  }, 30_000);
 });
