@@ -7,23 +7,23 @@ import type { DbView } from '../index/view.js';
 import { whereView, writePolicyInputs, type PolicyInputs } from '../policy/index.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { blankNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
-import { Stager } from './stage.js';
+import { Stager, type StageOptions } from './stage.js';
 import type { GraphName, GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from './txn-request.js';
 import type { Op } from '../query/algebra/algebra.js';
 import { badRequest } from '../errors.js';
 import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
 import { defaultGraph } from '../rdf/terms.js';
 import { stageHandle } from './stage-program.js';
-import { evaluateWhere, looseMatches, type Solution, type WhereLimits } from './where-eval.js';
+import { checkWhereLimits, evaluateWhere, looseMatches, type Solution, type WhereLimits } from './where-eval.js';
 
 /**
  * Stage a whole request; blank nodes get their ledger labels `lg<T>-<label>`. Staging reads the
  * unrestricted snapshot (it must see what it retracts); an update's WHERE reads only what the
  * writer's identity may view (policy.md §6), so a permitted write cannot copy hidden values.
  */
-export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, limits: WhereLimits = {}, identity?: string | null): Promise<Stager> {
+export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, limits: WhereLimits & StageOptions = {}, identity?: string | null): Promise<Stager> {
   const inputs = writePolicyInputs(req.opts, identity);
-  const stager = new Stager(db, db.nextGraphId);
+  const stager = new Stager(db, db.nextGraphId, { maxDeltaBytes: limits.maxDeltaBytes });
   const rename = (label: string) => blankNode(`lg${t}-${label}`);
   switch (req.kind) {
     case 'insert':
@@ -125,6 +125,10 @@ async function stageUpdate(stager: Stager, db: DbView, req: ModifySpec, t: numbe
     await applyTemplate(stager, tpl, {}, op, (l) => blankNode(`lg${t}-${l}`));
   }
   for (let k = 0; k < solutions.length; k++) {
+    // Applying the templates is part of the update's WHERE work: the same deadline, signal and
+    // turns of the event loop bound it (a solution that stages nothing still costs scans).
+    await stager.breathe();
+    checkWhereLimits(limits);
     const sol = solutions[k]!;
     // Blank nodes in templates are fresh per solution.
     const fresh = (l: string) => blankNode(solutions.length === 1 ? `lg${t}-${l}` : `lg${t}-${l}-${k}`);
