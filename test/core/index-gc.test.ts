@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryContentStore, MemoryNameService } from '../../storage/index.js';
-import { Connection } from './connection.js';
-import { IndexGc } from './index-gc.js';
-import { runIndexJob } from '../index/indexer.js';
-import { literal, namedNode } from '../rdf/terms.js';
-import { Codec } from '../commit/cid.js';
+import { MemoryContentStore, MemoryNameService } from '../../src/storage/index.js';
+import { Connection } from '../../src/core/ledger/connection.js';
+import { IndexGc } from '../../src/core/ledger/index-gc.js';
+import { runIndexJob } from '../../src/core/index/indexer.js';
+import { literal, namedNode } from '../../src/core/rdf/terms.js';
+import { Codec } from '../../src/core/commit/cid.js';
 import { CID } from 'multiformats/cid';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
