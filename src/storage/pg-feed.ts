@@ -21,7 +21,7 @@ export function parseSnapshot(text: string, atMs: number): FeedCursor {
   return { xmax, xip: xip === '' ? [] : xip.split(','), atMs };
 }
 
-interface ChangeRow { seq: string; ledger_id: string; kind: NsChange['kind']; record: NsRecord | null; origin: string }
+interface ChangeRow { seq: string; ledger_id: string; kind: NsChange['kind']; record: NsRecord | null }
 
 /** What the feed needs from its nameservice. */
 export interface PgFeedOptions {
@@ -104,7 +104,8 @@ export class PgFeed {
     };
     client.on('error', onLost);
     client.on('end', onLost);
-    client.on('notification', () => this.kick());
+    // A server's own changes were emitted as they were made: its own NOTIFYs need no re-read.
+    client.on('notification', (n) => { if (n.payload !== this.o.origin) this.kick(); });
     try {
       await client.connect();
       await client.query(`LISTEN ${ident(this.o.channel)}`);
@@ -148,9 +149,7 @@ export class PgFeed {
       for (const record of await this.o.list()) this.o.emit({ ledger_id: record.ledger_id, kind: 'update', record });
     }
     this.cursor = next;
-    for (const r of rows) {
-      if (r.origin !== this.o.origin) this.o.emit({ ledger_id: r.ledger_id, kind: r.kind, record: r.record });
-    }
+    for (const r of rows) this.o.emit({ ledger_id: r.ledger_id, kind: r.kind, record: r.record });
   }
 
   /** The rows invisible to `from` and visible now, in sequence order, read in one snapshot (paged). */
@@ -162,9 +161,9 @@ export class PgFeed {
       const rows: ChangeRow[] = [];
       for (let after = '0'; ;) {
         const page = await c.query<ChangeRow>(
-          `SELECT seq, ledger_id, kind, record, origin FROM ${this.o.s}.changes
-           WHERE (xid >= $1::xid8 OR xid = ANY($2::xid8[])) AND seq > $3 ORDER BY seq LIMIT ${PAGE}`,
-          [from.xmax, from.xip, after]);
+          `SELECT seq, ledger_id, kind, record FROM ${this.o.s}.changes
+           WHERE (xid >= $1::xid8 OR xid = ANY($2::xid8[])) AND seq > $3 AND origin <> $4 ORDER BY seq LIMIT ${PAGE}`,
+          [from.xmax, from.xip, after, this.o.origin]);
         rows.push(...page.rows);
         if (page.rows.length < PAGE) break;
         after = page.rows[page.rows.length - 1]!.seq;

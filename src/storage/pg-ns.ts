@@ -81,8 +81,9 @@ export class PgNameService implements NameService {
     this.channel = `ledgraph_ns_${schema}`.slice(0, 63);
     this.lockKey = `ledgraph_ns:${schema}`;
     this.retentionMs = opts.changeRetentionMs ?? 3_600_000;
-    // Asynchronous commit is safe here: a NOTIFY carries nothing, and losing one costs a poll's delay.
-    this.notifySql = `BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify(${literal(this.channel)}, ''); COMMIT`;
+    // Asynchronous commit is safe here: a NOTIFY carries only who wrote (so a server ignores its
+    // own), and losing one costs a poll's delay.
+    this.notifySql = `BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify(${literal(this.channel)}, ${literal(this.origin)}); COMMIT`;
     this.changes = new PgFeed({
       pool: this.pool, connectionString, s: this.s, channel: this.channel, origin: this.origin,
       pollMs: opts.pollMs ?? 5000, reconnectMs: opts.reconnectDelayMs ?? 100, retentionMs: this.retentionMs,
