@@ -186,6 +186,26 @@ describe.skipIf(why !== null)('PostgreSQL nameservice', () => {
       expect(seen.length).toBe(3);
     });
 
+    it('a feed cursor older than half the log retention announces every record as it is now', async () => {
+      const s = schema();
+      const writer = await openNs(s);
+      const watcher = await openNs(s, { pollMs: 600_000, changeRetentionMs: 2000 });
+      await writer.compareAndSet('a:main', null, rec('a:main'));
+      const seen: NsChange[] = [];
+      watcher.subscribe((c) => seen.push(c));
+      await until(() => watcher.listenerPid !== null);
+      await new Promise((r) => setTimeout(r, 1200)); // the cursor ages past 1 s: rows it missed may be pruned
+      const b = rec('b:main');
+      await writer.compareAndSet('b:main', null, b);
+      await until(() => seen.length >= 3);
+      await watcher.refresh();
+      expect(seen).toEqual([
+        { ledger_id: 'a:main', kind: 'update', record: rec('a:main') },
+        { ledger_id: 'b:main', kind: 'update', record: b },
+        { ledger_id: 'b:main', kind: 'create', record: b },
+      ]);
+    });
+
     it('concurrent writers on many ledgers: a watcher hears every change exactly once, each ledger in order', async () => {
       const s = schema();
       const writers = [await openNs(s), await openNs(s)];
