@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserPeerCase, buildPeerLibrary } from './browser-peer-case.js';
+import { browserPeerDirectCase } from './browser-peer-direct-case.js';
 import { w3cCase } from './w3c-case.js';
 import { serveStatic } from './static-server.js';
 import { closeExplorerServer, explorerCases } from './explorer-cases.js';
@@ -94,6 +95,7 @@ cases.push({
 });
 
 cases.push(browserPeerCase);
+cases.push(browserPeerDirectCase);
 cases.push(w3cCase);
 // The web explorer against a real server (e2e/explorer-cases.js).
 cases.push(...explorerCases, ...explorerMoreCases);

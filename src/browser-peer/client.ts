@@ -24,6 +24,12 @@ export interface BrowserPeerOptions {
   ledger: string;
   /** IndexedDB database name prefix (default `ledgraph-peer`). */
   database?: string;
+  /**
+   * Read objects straight from the server's object store when it vends credentials
+   * (`GET /storage/credentials`), through the storage proxy otherwise or on any failure; default
+   * true. The bucket needs a CORS rule allowing GET from the page's origin.
+   */
+  directReads?: boolean;
 }
 
 /** A query failure as the worker reported it. */
@@ -78,7 +84,7 @@ export async function openBrowserPeer(opts: BrowserPeerOptions): Promise<Browser
     worker.postMessage({ ...req, id } as WorkerRequest);
   });
   const api = opts.url.replace(/\/+$/, '') + (opts.apiBase ?? '/v1/ledgraph');
-  const opened = (await call({ op: 'open', api, token: opts.token ?? null, ledger: opts.ledger, database: opts.database ?? 'ledgraph-peer' })) as { ledger: string; t: number };
+  const opened = (await call({ op: 'open', api, token: opts.token ?? null, ledger: opts.ledger, database: opts.database ?? 'ledgraph-peer', directReads: opts.directReads ?? true })) as { ledger: string; t: number };
 
   const chunks = (q: string, o: QueryOptions, onFormat: (f: string) => void): AsyncIterable<string> => ({
     [Symbol.asyncIterator]() {

@@ -13,6 +13,7 @@ import { writeSparqlJson } from '../core/query/results/sparql-json.js';
 import { runSparql } from '../core/query/sparql-service.js';
 import type { NsRecord } from '../core/store.js';
 import { openPeer, type Peer } from '../peer/open-peer.js';
+import { FetchS3Reader } from '../peer/s3-fetch-reader.js';
 import { IdbContentStore } from '../storage/indexeddb-store.js';
 import type { WireError, WorkerMessage, WorkerRequest } from './protocol.js';
 
@@ -35,6 +36,7 @@ async function open(m: Extract<WorkerRequest, { op: 'open' }>): Promise<unknown>
   peer = openPeer({
     api: m.api, cache: new IdbContentStore(m.database), storageToken: m.token, eventsToken: m.token,
     ledgers: [m.ledger], subscribeAll: false,
+    openDirectStore: m.directReads ? (c) => new FetchS3Reader(c) : null,
     records: { seed, save: (r) => { void set(r.ledger_id, r, records); } },
   });
   peer.follower.onChange((id, t) => post({ id: 0, kind: 'change', ledger: id, t }));

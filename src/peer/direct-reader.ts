@@ -4,7 +4,8 @@
  * straight from the bucket with them; anything the bucket cannot give (credentials not vended —
  * a 404 —, an object missing there, access denied, an unreachable endpoint) is answered by the
  * storage proxy instead. Platform-neutral: the object-store client is injected (`openStore`; in
- * Node an S3 ContentStore, see storage/s3-vend.ts), and every object is verified by that store.
+ * Node an S3 ContentStore, see storage/s3-vend.ts; in browsers presigned GETs over fetch, see
+ * s3-fetch-reader.ts), and every object is verified by that store.
  */
 import type { CID } from 'multiformats/cid';
 import type { ProxyClient, VendedCredentials } from './proxy-client.js';

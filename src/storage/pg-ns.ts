@@ -1,20 +1,29 @@
 /**
  * The PostgreSQL NameService (Node, `pg`): one row per `name:branch`, compare-and-set as one
- * conditional UPDATE (or INSERT … ON CONFLICT DO NOTHING), and a change feed over LISTEN/NOTIFY
- * backed by a change log table, so a subscriber that missed a NOTIFY (dropped connection, restart)
- * re-reads the log from the last change it delivered instead of losing it.
+ * conditional UPDATE (or INSERT … ON CONFLICT DO NOTHING) that also appends to a change log, in one
+ * statement and one round trip, and a change feed over LISTEN/NOTIFY backed by that log (pg-feed.ts),
+ * so a subscriber that missed a NOTIFY (dropped connection, restart) re-reads what it missed.
+ *
+ * Throughput: no lock is held across a commit, so compare-and-sets of different records from a
+ * pool of connections commit concurrently and PostgreSQL merges their WAL flushes (group commit).
+ * The NOTIFY is therefore not part of the compare-and-set's transaction: PostgreSQL serializes
+ * notifying transactions on one lock held through their commit's WAL flush, which would undo the
+ * grouping. It is sent right after, coalesced, in a transaction of its own that need not wait for
+ * its flush (it carries no data: listeners re-read the log, and the poll covers a lost one).
  */
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { isLedgraphError, storageError } from '../core/errors.js';
 import type { NameService, NsChange, NsRecord } from '../core/store.js';
 import { ChangeFeed, byLedgerId, changeKind, checkRecord, cloneRecord } from './memory-store.js';
+import { PgFeed } from './pg-feed.js';
+import { ident, literal, retryRead } from './pg-util.js';
 
 /** Options of the PostgreSQL nameservice. */
 export interface PgNameServiceOptions {
   /** Schema holding the tables (created when missing); default `ledgraph`. */
   schema?: string;
-  /** Pool size; default 10. */
+  /** Pool size; default 16 (compare-and-sets of different records commit concurrently, one per connection). */
   maxConnections?: number;
   /** Re-read the change log this often even without a NOTIFY (ms); default 5000. */
   pollMs?: number;
@@ -37,25 +46,17 @@ const MIGRATIONS: ((s: string) => string)[] = [
       seq bigserial PRIMARY KEY, ledger_id text NOT NULL, kind text NOT NULL,
       record jsonb, origin text NOT NULL, at timestamptz NOT NULL DEFAULT now());
     CREATE INDEX ON ${s}.changes (at);`,
+  // The writing transaction's id, for the feed's snapshot cursor (pg-feed.ts).
+  (s) => `
+    ALTER TABLE ${s}.changes ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id();
+    CREATE INDEX ON ${s}.changes (xid);`,
 ];
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
-/** True for errors that mean the connection (not the statement) failed, so a read may be retried. */
-function connectionLost(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
-  return (code !== undefined && CONNECTION_CODES.has(code)) || /Connection terminated|not queryable/i.test(String((e as Error).message));
-}
-
 const fail = (what: string, e: unknown) => (isLedgraphError(e) ? e : storageError(`nameservice (PostgreSQL): ${what}: ${(e as Error).message}`));
-const ident = (name: string) => '"' + name.replace(/"/g, '""') + '"';
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-interface ChangeRow { seq: string; ledger_id: string; kind: NsChange['kind']; record: NsRecord | null; origin: string }
 
 /**
- * Nameservice records in PostgreSQL. Writers serialize on one transaction-scoped advisory lock so
- * change-log sequence numbers commit in order, which is what lets a reader resume from "the last
- * sequence number I delivered" without skipping a change that committed late.
+ * Nameservice records in PostgreSQL. A compare-and-set is one autocommit statement: the record's
+ * conditional write and its change-log row commit together, durably, before it is acknowledged.
  */
 export class PgNameService implements NameService {
   private readonly pool: pg.Pool;
@@ -63,31 +64,31 @@ export class PgNameService implements NameService {
   private readonly channel: string;
   private readonly lockKey: string;
   private readonly origin = randomUUID();
-  private readonly feed = new ChangeFeed((active) => this.watching(active));
-  private readonly pollMs: number;
-  private readonly reconnectMs: number;
+  private readonly changes: PgFeed;
+  private readonly feed = new ChangeFeed((active) => this.changes.watching(active));
   private readonly retentionMs: number;
-  private listener: pg.Client | null = null;
-  private active = false;
-  private lastSeq = 0;
-  private catching: Promise<void> | null = null;
-  private again = false;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly notifySql: string;
+  private notifying: Promise<void> | null = null;
+  private notifyAgain = false;
+  private readonly background = new Set<Promise<unknown>>();
   private writes = 0;
-  private lockId = 0; // hashtext(lockKey), an integer, so BEGIN and the lock go as one simple query
-  /** Times the LISTEN connection was re-established (tests and /status read it). */
-  reconnects = 0;
 
-  private constructor(private readonly connectionString: string, readonly schema: string, opts: PgNameServiceOptions) {
-    this.pool = new pg.Pool({ connectionString, max: opts.maxConnections ?? 10 });
+  private constructor(connectionString: string, readonly schema: string, opts: PgNameServiceOptions) {
+    this.pool = new pg.Pool({ connectionString, max: opts.maxConnections ?? 16 });
     // An idle pooled connection dropped by the server must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
     this.s = ident(schema);
     this.channel = `ledgraph_ns_${schema}`.slice(0, 63);
     this.lockKey = `ledgraph_ns:${schema}`;
-    this.pollMs = opts.pollMs ?? 5000;
-    this.reconnectMs = opts.reconnectDelayMs ?? 100;
     this.retentionMs = opts.changeRetentionMs ?? 3_600_000;
+    // Asynchronous commit is safe here: a NOTIFY carries only who wrote (so a server ignores its
+    // own), and losing one costs a poll's delay.
+    this.notifySql = `BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify(${literal(this.channel)}, ${literal(this.origin)}); COMMIT`;
+    this.changes = new PgFeed({
+      pool: this.pool, connectionString, s: this.s, channel: this.channel, origin: this.origin,
+      pollMs: opts.pollMs ?? 5000, reconnectMs: opts.reconnectDelayMs ?? 100, retentionMs: this.retentionMs,
+      emit: (c) => this.feed.emit(c), list: () => this.list(),
+    });
   }
 
   /** Connect, create or migrate the schema, and return the nameservice. */
@@ -119,7 +120,6 @@ export class PgNameService implements NameService {
       if (rows.length === 0) await c.query(`INSERT INTO ${this.s}.schema_version VALUES ($1)`, [MIGRATIONS.length]);
       else await c.query(`UPDATE ${this.s}.schema_version SET version = $1`, [MIGRATIONS.length]);
       await c.query('COMMIT');
-      this.lockId = Number((await c.query<{ k: number }>('SELECT hashtext($1) AS k', [this.lockKey])).rows[0]!.k);
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {});
       throw e;
@@ -128,15 +128,12 @@ export class PgNameService implements NameService {
     }
   }
 
-  /** A read, retried once when the connection (not the statement) failed, e.g. after a server restart. */
+  /** A read, retried when the connection (not the statement) failed, e.g. after a server restart. */
   private async read<R extends pg.QueryResultRow>(what: string, sql: string, params: unknown[]): Promise<R[]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await this.pool.query<R>(sql, params)).rows;
-      } catch (e) {
-        if (attempt < 2 && connectionLost(e)) { await sleep(50 * (attempt + 1)); continue; }
-        throw fail(what, e);
-      }
+    try {
+      return await retryRead(async () => (await this.pool.query<R>(sql, params)).rows);
+    } catch (e) {
+      throw fail(what, e);
     }
   }
 
@@ -185,31 +182,42 @@ export class PgNameService implements NameService {
   }
 
   /**
-   * Run one record change and log it, in one transaction under the writers' advisory lock; the
-   * NOTIFY is delivered at commit. Not retried on a lost connection: the change may have committed.
+   * Run one record change and log it, as one statement (its own transaction, committed durably
+   * before this resolves), then announce it. Not retried on a lost connection: it may have committed.
    */
   private async change(what: string, write: string, params: unknown[], kind: NsChange['kind']): Promise<boolean> {
     const n = params.length;
-    const sql = `WITH w AS (${write}),
-      c AS (INSERT INTO ${this.s}.changes (ledger_id, kind, record, origin) SELECT ledger_id, $${n + 1}, record, $${n + 2} FROM w RETURNING seq)
-      SELECT seq, pg_notify($${n + 3}, seq::text) FROM c`;
-    let c: pg.PoolClient | undefined;
+    const sql = `WITH w AS (${write})
+      INSERT INTO ${this.s}.changes (ledger_id, kind, record, origin) SELECT ledger_id, $${n + 1}, record, $${n + 2} FROM w RETURNING seq`;
+    let rows: unknown[];
     try {
-      c = await this.pool.connect();
-      // One round trip for both (a simple query without parameters; lockId is an integer).
-      await c.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lockId})`);
-      const { rows } = await c.query(sql, [...params, kind, this.origin, this.channel]);
-      if (rows.length > 0 && ++this.writes % 256 === 0) {
-        await c.query(`DELETE FROM ${this.s}.changes WHERE at < now() - make_interval(secs => $1)`, [this.retentionMs / 1000]);
-      }
-      await c.query('COMMIT');
-      return rows.length > 0;
+      rows = (await this.pool.query(sql, [...params, kind, this.origin])).rows;
     } catch (e) {
-      await c?.query('ROLLBACK').catch(() => {});
       throw fail(what, e);
-    } finally {
-      c?.release();
     }
+    if (rows.length === 0) return false;
+    this.announce();
+    if (++this.writes % 256 === 0) {
+      this.track(this.pool.query(`DELETE FROM ${this.s}.changes WHERE at < now() - make_interval(secs => $1)`, [this.retentionMs / 1000]));
+    }
+    return true;
+  }
+
+  /**
+   * NOTIFY the other servers that the log grew. Coalesced: one NOTIFY in flight at a time, and one
+   * more after it when changes committed meanwhile (so every change is followed by a NOTIFY sent after its commit).
+   */
+  private announce(): void {
+    if (this.notifying) { this.notifyAgain = true; return; }
+    this.notifying = this.pool.query(this.notifySql).then(() => {}, () => {}).finally(() => {
+      this.notifying = null;
+      if (this.notifyAgain) { this.notifyAgain = false; this.announce(); }
+    });
+  }
+
+  private track(p: Promise<unknown>): void {
+    const q = p.catch(() => {}).finally(() => this.background.delete(q));
+    this.background.add(q);
   }
 
   /** Hear every change, by this instance at once and by other servers through LISTEN/NOTIFY and the change log. */
@@ -218,104 +226,27 @@ export class PgNameService implements NameService {
   }
 
   /** Re-read the change log now (what a NOTIFY or a reconnect triggers); resolves when delivered. */
-  async refresh(): Promise<void> {
-    while (this.catching) await this.catching;
-    await this.startCatchUp();
+  refresh(): Promise<void> {
+    return this.changes.refresh();
   }
 
-  /** Stop listening, drop subscribers, close the pool. */
+  /** Stop listening, drop subscribers, send the last NOTIFY, close the pool. */
   async close(): Promise<void> {
     this.feed.clear();
-    this.watching(false);
-    await this.catching;
+    await this.changes.idle();
+    while (this.notifying) await this.notifying;
+    await Promise.all([...this.background]);
     await this.pool.end().catch(() => {});
+  }
+
+  /** Times the LISTEN connection was re-established (tests and /status read it). */
+  get reconnects(): number {
+    return this.changes.reconnects;
   }
 
   /** The server process id of the LISTEN connection (tests terminate it to simulate a network drop). */
   get listenerPid(): number | null {
-    return (this.listener as unknown as { processID?: number } | null)?.processID ?? null;
-  }
-
-  private watching(active: boolean): void {
-    if (active === this.active) return;
-    this.active = active;
-    if (active) {
-      this.timer = setInterval(() => this.kick(), this.pollMs);
-      this.timer.unref?.();
-      this.lastSeq = -1; // set from the log's head by the first connect, so only later changes are delivered
-      void this.connectListener(this.reconnectMs);
-    } else {
-      clearInterval(this.timer);
-      this.timer = undefined;
-      const l = this.listener;
-      this.listener = null;
-      void l?.end().catch(() => {});
-    }
-  }
-
-  /** Open the LISTEN connection; on failure or loss retry with backoff, then re-read what was missed. */
-  private async connectListener(delayMs: number): Promise<void> {
-    if (!this.active) return;
-    const client = new pg.Client({ connectionString: this.connectionString });
-    let lost = false;
-    const onLost = () => {
-      if (lost) return;
-      lost = true;
-      if (this.listener === client) this.listener = null;
-      void client.end().catch(() => {});
-      if (this.active) setTimeout(() => { this.reconnects++; void this.connectListener(Math.min(delayMs * 2, 5000)); }, delayMs).unref?.();
-    };
-    client.on('error', onLost);
-    client.on('end', onLost);
-    client.on('notification', () => this.kick());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${ident(this.channel)}`);
-      if (this.lastSeq < 0) {
-        const { rows } = await client.query<{ seq: string }>(`SELECT coalesce(max(seq), 0) AS seq FROM ${this.s}.changes`);
-        this.lastSeq = Number(rows[0]!.seq);
-      }
-    } catch {
-      onLost();
-      return;
-    }
-    if (!this.active || lost) { void client.end().catch(() => {}); return; }
-    this.listener = client;
-    this.kick(); // whatever was committed while no LISTEN was in place
-  }
-
-  private kick(): void {
-    if (this.catching) { this.again = true; return; }
-    this.startCatchUp().catch((e) => console.error('ledgraph: nameservice change feed failed', e));
-  }
-
-  private startCatchUp(): Promise<void> {
-    const run = this.catchUp();
-    this.catching = run.catch(() => {}).finally(() => {
-      this.catching = null;
-      if (this.again) { this.again = false; if (this.active) this.kick(); }
-    });
-    return run;
-  }
-
-  /** Deliver every logged change after the last delivered one, skipping this instance's own (already emitted). */
-  private async catchUp(): Promise<void> {
-    if (!this.active || this.lastSeq < 0) return;
-    const from = this.lastSeq;
-    const oldest = await this.read<{ seq: string | null }>('cannot read the change log', `SELECT min(seq) AS seq FROM ${this.s}.changes`, []);
-    const rows = await this.read<ChangeRow>('cannot read the change log',
-      `SELECT seq, ledger_id, kind, record, origin FROM ${this.s}.changes WHERE seq > $1 ORDER BY seq LIMIT 10000`, [from]);
-    if (this.lastSeq !== from) return; // another catch-up overtook this one
-    const first = oldest[0]?.seq == null ? null : Number(oldest[0].seq);
-    if (first !== null && first > from + 1 && from > 0) {
-      // Behind the log's retention: some changes are gone, so announce every record as it is now.
-      for (const record of await this.list()) this.feed.emit({ ledger_id: record.ledger_id, kind: 'update', record });
-    }
-    for (const r of rows) {
-      this.lastSeq = Number(r.seq);
-      if (r.origin !== this.origin) this.feed.emit({ ledger_id: r.ledger_id, kind: r.kind, record: r.record });
-    }
-    if (rows.length === 10000) this.again = true;
+    return this.changes.listenerPid;
   }
 }
 

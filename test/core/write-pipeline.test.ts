@@ -61,6 +61,20 @@ describe('write pipeline', () => {
     await conn.close();
   });
 
+  it('writers that await each commit keep the loaded ledger: it is never reloaded from a record older than its head', async () => {
+    const conn = new Connection(openMemoryStorage());
+    const genesis = (await conn.create('w')).commit.commit_id;
+    const loaded = conn.loadedLedger('w');
+    const receipts: Receipt[] = [];
+    await Promise.all(Array.from({ length: 8 }, async (_, k) => {
+      for (let i = 0; i < 10; i++) receipts.push(await conn.transact('w', insert(q(`s${k}-${i}`, 'n', int(i)))));
+    }));
+    expectChain(receipts, genesis);
+    // Another load would replay the whole chain from storage on every such race.
+    expect(conn.loadedLedger('w')).toBe(loaded);
+    expect((await conn.db('w')).t).toBe(80);
+  });
+
   it('a request that fails validation is refused alone; the writes around it commit', async () => {
     const conn = new Connection(openMemoryStorage());
     await conn.create('v');

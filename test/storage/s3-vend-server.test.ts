@@ -5,16 +5,22 @@
  * the objects straight from the bucket with them, and a peer whose token covers one ledger only is
  * refused credentials (404) and reads everything through the proxy.
  *
- * What is real here: s3rver (S3 protocol, SigV4 with the vended key and session token), PostgreSQL,
- * the HTTP servers. What is not: s3rver enforces no IAM policy, so the session policy's scope is
- * asserted on its exact text, not by a denied read.
+ * What is real here: s3rver (S3 protocol), PostgreSQL, the HTTP servers; s3rver does not check V4
+ * signatures, so the server's S3 endpoint is a gate (sigv4-gate.ts) that recomputes the signature
+ * of every presigned read (the browser peer's fetch reader) before forwarding it. What is not:
+ * s3rver enforces no IAM policy, so the session policy's scope is asserted on its exact text, not
+ * by a denied read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Peer } from '../../src/peer/open-peer.js';
+import { runSparql } from '../../src/core/query/sparql-service.js';
+import { openPeer, type Peer } from '../../src/peer/open-peer.js';
+import { FetchS3Reader } from '../../src/peer/s3-fetch-reader.js';
+import { MemoryContentStore } from '../../src/storage/memory-store.js';
 import { DID_A, signerA, token } from '../auth/helpers.js';
 import { startNode, storageToken, tempDir, type Node } from '../peer/helpers.js';
 import { pgUnavailable, startPgCluster, type PgCluster } from './pg-cluster.js';
 import { startS3, type TestS3 } from './s3-server.js';
+import { startSigV4Gate, type SigV4Gate } from './sigv4-gate.js';
 import { startSts, type TestSts } from './sts-server.js';
 
 const why = pgUnavailable();
@@ -43,6 +49,7 @@ describe.skipIf(why !== null)('vended credentials: peers read the bucket directl
   let cluster: PgCluster;
   let s3: TestS3;
   let sts: TestSts;
+  let gate: SigV4Gate;
   let tx: Node;
   const dirs: { remove(): Promise<void> }[] = [];
   const nodes: Node[] = [];
@@ -55,10 +62,11 @@ describe.skipIf(why !== null)('vended credentials: peers read the bucket directl
     process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
     process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
     sts = await startSts({ caller: s3.credentials, issue: s3.credentials });
+    gate = await startSigV4Gate(s3.port, s3.credentials);
     const d = await tempDir();
     dirs.push(d);
     tx = await startNode(d.dir, {
-      storage: 's3://content/prod/ledgers', s3Endpoint: s3.endpoint, s3ForcePathStyle: true, s3Region: 'us-east-1',
+      storage: 's3://content/prod/ledgers', s3Endpoint: gate.endpoint, s3ForcePathStyle: true, s3Region: 'us-east-1',
       nameservice: cluster.url, nameserviceSchema: 'vend',
       storageProxyEnabled: true, storageProxyTrustedIssuers: [DID_A], eventsKeepAliveMs: 1000,
       storageVendEnabled: true, storageVendRoleArn: ROLE, storageVendTtlSecs: 900, storageVendStsEndpoint: sts.endpoint,
@@ -68,6 +76,7 @@ describe.skipIf(why !== null)('vended credentials: peers read the bucket directl
   afterAll(async () => {
     for (const n of nodes.reverse()) await n.close().catch(() => {});
     await sts?.close();
+    await gate?.close();
     process.env = env;
     await s3?.stop();
     await cluster?.stop();
@@ -94,7 +103,7 @@ describe.skipIf(why !== null)('vended credentials: peers read the bucket directl
     const body = (await r.json()) as Record<string, string>;
     expect(body).toEqual({
       access_key_id: 'S3RVER', secret_access_key: 'S3RVER', session_token: 'session-token-1', expiration: body['expiration'],
-      bucket: 'content', prefix: 'prod/ledgers/', region: 'us-east-1', endpoint: s3.endpoint, force_path_style: true,
+      bucket: 'content', prefix: 'prod/ledgers/', region: 'us-east-1', endpoint: gate.endpoint, force_path_style: true,
     });
     expect(Date.parse(body['expiration']!) - before).toBeGreaterThan(890_000);
     expect(sts.rejected).toEqual([]);
@@ -141,5 +150,47 @@ describe.skipIf(why !== null)('vended credentials: peers read the bucket directl
     expect(direct!.stats.credentials).toBe(0);
     expect(direct!.stats.fallbacks).toBeGreaterThan(0);
     expect(client!.stats.objects).toBeGreaterThan(0);
+  }, 60_000);
+  /** A proxy-mode peer as the browser peer's worker opens it (fetch reader), over a memory cache. */
+  const fetchPeer = async (fetchImpl?: typeof fetch) => {
+    const tok = await storageToken();
+    return openPeer({
+      api: tx.api, cache: new MemoryContentStore(), storageToken: tok, eventsToken: tok, ledgers: ['vend'], subscribeAll: false,
+      openDirectStore: (c) => new FetchS3Reader(c, { fetch: fetchImpl }),
+    });
+  };
+  const peerNames = async (p: Peer) => {
+    const { result } = await runSparql(p.conn, 'SELECT ?n WHERE { ?s <http://example.org/name> ?n }', { ledger: 'vend' });
+    const out: string[] = [];
+    if (result.type === 'bindings') for await (const row of result.rows) out.push(row['n']!.value);
+    return out.sort();
+  };
+
+  it("the browser peer's reader (presigned GETs over fetch) reads the bucket directly; signatures verified", async () => {
+    const p = await fetchPeer();
+    try {
+      const passed = gate.passed;
+      expect(await peerNames(p)).toEqual(['ana', 'bo', 'cy', 'dee']);
+      expect(p.direct!.stats.objects).toBeGreaterThan(0);
+      expect(p.direct!.stats.fallbacks).toBe(0);
+      expect(p.client!.stats.objects).toBe(0);
+      expect(gate.passed - passed).toBe(p.direct!.stats.objects);
+      expect(gate.refused).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
+
+  it('when the bucket cannot be reached from the page (CORS refused, network), the proxy serves every object', async () => {
+    const corsRefused = (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch;
+    const p = await fetchPeer(corsRefused);
+    try {
+      expect(await peerNames(p)).toEqual(['ana', 'bo', 'cy', 'dee']);
+      expect(p.direct!.stats.objects).toBe(0);
+      expect(p.direct!.stats.fallbacks).toBeGreaterThan(0);
+      expect(p.client!.stats.objects).toBeGreaterThan(0);
+    } finally {
+      await p.close();
+    }
   }, 60_000);
 });

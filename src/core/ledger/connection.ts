@@ -151,7 +151,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** The loaded ledger (404 when absent or retracted). Reloads when another process moved the head. */
   async ledger(ledgerId: string): Promise<Ledger> {
     const id = normalizeLedgerId(ledgerId);
-    const rec = await this.record(id);
+    let rec = await this.record(id);
     if (!rec || rec.retracted) {
       this.loaded.delete(id);
       throw notFound(`ledger ${id} not found`);
@@ -159,6 +159,10 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     let p = this.loaded.get(id);
     if (p) {
       const l = await p.catch(() => null);
+      // Writes may have published while we waited: compare with the record as the feed has it now,
+      // or a ledger ahead of the record read above would be reloaded from that older record.
+      const now = this.records.get(id);
+      if (now && !now.retracted) rec = now;
       if (l && !l.superseded && l.record.commit_head_id === rec.commit_head_id) return l;
       if (l && !l.superseded && rec.commit_t > l.t) {
         const ok = await l.lock.run(() => this.catchUp(l)).then(() => true, (e: unknown) => {
