@@ -112,6 +112,7 @@ describe('browser peer API: four languages, every time specifier, streams, offli
       const ld = await (await post(tx.api, `/query/people:main${s.suffix}`, JSON.stringify(JSONLD), 'application/json')).json();
       expect(await peer.query(JSONLD, s.at), s.name).toEqual(ld);
       expect(await peer.query({ jsonld: JSONLD }, s.at), s.name).toEqual(ld);
+      expect(await peer.query({ jsonld: JSON.stringify(JSONLD) }, s.at), s.name).toEqual(ld);
     }
     const names = (r: unknown) => (r as { results: { bindings: { name: { value: string } }[] } }).results.bindings.map((b) => b.name.value);
     expect(names(await peer.query(SELECT))).toEqual(['Alicia', 'Bob']);
