@@ -28,7 +28,7 @@ async function run(page, lang, text, meta, what) {
 }
 
 /** Every query language, the slider, the date picker and a stream, on the replica at local t 4. */
-async function queryAll(page, label, atTime) {
+async function queryAll(page, label, atTime, shot) {
   const where = 'at local:main \\(local replica\\)';
   await page.click('button:text("Latest")');
   await run(page, 'sparql', SPARQL, new RegExp(`^3 rows ${where} · \\d+ ms$`), `${label}: SPARQL`);
@@ -49,8 +49,10 @@ async function queryAll(page, label, atTime) {
   await expectText(page.locator('.result-meta'), /^1 row at local:main@time:\S+ \(local replica\) · \d+ ms$/, `${label}: Cypher at @time:`);
   await run(page, 'graphql', GRAPHQL, /^1 row at local:main@time:\S+ \(local replica\) · \d+ ms$/, `${label}: GraphQL at @time:`);
   eq(await gridRows(page), [[`${EX}alice`, 'Alice', '41']], `${label}: GraphQL rows at @time:`);
+  await shot?.('explorer-peer-time');
   // Streaming on the replica: NDJSON records from the worker, with fuel and the worker's time.
   await page.click('button:text("Latest")');
+  await page.selectOption('#q-lang', 'sparql');
   await page.check('#q-stream');
   await run(page, 'sparql', SPARQL, new RegExp(`^3 rows ${where} · streamed · \\d+ ms · fuel \\d+ · worker [\\d.]+ms$`), `${label}: streamed SELECT`);
   eq(await gridRows(page), [['Alice'], ['Bob'], ['Carol']], `${label}: streamed rows`);
@@ -60,6 +62,7 @@ async function queryAll(page, label, atTime) {
   await typeInto(page, '.editor', ENDLESS);
   await page.keyboard.press('Control+Enter');
   await expectText(page.locator('.result-meta'), new RegExp(`^\\d{4,} rows ${where} · streaming… · \\d+ ms$`), `${label}: rows while streaming`);
+  await shot?.('explorer-peer-streaming');
   await page.click('button:text("Cancel")');
   await expectText(page.locator('.results'), new RegExp(`^Cancelled: \\d+ rows ${where}( · streaming… · \\d+ ms)?\\.$`), `${label}: cancelled`);
   await page.uncheck('#q-stream');
@@ -122,7 +125,7 @@ export const explorerPeerCase = {
       await expectText(page.locator('#replica-state'), /^Local replica · local t 4 · server t 4 \(up to date\) · /, 'replica follows the server');
       // Examples come from the replica's own schema and statistics.
       await page.waitForFunction(() => [...document.querySelectorAll('#q-example option')].some((o) => o.textContent === 'persons (GraphQL)'), null, { timeout: 15_000 });
-      await queryAll(page, 'online', atTime);
+      await queryAll(page, 'online', atTime, shot);
       ctx.log(`replica: ${await page.locator('#replica-state').innerText()}`);
       await page.selectOption('#q-lang', 'graphql');
       await typeInto(page, '.editor', GRAPHQL);

@@ -162,6 +162,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       localStorage.removeItem(`${REPLICA_KEY}:${ledger}`);
       if (hint) { sessionStorage.removeItem(PEER_TOKEN_KEY); askToken(true); }
       sourceSel.value = 'server';
+      void loadExamples();
     }
     showReplica();
   }
@@ -201,6 +202,8 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
   let examplesRead = 0;
   async function loadExamples(): Promise<void> {
     const mine = ++examplesRead;
+    // A replica being opened brings its own (and works offline); a failed open clears the wish and reloads from the server.
+    if (!replica && replicaWanted(ledger)) return;
     // In peer mode the replica answers both, online or not.
     const reading = replica ? replica.info().catch(() => null) : json<LedgerInfo>(`/info/${ledgerPath(ledger)}`).catch(() => null);
     const [info, sdl] = await Promise.all([reading, readSchema()]);
