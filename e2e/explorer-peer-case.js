@@ -148,6 +148,13 @@ export const explorerPeerCase = {
       await expectText(page.locator('#replica-state'), /^Local replica · local t 4 · server t unknown · [\d.]+ (B|KiB|MiB) fetched · offline$/, 'offline replica');
       await page.waitForFunction(() => [...document.querySelectorAll('#q-example option')].some((o) => o.textContent === 'persons (GraphQL)'), null, { timeout: 15_000 });
       await queryAll(page, 'offline', atTime);
+      // A state no query read online (the replica holds the whole ledger): t 2, Alice and Bob.
+      await run(page, 'sparql', SPARQL, /^3 rows at local:main \(local replica\)/, 'offline SPARQL at the head');
+      await page.focus('#tt-slider');
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowLeft');
+      await expectText(page.locator('.result-meta'), /^2 rows at local:main@t:2 \(local replica\) · \d+ ms$/, 'offline SPARQL at t 2');
+      eq(await gridRows(page), [['Alice'], ['Bob']], 'offline rows at t 2');
       await run(page, 'cypher', CYPHER, /^2 rows at local:main \(local replica\)/, 'Cypher for the screenshot');
       await shot('explorer-peer-offline');
       eq(queried, [], 'query requests to the server while offline');

@@ -29,10 +29,11 @@ export interface BrowserPeerOptions {
   /** IndexedDB database name prefix (default `ledgraph-peer`). */
   database?: string;
   /**
-   * Read the ledger's commit chain (one small object per commit) into IndexedDB at open and after
-   * each change, so `time` and `commit` resolve offline too (default true).
+   * What to keep in IndexedDB ahead of queries, after open and after each change (default `lazy`):
+   * `lazy` = the commit chain (so `time` and `commit` resolve offline) besides what queries read;
+   * `full` = also every object of the ledger's current index, so every query at every t answers offline.
    */
-  chain?: boolean;
+  replicate?: 'lazy' | 'full';
 }
 
 /** A query failure as the worker reported it. */
@@ -119,7 +120,7 @@ export async function openBrowserPeer(opts: BrowserPeerOptions): Promise<Browser
       send({ ...req, id } as WorkerRequest);
     });
   const api = opts.url.replace(/\/+$/, '') + (opts.apiBase ?? '/v1/ledgraph');
-  const opened = (await call({ op: 'open', api, token: opts.token ?? null, ledger: opts.ledger, database: opts.database ?? 'ledgraph-peer', chain: opts.chain ?? true })).result as { ledger: string; t: number };
+  const opened = (await call({ op: 'open', api, token: opts.token ?? null, ledger: opts.ledger, database: opts.database ?? 'ledgraph-peer', replicate: opts.replicate ?? 'lazy' })).result as { ledger: string; t: number };
 
   const stream = (q: PeerQuery, o: QueryOptions = {}): AsyncIterable<string> => ({
     [Symbol.asyncIterator]() {

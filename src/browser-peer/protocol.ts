@@ -15,8 +15,8 @@ export type PeerQuery =
 /** Which state a query reads: the head, or at most one of `t`, `time` (ISO 8601) and `commit` (CID or hex prefix). */
 export interface At { t?: number; time?: string; commit?: string }
 
-/** Open the peer inside the worker; `chain` reads the commit chain at open (for `time`/`commit` offline). */
-export interface OpenRequest { id: number; op: 'open'; api: string; token: string | null; ledger: string; database: string; chain: boolean }
+/** Open the peer inside the worker; `replicate` says what it keeps ahead of queries (replicate.ts). */
+export interface OpenRequest { id: number; op: 'open'; api: string; token: string | null; ledger: string; database: string; replicate: 'lazy' | 'full' }
 /** One query, answered whole (SPARQL text results in chunks). */
 export interface QueryRequest { id: number; op: 'query'; query: PeerQuery; at?: At }
 /** A SELECT streamed as the records of `/stream/query` (NDJSON text), paced by `ack`. */

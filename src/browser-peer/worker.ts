@@ -15,6 +15,7 @@ import { openPeer, type Peer } from '../peer/open-peer.js';
 import { IdbContentStore } from '../storage/indexeddb-store.js';
 import { languageOf, ledgerAt, peerSchemaSdl, runPeerQuery, type QueryAnswer } from './languages.js';
 import type { WireError, WorkerMessage, WorkerRequest } from './protocol.js';
+import { replicateLedger } from './replicate.js';
 import { streamRecords } from './stream-records.js';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -47,12 +48,21 @@ function open(m: Extract<WorkerRequest, { op: 'open' }>): Promise<{ ledger: stri
       records: { seed, save: (r) => { void set(r.ledger_id, r, records); } },
     });
     peer = p;
-    // The first-parent chain of commits (one object each) is what `time` and `commit` resolve
-    // against: read into the cache now, so they answer offline too.
-    const warm = () => { if (m.chain) void p.conn.ledger(m.ledger).then((l) => l.chainEntries()).catch(() => {}); };
-    p.follower.onChange((id, t) => { post({ id: 0, kind: 'change', ledger: id, t }); warm(); });
+    // Kept ahead of queries (replicate.ts), one walk at a time; a change during a walk walks again.
+    const held = new Set<string>();
+    let walking: Promise<unknown> | null = null;
+    let again = false;
+    const keep = () => {
+      if (walking) { again = true; return; }
+      walking = replicateLedger(p.conn, m.ledger, m.replicate, held).catch(() => {}).finally(() => {
+        walking = null;
+        if (again && peer === p) { again = false; keep(); }
+      });
+    };
+    p.follower.onChange((id, t) => { post({ id: 0, kind: 'change', ledger: id, t }); keep(); });
     const l = await p.conn.ledger(m.ledger);
-    warm();
+    // A second later, so the walk's reads do not compete with the page's first query.
+    setTimeout(() => { if (peer === p) keep(); }, 1000);
     return { ledger: l.id, t: l.t };
   });
 }

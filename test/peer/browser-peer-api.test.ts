@@ -247,10 +247,47 @@ ex:gqlMember a f:GraphQLType ; f:graphqlClass ex:Person ; f:graphqlName "Member"
     };
     online.push(...await ask(peer));
     await peer.close();
+    // A second ledger, fully indexed (the peer then reads no commit at open): opened lazily and
+    // asked one head query, and opened with `full` and asked nothing.
+    await post(tx.api, '/create', JSON.stringify({ ledger: 'chain' }), 'application/json');
+    for (const n of ['one', 'two', 'three']) {
+      await post(tx.api, '/insert/chain:main', `<${EX}${n}> <${EX}name> "${n}" .`, 'text/turtle');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await post(tx.api, '/reindex', JSON.stringify({ ledger: 'chain:main' }), 'application/json');
+    const chainLog = await (await fetch(`${tx.api}/log/chain:main`)).json() as { commits: typeof commits } | typeof commits;
+    const chain = Array.isArray(chainLog) ? chainLog : chainLog.commits;
+    const NAMES = `SELECT ?n WHERE { ?s <${EX}name> ?n } ORDER BY ?n`;
+    const names = async (p: BrowserPeer, at: Record<string, unknown>) => ((await p.query(NAMES, at)) as { results: { bindings: { n: { value: string } }[] } }).results.bindings.map((b) => b.n.value);
+    for (const replicate of ['lazy', 'full'] as const) {
+      harness = await inProcessWorker();
+      peer = await openBrowserPeer({ worker: harness.worker, url: tx.url, token: tok, ledger: 'chain', database: `${DB}-${replicate}`, replicate });
+      expect(peer.opened).toEqual({ ledger: 'chain:main', t: 3 });
+      if (replicate === 'lazy') expect(await names(peer, {})).toEqual(['one', 'three', 'two']);
+      await new Promise((r) => setTimeout(r, 2000));
+      await peer.close();
+    }
+
     await tx.close();
     harness = await inProcessWorker();
     peer = await openBrowserPeer({ worker: harness.worker, url: tx.url, token: tok, ledger: 'people', database: DB });
     expect(peer.opened).toEqual({ ledger: 'people:main', t: 5 });
     expect(await ask(peer)).toEqual(online);
+    await peer.close();
+
+    // Lazy: what the head query read, and the commit chain, so `time` and `commit` of the head resolve offline.
+    harness = await inProcessWorker();
+    peer = await openBrowserPeer({ worker: harness.worker, url: tx.url, token: tok, ledger: 'chain', database: `${DB}-lazy` });
+    const head = chain.find((c) => c.t === 3)!;
+    expect(await names(peer, { time: new Date(Date.parse(head.time) + 60_000).toISOString() })).toEqual(['one', 'three', 'two']);
+    expect(await names(peer, { commit: head.commit_id })).toEqual(['one', 'three', 'two']);
+    await peer.close();
+    // Full: every state, never queried before.
+    harness = await inProcessWorker();
+    peer = await openBrowserPeer({ worker: harness.worker, url: tx.url, token: tok, ledger: 'chain', database: `${DB}-full`, replicate: 'full' });
+    expect(await names(peer, {})).toEqual(['one', 'three', 'two']);
+    expect(await names(peer, { t: 1 })).toEqual(['one']);
+    expect(await names(peer, { time: chain.find((c) => c.t === 2)!.time })).toEqual(['one', 'two']);
+    expect(await names(peer, { commit: chain.find((c) => c.t === 1)!.commit_id })).toEqual(['one']);
   });
 });

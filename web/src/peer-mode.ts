@@ -1,7 +1,8 @@
 /**
  * "Open locally": a browser peer of one ledger (src/browser-peer) in a Web Worker over IndexedDB,
- * fed through the server's storage proxy and following /events. This module and the engine are a
- * separate chunk, loaded only when a person switches a ledger to the local replica. The replica
+ * fed through the server's storage proxy and following /events, replicating the whole ledger
+ * (`replicate: 'full'`) so every query at every t answers offline. This module and the engine are
+ * a separate chunk, loaded only when a person switches a ledger to the local replica. The replica
  * is remembered per ledger in localStorage, so a reload (even with the server gone) reopens it.
  */
 import { openBrowserPeer, type At, type BrowserPeer, type PeerQuery } from '../../src/browser-peer/client.js';
@@ -39,7 +40,7 @@ export async function openReplica(opts: { origin: string; apiBase: string; token
   });
   let peer: BrowserPeer;
   try {
-    peer = await openBrowserPeer({ worker, url: opts.origin, apiBase: opts.apiBase, token: opts.token, ledger: opts.ledger, database: replicaDatabase(opts.ledger) });
+    peer = await openBrowserPeer({ worker, url: opts.origin, apiBase: opts.apiBase, token: opts.token, ledger: opts.ledger, database: replicaDatabase(opts.ledger), replicate: 'full' });
   } catch (e) {
     worker.terminate();
     throw e;
