@@ -2,10 +2,8 @@
  * More explorer cases (issue 15), run after explorer-cases.js on the same server and data:
  * GraphQL and Cypher editors, a JSON-LD graph crawl as a graph, streaming with fuel and cancel,
  * branches (create, merge preview with conflicts, abort, merge), comparing two commits and a
- * subject's timeline; then peer mode on its own server (storage proxy on): open a ledger locally,
- * follow a commit, travel in time, and answer again after a reload with the server gone.
+ * subject's timeline. Peer mode has its own case (explorer-peer-case.js).
  */
-import { join } from 'node:path';
 import { api, EX, explorerPage, explorerServer, expectText, gridRows, LEDGER, typeInto } from './explorer-helpers.js';
 
 const eq = (actual, expected, what) => {
@@ -199,71 +197,6 @@ export const explorerMoreCases = [
       if (!/^t 3 − http:\/\/example\.org\/name "Alice" \+ http:\/\/example\.org\/name "Alicia"$/.test(items[3])) throw new Error(`t 3 entry: ${items[3]}`);
       await shot('explorer-subject-timeline');
       done();
-    },
-  },
-  {
-    name: 'explorer: peer mode — open locally, replication state, time travel, query offline after a reload',
-    timeoutMs: 180_000,
-    async run(ctx) {
-      await explorerServer(ctx.root); // builds web/
-      const dist = (p) => import(join(ctx.root, 'dist', p));
-      const { startLedgraphServer } = await dist('server/main.js');
-      const { defaultServerConfig } = await dist('server/config.js');
-      const { silentLogger } = await dist('server/log.js');
-      const { ed25519FromSeed, mintToken, hexBytes } = await dist('server/auth/jws.js');
-      const signer = await ed25519FromSeed(hexBytes('0f0e0d0c0b0a09080706050403020100f0e0d0c0b0a090807060504030201000'));
-      const now = Math.floor(Date.now() / 1000);
-      const token = await mintToken(signer, { iss: signer.did, iat: now, exp: now + 3600, 'ledgraph.storage.all': true, 'ledgraph.events.all': true });
-      const server = await startLedgraphServer({ ...defaultServerConfig(), memory: true, port: 0, eventsKeepAliveMs: 1000,
-        storageProxyEnabled: true, storageProxyTrustedIssuers: [signer.did] }, { version: 'e2e-peer', log: silentLogger });
-      let closed = false;
-      try {
-        const insert = (name) => api(server.url, '/insert/local:main', JSON.stringify({ '@context': { ex: EX }, '@id': `ex:${name.toLowerCase()}`, 'ex:name': name }));
-        await api(server.url, '/create', JSON.stringify({ ledger: 'local' }));
-        await insert('Alice');
-        await insert('Bob');
-        const { page, shot, done, allowConsole } = await explorerPage(ctx);
-        await page.goto(`${server.url}/#/l/local:main/query`);
-        await page.waitForFunction(() => navigator.serviceWorker?.controller !== null, null, { timeout: 15_000 });
-        await expectText(page.locator('#replica-state'), /^Queries run on the server\.$/, 'server mode');
-        await page.selectOption('#q-source', 'local');
-        await expectText(page.locator('#replica-state'), /^The replica reads through the storage proxy: paste a token with ledgraph\.storage claims, then Open locally\.$/, 'asks for a token');
-        await page.fill('#replica-token', token);
-        await page.click('button:text("Open locally")');
-        await expectText(page.locator('#replica-state'), /^Local replica · local t 2 · server t 2 \(up to date\) · [\d.]+ (B|KiB|MiB) fetched · online$/, 'replica opened');
-        await typeInto(page, '.editor', `SELECT ?name WHERE { ?s <${EX}name> ?name } ORDER BY ?name`);
-        await page.keyboard.press('Control+Enter');
-        await expectText(page.locator('.result-meta'), /^2 rows at local:main \(local replica\) · \d+ ms$/, 'local query');
-        eq(await gridRows(page), [['Alice'], ['Bob']], 'local rows');
-        await insert('Carol');
-        await expectText(page.locator('#replica-state'), /^Local replica · local t 3 · server t 3 \(up to date\) · /, 'replica follows the server');
-        await page.click('.cm-content');
-        await page.keyboard.press('Control+Enter');
-        await expectText(page.locator('.result-meta'), /^3 rows at local:main \(local replica\)/, 'local query after the commit');
-        await page.focus('#tt-slider');
-        await page.keyboard.press('ArrowLeft');
-        await expectText(page.locator('.result-meta'), /^2 rows at local:main@t:2 \(local replica\)/, 'local time travel');
-        eq(await gridRows(page), [['Alice'], ['Bob']], 'local rows at t 2');
-        const state = await page.locator('#replica-state').innerText();
-        ctx.log(`replica: ${state}`);
-        await shot('explorer-peer-mode');
-
-        // The server goes away; the page reloads from the service worker's cache and the replica answers.
-        allowConsole(/ERR_CONNECTION_REFUSED|Failed to fetch|Failed to load resource/);
-        await server.close(0);
-        closed = true;
-        await page.reload();
-        await expectText(page.locator('#server-version'), /^server unreachable · offline$/, 'offline banner');
-        await expectText(page.locator('#replica-state'), /^Local replica · local t 3 · server t unknown · [\d.]+ (B|KiB|MiB) fetched · offline$/, 'offline replica');
-        await page.click('.cm-content');
-        await page.keyboard.press('Control+Enter');
-        await expectText(page.locator('.result-meta'), /^3 rows at local:main \(local replica\)/, 'offline query');
-        eq(await gridRows(page), [['Alice'], ['Bob'], ['Carol']], 'offline rows');
-        await shot('explorer-peer-offline');
-        done();
-      } finally {
-        if (!closed) await server.close(0);
-      }
     },
   },
 ];

@@ -18,6 +18,7 @@ import { w3cCase } from './w3c-case.js';
 import { serveStatic } from './static-server.js';
 import { closeExplorerServer, explorerCases } from './explorer-cases.js';
 import { explorerMoreCases } from './explorer-more-cases.js';
+import { explorerPeerCase } from './explorer-peer-case.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -98,7 +99,7 @@ cases.push(browserPeerCase);
 cases.push(browserPeerDirectCase);
 cases.push(w3cCase);
 // The web explorer against a real server (e2e/explorer-cases.js).
-cases.push(...explorerCases, ...explorerMoreCases);
+cases.push(...explorerCases, ...explorerMoreCases, explorerPeerCase);
 
 function withTimeout(promise, ms, what) {
   let timer;

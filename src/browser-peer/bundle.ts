@@ -5,7 +5,7 @@
  */
 import { openBrowserPeer, type BrowserPeer, type BrowserPeerOptions } from './client.js';
 
-export { openBrowserPeer, BrowserPeerError, type BrowserPeer, type BrowserPeerOptions, type QueryOptions } from './client.js';
+export { openBrowserPeer, BrowserPeerError, type At, type BrowserPeer, type BrowserPeerOptions, type PeerQuery, type QueryOptions } from './client.js';
 
 /** Open a browser peer of `opts.ledger` with the bundled worker (see client.ts for the API). */
 export function openLedgerPeer(opts: Omit<BrowserPeerOptions, 'worker'>): Promise<BrowserPeer> {

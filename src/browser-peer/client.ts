@@ -1,13 +1,17 @@
 /**
  * The browser peer's page-side API: open a ledger of a transaction server in a Web Worker that
- * persists in IndexedDB, then `query(sparql | jsonld, {t})`, `stream(...)` (result text as it
- * arrives), `subscribe(onChange)` and `close()`.
+ * persists in IndexedDB, then `query(sparql | jsonld | {graphql} | {cypher}, {t | time | commit})`,
+ * `stream(...)` (the NDJSON records of `/stream/query` as they arrive), `schema()`, `info()`,
+ * `subscribe(onChange)` and `close()`.
  *
  *   const worker = new Worker(new URL('ledgraph/browser-peer-worker', import.meta.url), { type: 'module' });
  *   const peer = await openBrowserPeer({ worker, url: 'https://tx.example', token, ledger: 'hr' });
  *   const rows = await peer.query('SELECT * WHERE { ?s ?p ?o } LIMIT 10');
+ *   const people = await peer.query({ graphql: '{ persons { id name } }' }, { t: 3 });
  */
-import type { WireError, WorkerMessage, WorkerRequest } from './protocol.js';
+import type { At, PeerQuery, WireError, WorkerMessage, WorkerRequest } from './protocol.js';
+
+export type { At, PeerQuery } from './protocol.js';
 
 /** A request without its id (distributes Omit over the union). */
 type Req = WorkerRequest extends infer R ? R extends WorkerRequest ? Omit<R, 'id'> : never : never;
@@ -30,6 +34,12 @@ export interface BrowserPeerOptions {
    * true. The bucket needs a CORS rule allowing GET from the page's origin.
    */
   directReads?: boolean;
+  /**
+   * What to keep in IndexedDB ahead of queries, after open and after each change (default `lazy`):
+   * `lazy` = the commit chain (so `time` and `commit` resolve offline) besides what queries read;
+   * `full` = also every object of the ledger's current index, so every query at every t answers offline.
+   */
+  replicate?: 'lazy' | 'full';
 }
 
 /** A query failure as the worker reported it. */
@@ -42,24 +52,41 @@ export class BrowserPeerError extends Error {
   get type(): string | undefined { return this.detail.type; }
 }
 
-export interface QueryOptions { t?: number }
+/** Which state to read (at most one of t, time, commit; none = the head) and a signal that cancels the query in the worker. */
+export interface QueryOptions extends At { signal?: AbortSignal }
 
 export interface BrowserPeer {
   /** The ledger id and its t when opened. */
   readonly opened: { ledger: string; t: number };
   /**
-   * SPARQL (SELECT / ASK: the SPARQL JSON results object; CONSTRUCT / DESCRIBE: N-Quads text) or a
-   * JSON-LD query (its result), at the head or at `t`.
+   * Answer a query as the server's endpoints would: SPARQL text or `{sparql}` (SELECT / ASK: the
+   * SPARQL JSON results object; CONSTRUCT / DESCRIBE: N-Quads text), a JSON-LD query object or
+   * `{jsonld}` (its result), `{graphql, variables?, operationName?}` (the GraphQL response body,
+   * errors inside), `{cypher, params?, '@context'?}` (the Cypher §8 envelope).
    */
-  query(q: string | Record<string, unknown>, opts?: QueryOptions): Promise<unknown>;
-  /** SPARQL results as text (SPARQL JSON, or N-Quads for graphs), chunk by chunk as the engine writes them. */
-  stream(q: string, opts?: QueryOptions): AsyncIterable<string>;
+  query(q: PeerQuery, opts?: QueryOptions): Promise<unknown>;
+  /**
+   * A SPARQL SELECT or JSON-LD select as the NDJSON records of `/stream/query` (`head`, `row`…,
+   * `end` or `error`), in text chunks of whole lines as the worker produces them; the worker runs
+   * at most a few chunks ahead of the loop. Leaving the loop (or `signal`) cancels the query.
+   */
+  stream(q: PeerQuery, opts?: QueryOptions): AsyncIterable<string>;
+  /** The derived GraphQL schema as SDL, as `GET /graphql-schema/<ledger>` answers it. */
+  schema(opts?: At): Promise<string>;
+  /** The ledger's info document (t, commit, statistics with classes and properties), as `GET /info`. */
+  info(): Promise<Record<string, unknown>>;
   /** Called with the ledger's new t whenever the peer applied commits; returns unsubscribe. */
   subscribe(onChange: (change: { ledger: string; t: number }) => void): () => void;
   close(): Promise<void>;
 }
 
-interface Pending { chunk(text: string): void; done(result: unknown): void; fail(e: BrowserPeerError): void }
+interface Pending { chunk(text: string): void; done(m: { result?: unknown; format?: string }): void; fail(e: unknown): void }
+
+const aborted = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+
+const at = (o: At): At => ({
+  ...(o.t !== undefined ? { t: o.t } : {}), ...(o.time !== undefined ? { time: o.time } : {}), ...(o.commit !== undefined ? { commit: o.commit } : {}),
+});
 
 /** Open a browser peer on `opts.ledger`; resolves when the ledger is loaded (from IndexedDB if offline). */
 export async function openBrowserPeer(opts: BrowserPeerOptions): Promise<BrowserPeer> {
@@ -75,49 +102,82 @@ export async function openBrowserPeer(opts: BrowserPeerOptions): Promise<Browser
     if (m.kind === 'chunk') p.chunk(m.text);
     else {
       pending.delete(m.id);
-      if (m.kind === 'done') p.done(m.result); else p.fail(new BrowserPeerError(m.error));
+      if (m.kind === 'done') p.done(m); else p.fail(new BrowserPeerError(m.error));
     }
   };
-  const call = (req: Req, onChunk: (t: string) => void = () => {}): Promise<unknown> => new Promise((done, fail) => {
-    const id = next++;
-    pending.set(id, { chunk: onChunk, done, fail });
-    worker.postMessage({ ...req, id } as WorkerRequest);
-  });
+  const send = (req: WorkerRequest) => worker.postMessage(req);
+  /** Send a request; `signal` cancels it in the worker and rejects at once. Resolves with the `done` message. */
+  const call = (req: Req, onChunk: (id: number, text: string) => void = () => {}, signal?: AbortSignal): Promise<{ result?: unknown; format?: string }> =>
+    new Promise((done, fail) => {
+      if (signal?.aborted) { fail(aborted(signal)); return; }
+      const id = next++;
+      const onAbort = () => {
+        if (!pending.delete(id)) return;
+        send({ op: 'cancel', id });
+        fail(aborted(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      pending.set(id, {
+        chunk: (t) => onChunk(id, t),
+        done: (m) => { settle(); done(m); },
+        fail: (e) => { settle(); fail(e); },
+      });
+      send({ ...req, id } as WorkerRequest);
+    });
   const api = opts.url.replace(/\/+$/, '') + (opts.apiBase ?? '/v1/ledgraph');
-  const opened = (await call({ op: 'open', api, token: opts.token ?? null, ledger: opts.ledger, database: opts.database ?? 'ledgraph-peer', directReads: opts.directReads ?? true })) as { ledger: string; t: number };
+  const opened = (await call({ op: 'open', api, token: opts.token ?? null, ledger: opts.ledger, database: opts.database ?? 'ledgraph-peer', replicate: opts.replicate ?? 'lazy', directReads: opts.directReads ?? true })).result as { ledger: string; t: number };
 
-  const chunks = (q: string, o: QueryOptions, onFormat: (f: string) => void): AsyncIterable<string> => ({
+  const stream = (q: PeerQuery, o: QueryOptions = {}): AsyncIterable<string> => ({
     [Symbol.asyncIterator]() {
       const queue: string[] = [];
       let finished = false;
       let failure: unknown = null;
       let wake: (() => void) | null = null;
-      call({ op: 'query', query: q, ...(o.t !== undefined ? { t: o.t } : {}) }, (t) => { queue.push(t); wake?.(); })
-        .then((r) => { onFormat((r as { format?: string } | undefined)?.format ?? ''); finished = true; wake?.(); }, (e: unknown) => { failure = e; finished = true; wake?.(); });
+      let id = 0;
+      const ac = new AbortController();
+      const outer = o.signal;
+      const onOuter = () => ac.abort(outer!.reason);
+      outer?.addEventListener('abort', onOuter, { once: true });
+      if (outer?.aborted) ac.abort(outer.reason);
+      const end = (e: unknown) => { failure = e; finished = true; outer?.removeEventListener('abort', onOuter); wake?.(); };
+      call({ op: 'stream', query: q, at: at(o) }, (i, t) => { id = i; queue.push(t); wake?.(); }, ac.signal)
+        .then(() => end(null), end);
       return {
         async next(): Promise<IteratorResult<string>> {
           while (queue.length === 0 && !finished) await new Promise<void>((r) => { wake = r; });
           wake = null;
-          if (queue.length > 0) return { value: queue.shift()!, done: false };
+          if (queue.length > 0) {
+            // One chunk consumed: the worker may produce one more.
+            if (!finished) send({ op: 'ack', id });
+            return { value: queue.shift()!, done: false };
+          }
           if (failure) throw failure;
+          return { value: undefined, done: true };
+        },
+        async return(): Promise<IteratorResult<string>> {
+          if (!finished) ac.abort(new DOMException('The stream was closed.', 'AbortError'));
           return { value: undefined, done: true };
         },
       };
     },
   });
 
-  const stream = (q: string, o: QueryOptions = {}): AsyncIterable<string> => chunks(q, o, () => {});
-
   return {
     opened,
     async query(q, o = {}) {
-      if (typeof q !== 'string') return call({ op: 'query', query: q, ...(o.t !== undefined ? { t: o.t } : {}) });
       let text = '';
-      let format = '';
-      for await (const c of chunks(q, o, (f) => { format = f; })) text += c;
-      return format === 'application/n-quads' ? text : JSON.parse(text) as unknown;
+      const m = await call({ op: 'query', query: q, at: at(o) }, (_, c) => { text += c; }, o.signal);
+      if (m.format === undefined) return m.result;
+      return m.format === 'application/n-quads' ? text : JSON.parse(text) as unknown;
     },
     stream,
+    async schema(o = {}) {
+      return (await call({ op: 'schema', at: at(o) })).result as string;
+    },
+    async info() {
+      return (await call({ op: 'info' })).result as Record<string, unknown>;
+    },
     subscribe(onChange) {
       listeners.add(onChange);
       return () => { listeners.delete(onChange); };

@@ -1,10 +1,12 @@
 /**
  * "Open locally": a browser peer of one ledger (src/browser-peer) in a Web Worker over IndexedDB,
- * fed through the server's storage proxy and following /events. This module and the engine are a
- * separate chunk, loaded only when a person switches a ledger to the local replica. The replica
+ * fed through the server's storage proxy and following /events, replicating the whole ledger
+ * (`replicate: 'full'`) so every query at every t answers offline. This module and the engine are
+ * a separate chunk, loaded only when a person switches a ledger to the local replica. The replica
  * is remembered per ledger in localStorage, so a reload (even with the server gone) reopens it.
  */
-import { openBrowserPeer, type BrowserPeer } from '../../src/browser-peer/client.js';
+import { openBrowserPeer, type At, type BrowserPeer, type PeerQuery } from '../../src/browser-peer/client.js';
+import type { LedgerInfo } from './api.js';
 
 /** What the replica panel shows. */
 export interface ReplicaState { ledger: string; localT: number; bytes: number }
@@ -12,8 +14,14 @@ export interface ReplicaState { ledger: string; localT: number; bytes: number }
 /** A ledger's local replica. */
 export interface Replica {
   readonly state: ReplicaState;
-  /** SPARQL text or a JSON-LD query object at the head or at `t`. */
-  query(q: string | Record<string, unknown>, t?: number): Promise<unknown>;
+  /** Any of the four languages (src/browser-peer/client.ts `query`) at the head, `t`, `time` or `commit`; `signal` cancels it in the worker. */
+  query(q: PeerQuery, at: At, signal?: AbortSignal): Promise<unknown>;
+  /** The NDJSON records of a streamed SELECT, as `/stream/query` sends them; `signal` cancels it in the worker. */
+  stream(q: PeerQuery, at: At, signal?: AbortSignal): AsyncIterable<string>;
+  /** The replica's GraphQL schema (SDL) at the head. */
+  schema(): Promise<string>;
+  /** The replica's `/info` document (classes and properties for examples and Cypher names). */
+  info(): Promise<LedgerInfo>;
   close(): Promise<void>;
 }
 
@@ -32,7 +40,7 @@ export async function openReplica(opts: { origin: string; apiBase: string; token
   });
   let peer: BrowserPeer;
   try {
-    peer = await openBrowserPeer({ worker, url: opts.origin, apiBase: opts.apiBase, token: opts.token, ledger: opts.ledger, database: replicaDatabase(opts.ledger) });
+    peer = await openBrowserPeer({ worker, url: opts.origin, apiBase: opts.apiBase, token: opts.token, ledger: opts.ledger, database: replicaDatabase(opts.ledger), replicate: 'full' });
   } catch (e) {
     worker.terminate();
     throw e;
@@ -42,7 +50,10 @@ export async function openReplica(opts: { origin: string; apiBase: string; token
   peer.subscribe((c) => { if (c.ledger === peer.opened.ledger) { state.localT = c.t; opts.onState({ ...state }); } });
   return {
     state,
-    query: (q, t) => peer.query(q, t === undefined ? {} : { t }),
+    query: (q, at, signal) => peer.query(q, { ...at, ...(signal ? { signal } : {}) }),
+    stream: (q, at, signal) => peer.stream(q, { ...at, ...(signal ? { signal } : {}) }),
+    schema: () => peer.schema(),
+    info: async () => (await peer.info()) as unknown as LedgerInfo,
     close: () => peer.close(),
   };
 }

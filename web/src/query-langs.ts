@@ -35,10 +35,11 @@ export function cypherContext(vocabulary: string[]): Record<string, string> {
   return ctx;
 }
 
-/** A GraphQL answer as a result set: the first root field's objects become rows. */
+/** A GraphQL answer as a result set: the first root field's objects become rows; an answer of errors only is thrown. */
 export function fromGraphql(text: string): ResultSet {
   const doc = JSON.parse(text) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] };
-  if (doc.errors?.length && !doc.data) {
+  // Errors with no data, or with only null root fields (a refused mutation), are the whole answer.
+  if (doc.errors?.length && (!doc.data || Object.values(doc.data).every((v) => v === null))) {
     const e = doc.errors[0]!;
     throw new ApiError(200, e.extensions?.code ?? 'GraphQL error', doc.errors.map((x) => x.message).join('; '));
   }

@@ -11,7 +11,8 @@ import { loadHistory, remember } from './history.js';
 import { editorModule, lazyEditor } from './lazy-editor.js';
 import type { Shell } from './main.js';
 import { LANGS, runOnServer, type QueryLang } from './query-langs.js';
-import { fromJsonLd, fromSparqlJson, fromTurtle, showResults, type ResultSet } from './results.js';
+import { showResults } from './results.js';
+import { peerAt, runLocal, streamLocal } from './local-run.js';
 import type { Replica, ReplicaState } from './peer-mode.js';
 import { keepForOffline } from './offline.js';
 
@@ -113,6 +114,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       replica = null; replicaState = null;
       await r?.close().catch(() => {});
       showReplica();
+      if (r) void loadExamples();
       return;
     }
     if (peerToken.value.trim()) { sessionStorage.setItem(PEER_TOKEN_KEY, peerToken.value.trim()); peerToken.value = ''; }
@@ -134,10 +136,13 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       const r = await openReplica({
         origin: location.origin, apiBase: apiBase(), token, ledger,
         onState: (s) => {
+          const moved = replicaState !== null && s.localT !== replicaState.localT;
           replicaState = s;
           if (!alive) return;
           // Offline the server's t is unknown: the slider runs over what the replica holds.
           if (s.localT > headT) { headT = s.localT; syncTime(); }
+          // New commits may bring new classes and properties: examples, completion and Cypher names.
+          if (moved && replica) void loadExamples();
           showReplica();
         },
       });
@@ -145,6 +150,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       replica = r;
       replicaState = { ...r.state };
       if (r.state.localT > headT) { headT = r.state.localT; syncTime(); }
+      void loadExamples();
       void keepForOffline();
     } catch (e) {
       const d = describe(e as Error);
@@ -156,6 +162,7 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
       localStorage.removeItem(`${REPLICA_KEY}:${ledger}`);
       if (hint) { sessionStorage.removeItem(PEER_TOKEN_KEY); askToken(true); }
       sourceSel.value = 'server';
+      void loadExamples();
     }
     showReplica();
   }
@@ -182,20 +189,27 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
     editor.focus();
   });
 
-  let sdl = '';
-  async function loadSchema(): Promise<void> {
+  /** The SDL for GraphQL completion and examples: from the replica in peer mode, else the server. */
+  async function readSchema(): Promise<string> {
     try {
+      if (replica) return await replica.schema();
       const r = await fetch(`${apiBase()}/graphql-schema/${ledgerPath(ledger)}`, { headers: getToken() ? { Authorization: `Bearer ${getToken()}` } : {} });
-      sdl = r.ok ? await r.text() : '';
-    } catch { sdl = ''; }
-    (await editorModule()).setSchemaWords(sdlNames(sdl));
+      return r.ok ? await r.text() : '';
+    } catch { return ''; }
   }
 
+  /** Reads overlap (server at render, replica once open): only the latest one applies. */
+  let examplesRead = 0;
   async function loadExamples(): Promise<void> {
-    const [info] = await Promise.all([json<LedgerInfo>(`/info/${ledgerPath(ledger)}`).catch(() => null), loadSchema()]);
-    if (!alive) return;
+    const mine = ++examplesRead;
+    // A replica being opened brings its own (and works offline); a failed open clears the wish and reloads from the server.
+    if (!replica && replicaWanted(ledger)) return;
+    // In peer mode the replica answers both, online or not.
+    const reading = replica ? replica.info().catch(() => null) : json<LedgerInfo>(`/info/${ledgerPath(ledger)}`).catch(() => null);
+    const [info, sdl] = await Promise.all([reading, readSchema()]);
+    if (!alive || mine !== examplesRead) return;
     vocab = vocabulary(info);
-    void editorModule().then((m) => m.setCompletionWords(vocab));
+    void editorModule().then((m) => { m.setCompletionWords(vocab); m.setSchemaWords(sdlNames(sdl)); });
     const ex = [...examplesFor(info), ...graphqlExamples(sdl)];
     mount(exampleSel, h('option', { value: '' }, 'Examples'), ex.map((e, i) => h('option', { value: String(i) }, e.label)));
     exampleSel.onchange = () => {
@@ -207,15 +221,6 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
     };
   }
 
-  async function runLocal(text: string): Promise<ResultSet> {
-    if (lang === 'graphql' || lang === 'cypher') throw new Error(`${LANGS[lang].label} runs on the server only; the local replica answers SPARQL and JSON-LD.`);
-    if (at.kind === 'time') throw new Error('The local replica travels by t; use the slider, or run @time: on the server.');
-    const t = at.kind === 't' ? at.t : undefined;
-    if (lang === 'jsonld') return fromJsonLd(JSON.stringify(await replica!.query(JSON.parse(text) as Record<string, unknown>, t)));
-    const r = await replica!.query(text, t);
-    return typeof r === 'string' ? fromTurtle(r) : fromSparqlJson(JSON.stringify(r));
-  }
-
   async function run(): Promise<void> {
     running?.abort();
     const ac = new AbortController();
@@ -224,24 +229,26 @@ export function renderQuery(ctx: { shell: Shell; main: HTMLElement }, ledger: st
     sessionStorage.setItem(`${DRAFT_KEY}:${ledger}`, JSON.stringify({ lang, text }));
     const target = `${ledger}${atSuffix(at)}`;
     const where = replica ? `${target} (local replica)` : target;
-    const streaming = !replica && streamBox.checked && (lang === 'sparql' || lang === 'jsonld');
+    const streaming = streamBox.checked && (lang === 'sparql' || lang === 'jsonld');
     runBtn.disabled = true; cancelBtn.hidden = false;
     mount(results, h('p', { className: 'muted', role: 'status' }, `Running at ${where}…`));
     const started = performance.now();
     try {
       if (streaming) {
-        const { streamQuery } = await import('./stream-run.js');
-        const fin = await streamQuery(lang as 'sparql' | 'jsonld', target, text, ac.signal, (p) => {
+        const { readStream, serverStream } = await import('./stream-run.js');
+        const l = lang as 'sparql' | 'jsonld';
+        const chunks = replica ? streamLocal(replica, l, text, peerAt(at), ac.signal) : await serverStream(l, target, text, ac.signal);
+        const fin = await readStream(chunks, started, (p) => {
           if (running !== ac) return;
           const n = p.count;
           const kept = p.set.rows.length < n ? ` (first ${p.set.rows.length} kept)` : '';
           const fuel = p.fuel === undefined ? '' : ` · fuel ${p.fuel}`;
-          const time = p.time ? ` · server ${p.time}` : '';
+          const time = p.time ? ` · ${replica ? 'worker' : 'server'} ${p.time}` : '';
           showResults(results, p.set, `${n} row${n === 1 ? '' : 's'}${kept} at ${where} · ${p.done ? 'streamed' : 'streaming…'} · ${p.elapsedMs} ms${fuel}${time}`);
         });
         void fin;
       } else {
-        const set = replica ? await runLocal(text) : await runOnServer(lang, target, text, ac.signal, vocab);
+        const set = replica ? await runLocal(replica, lang, text, peerAt(at), ac.signal, vocab) : await runOnServer(lang, target, text, ac.signal, vocab);
         const ms = Math.round(performance.now() - started);
         if (running !== ac) return;
         showResults(results, set, `${set.boolean !== undefined ? 'ASK' : `${set.rows.length} row${set.rows.length === 1 ? '' : 's'}`} at ${where} · ${ms} ms`);

@@ -1,7 +1,8 @@
 /**
- * Streaming SELECT results: `POST /stream/query/<ledger>` answers NDJSON records (http-api.md §2.12:
- * `head`, `row`…, `heartbeat`, then exactly one `end` or `error`); rows are handed over as they
- * arrive, with the fuel and time the server reports. A stream without a terminal record failed.
+ * Streaming SELECT results: `POST /stream/query/<ledger>` — or, in peer mode, the local replica's
+ * worker — answers NDJSON records (http-api.md §2.12: `head`, `row`…, `heartbeat`, then exactly
+ * one `end` or `error`); rows are handed over as they arrive, with the fuel and time reported. A
+ * stream without a terminal record failed.
  */
 import { ApiError, call, ledgerPath } from './api.js';
 import { termText, type ResultSet } from './results.js';
@@ -28,18 +29,36 @@ type StreamRecord =
   | { type: 'end'; rows: number; t: number; fuel?: number; time?: string }
   | { type: 'error'; error: { code: string; message: string }; rows: number };
 
-/**
- * Stream `text` (SPARQL SELECT or a JSON-LD query) against `target`; `onProgress` is called at
- * most every `everyMs` (longer when redrawing is slow) and once at the end. Resolves with the final progress; rejects on an
- * `error` record (its code as the error type) or a cut stream.
- */
-export async function streamQuery(lang: 'sparql' | 'jsonld', target: string, text: string, signal: AbortSignal,
-  onProgress: (p: StreamProgress) => void, everyMs = 200): Promise<StreamProgress> {
-  const started = performance.now();
+/** The server's NDJSON answer to `text` (SPARQL SELECT or a JSON-LD query) against `target`, as text chunks. */
+export async function serverStream(lang: 'sparql' | 'jsonld', target: string, text: string, signal: AbortSignal): Promise<AsyncIterable<string>> {
   const r = await call(`/stream/query/${ledgerPath(target)}`, {
     method: 'POST', body: text, signal,
     headers: { 'Content-Type': lang === 'sparql' ? 'application/sparql-query' : 'application/json', Accept: 'application/x-ndjson' },
   });
+  const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          yield value;
+        }
+      } finally {
+        // Left early (an error record, a cancel): let the connection go.
+        void reader.cancel().catch(() => {});
+      }
+    },
+  };
+}
+
+/**
+ * Read NDJSON records from `chunks` (started at `started`, a performance.now() time); `onProgress`
+ * is called at most every `everyMs` (longer when redrawing is slow) and once at the end. Resolves
+ * with the final progress; rejects on an `error` record (its code as the error type) or a cut stream.
+ */
+export async function readStream(chunks: AsyncIterable<string>, started: number,
+  onProgress: (p: StreamProgress) => void, everyMs = 200): Promise<StreamProgress> {
   const columns: string[] = [];
   const rows: string[][] = [];
   const lines: string[] = [];
@@ -65,15 +84,12 @@ export async function streamQuery(lang: 'sparql' | 'jsonld', target: string, tex
     else if (rec.type === 'end') { fuel = rec.fuel ?? fuel; time = rec.time; ended = true; }
     else if (rec.type === 'error') throw new ApiError(200, rec.error.code, `${rec.error.message} (after ${rec.rows} rows)`);
   };
-  const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
   // Redrawing costs time in proportion to the rows: wait at least four times the last redraw, so
   // the page stays responsive (Cancel, scrolling) however many rows arrive.
   let last = 0;
   let gap = everyMs;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
+  for await (const value of chunks) {
     buf += value;
     const parts = buf.split('\n');
     buf = parts.pop()!;

@@ -7,8 +7,8 @@
  * are; a client that goes away cancels the query.
  */
 import type { Context } from 'hono';
-import { badRequest, isLedgraphError } from '../../core/errors.js';
-import { isFuelExhausted } from '../../core/query/engine.js';
+import { badRequest } from '../../core/errors.js';
+import { formatMs, streamErrorCode } from '../../core/query/results/ndjson.js';
 import type { Binding } from '../../core/query/results/types.js';
 import type { Term } from '../../core/rdf/terms.js';
 import { xsd } from '../../core/rdf/vocab.js';
@@ -28,8 +28,8 @@ import {
 
 type Ctx = Context<AppEnv>;
 
-/** Error codes of the `error` record (§4.6). */
-export type StreamErrorCode = 'timeout' | 'fuel_exhausted' | 'cancelled' | 'invalid_query' | 'resource_limit' | 'internal';
+// Moved to core (the browser peer writes the same records); re-exported for the routes that import them here.
+export { formatMs, streamErrorCode, type StreamErrorCode } from '../../core/query/results/ndjson.js';
 
 /** A started query, ready to stream: its columns, its solutions, and its tracking. */
 export interface StreamSource {
@@ -45,16 +45,6 @@ export interface StreamSource {
   abort(reason: unknown): void;
   /** The query's deadline (ms since the epoch), when it has one: the stream ends there even if the client stopped reading. */
   deadline?: number | undefined;
-}
-
-/** The §4.6 code of a failure. */
-export function streamErrorCode(e: unknown): StreamErrorCode {
-  if (isFuelExhausted(e)) return 'fuel_exhausted';
-  if (!isLedgraphError(e)) return 'internal';
-  if (e.status === 408 || e.status === 504) return 'timeout';
-  if (e.status === 400 || e.status === 404 || e.status === 422) return 'invalid_query';
-  if (e.status === 413 || e.status === 429 || e.status === 503) return 'resource_limit';
-  return 'internal';
 }
 
 /** A term as SPARQL JSON text, as termToSparqlJson + JSON.stringify would write it, without the object. */
@@ -89,11 +79,6 @@ function rowWriter(vars: readonly string[]): (b: Binding) => string {
 /** Rows are flushed once this many characters are pending, or after FLUSH_MS, whichever comes first. */
 const CHUNK_CHARS = 32 * 1024;
 const FLUSH_MS = 10;
-
-/** Milliseconds with two decimals, as tracking reports time (`"12.34ms"`). */
-export function formatMs(ms: number): string {
-  return `${Math.round(ms * 100) / 100}ms`;
-}
 
 /**
  * The NDJSON response of a started query. Rows are pulled as the client reads; pending rows are

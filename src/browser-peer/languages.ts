@@ -1,0 +1,118 @@
+/**
+ * The four query languages on the browser peer's Connection, through the core entry points the
+ * transaction server's routes call — runSparql (/query SPARQL), runJsonLdQuery (/query JSON-LD),
+ * derivedSchema + runGraphQL (/graphql, /graphql-schema) and runCypherRead (application/cypher) —
+ * so the peer answers exactly as the server would. The ledger takes a time specifier (`@t:`,
+ * `@time:`, `@commit:`) as on the server's paths. The peer is read-only: GraphQL mutations and
+ * Cypher writes are refused with 403 (they belong on the transaction server).
+ */
+import { badRequest, forbidden } from '../core/errors.js';
+import type { Connection } from '../core/ledger/connection.js';
+import { parseLedgerRef, parseTimeSpec } from '../core/ledger/ledger-id.js';
+import { isWriteStatement } from '../core/query/cypher/ast.js';
+import { envelope, parseCached, readCypherBody, runCypherRead, type CypherBody } from '../core/query/cypher/service.js';
+import { derivedSchema, runGraphQL, schemaSdl, type GraphQLBody } from '../core/query/graphql/service.js';
+import type { DerivedSchema } from '../core/query/graphql/schema.js';
+import type { Db } from '../core/ledger/db.js';
+import { runJsonLdQuery } from '../core/query/jsonld/service.js';
+import { writeNQuads } from '../core/query/results/rdf-writers.js';
+import { writeSparqlJson } from '../core/query/results/sparql-json.js';
+import { runSparql } from '../core/query/sparql-service.js';
+import type { At, PeerQuery } from './protocol.js';
+
+/** A query with its language named. */
+export type LanguageQuery =
+  | { lang: 'sparql'; text: string }
+  | { lang: 'jsonld'; body: unknown }
+  | { lang: 'graphql'; query: string; variables: Record<string, unknown> | null; operationName: string | null }
+  | { lang: 'cypher'; body: CypherBody };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Name the language of a query: a string is SPARQL, a tagged object its tag, any other object JSON-LD. */
+export function languageOf(query: PeerQuery): LanguageQuery {
+  if (typeof query === 'string') return { lang: 'sparql', text: query };
+  const q: Record<string, unknown> = query;
+  if (!isObject(q)) throw badRequest('a query is SPARQL text, a JSON-LD query object, or {sparql | jsonld | graphql | cypher}');
+  if (typeof q.sparql === 'string') return { lang: 'sparql', text: q.sparql };
+  if ('jsonld' in q && (isObject(q.jsonld) || typeof q.jsonld === 'string')) return { lang: 'jsonld', body: q.jsonld };
+  if (typeof q.graphql === 'string') {
+    const variables = q.variables ?? null;
+    if (variables !== null && !isObject(variables)) throw badRequest('variables must be a JSON object or null');
+    const operationName = q.operationName ?? null;
+    if (operationName !== null && typeof operationName !== 'string') throw badRequest('operationName must be a string or null');
+    return { lang: 'graphql', query: q.graphql, variables, operationName };
+  }
+  if (typeof q.cypher === 'string') {
+    // The server's envelope reader, so params and @context are checked and converted the same way.
+    const envelopeText = JSON.stringify({ cypher: q.cypher, params: q.params ?? {}, ...('@context' in q ? { '@context': q['@context'] } : {}) });
+    return { lang: 'cypher', body: readCypherBody(envelopeText) };
+  }
+  return { lang: 'jsonld', body: q };
+}
+
+/** The ledger as a path reference with the time specifier of `at` (`hr:main@t:3`), checked as the server checks it. */
+export function ledgerAt(ledger: string, at: At | undefined): string {
+  const given: string[] = [];
+  if (at?.t !== undefined) given.push(`t:${at.t}`);
+  if (at?.time !== undefined) given.push(`time:${at.time}`);
+  if (at?.commit !== undefined) given.push(`commit:${at.commit}`);
+  if (given.length > 1) throw badRequest('give at most one of t, time and commit');
+  if (given.length === 0) return ledger;
+  parseTimeSpec(given[0]!);
+  return `${ledger}@${given[0]}`;
+}
+
+/** What a one-shot query answers, and the media type of text it sent as chunks (SPARQL only). */
+export interface QueryAnswer { result?: unknown; format?: string }
+
+/**
+ * Run one query against `ledger` (which may carry a time specifier). SPARQL results go to
+ * `onChunk` as text as the engine writes them (SPARQL JSON, or N-Quads for graphs); the other
+ * languages answer one JSON value: a JSON-LD result, a GraphQL response body, a Cypher §8 envelope.
+ */
+export async function runPeerQuery(conn: Connection, ledger: string, q: LanguageQuery, signal: AbortSignal, onChunk: (text: string) => void): Promise<QueryAnswer> {
+  switch (q.lang) {
+    case 'sparql': {
+      const r = await runSparql(conn, q.text, { ledger, signal });
+      const graph = r.result.type === 'quads';
+      for await (const text of graph ? writeNQuads(r.result) : writeSparqlJson(r.result)) onChunk(text);
+      return { format: graph ? 'application/n-quads' : 'application/sparql-results+json' };
+    }
+    case 'jsonld':
+      return { result: (await runJsonLdQuery(conn, q.body, { ledger, signal })).result };
+    case 'graphql':
+      return { result: await runPeerGraphQL(conn, ledger, q, signal) };
+    case 'cypher': {
+      if (isWriteStatement(parseCached(q.body.text))) {
+        throw forbidden('the local replica is read-only: Cypher writes (CREATE, MERGE, SET, REMOVE, DELETE) run on the transaction server (POST /update/<ledger>)');
+      }
+      const r = await runCypherRead(conn, q.body, { ledger, signal });
+      return { result: envelope(r.table, r.names) };
+    }
+  }
+}
+
+/** The snapshot a GraphQL request reads and its derived schema, as the server's /graphql opens them (root view). */
+async function openSchema(conn: Connection, ledger: string): Promise<{ derived: DerivedSchema; db: Db; contextJson: unknown }> {
+  const ref = parseLedgerRef(ledger);
+  if (ref.fragment !== null) throw badRequest('GraphQL reads the default graph of one ledger; named graphs (#fragment) are not expressible');
+  const contextJson = (await conn.defaultContext(ref.id)) ?? null;
+  const db = await (await conn.ledger(ref.id)).db(ref.time);
+  const derived = await derivedSchema(JSON.stringify([ref.id, db.t, null, contextJson]), db, db, contextJson);
+  return { derived, db, contextJson };
+}
+
+async function runPeerGraphQL(conn: Connection, ledger: string, q: Extract<LanguageQuery, { lang: 'graphql' }>, signal: AbortSignal): Promise<GraphQLBody> {
+  const { derived, db, contextJson } = await openSchema(conn, ledger);
+  return runGraphQL(derived, db, contextJson, {
+    query: q.query, variables: q.variables, operationName: q.operationName, explain: false, readOnly: false, signal,
+    // Mutations reach the commit step only when the schema publishes them; there they fail, writing nothing.
+    commit: () => Promise.reject(forbidden('the local replica is read-only: GraphQL mutations run on the transaction server (POST /graphql/<ledger>)')),
+  });
+}
+
+/** The caller's derived GraphQL schema of `ledger` as SDL, as `GET /graphql-schema/<ledger>` answers it. */
+export async function peerSchemaSdl(conn: Connection, ledger: string): Promise<string> {
+  return schemaSdl((await openSchema(conn, ledger)).derived);
+}
