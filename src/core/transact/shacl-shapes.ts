@@ -26,7 +26,7 @@ const LIST_PREDICATES = new Set(['in', 'ignoredProperties', 'languageIn', 'or', 
 const FOLLOW_IRI = new Set([...['property', 'node', 'qualifiedValueShape', 'not'].map((l) => SHACL + l), rdf.first, rdf.rest]);
 /** Hops counted for unbounded paths and recursive shapes. */
 export const MAX_HOPS = 8;
-const CACHED_VALIDATORS = 16;
+const CACHED_SHAPES = 16;
 
 /** What selects a shape's focus nodes. */
 export interface ShapeTargets {
@@ -48,9 +48,15 @@ export interface Shapes {
   /** IRIs of predicates the shapes' paths walk forwards / backwards (`sh:inversePath`). */
   forward: Set<string>;
   inverse: Set<string>;
-  /** Most hops from a focus node to a node whose facts a constraint reads (capped at MAX_HOPS). */
-  hops: number;
+  /**
+   * Most hops from a focus node to a node whose facts a constraint reads (`all`), or whose
+   * rdf:type only it reads (`type`, sh:class), capped at MAX_HOPS.
+   */
+  hops: Hops;
 }
+
+/** Reach of a shape into the graph around its focus node. */
+export interface Hops { all: number; type: number }
 
 /** A stable string for an RDF/JS term (N-Triples-like). */
 export function termString(t: RDF.Term): string {
@@ -121,11 +127,23 @@ export function readShapes(ds: DbDataset): Shapes | null {
       quads.push(DataFactory.quad(n as RDF.Quad_Subject, DataFactory.namedNode(p), head));
     }
   }
-  return describe(quads);
+  const key = quads.map((q) => `${termString(q.subject)} ${termString(q.predicate)} ${termString(q.object)}`).sort().join('\n');
+  let shapes = described.get(key);
+  if (shapes) {
+    described.delete(key); // most recently used last
+  } else {
+    shapes = describe(quads, key);
+  }
+  described.set(key, shapes);
+  while (described.size > CACHED_SHAPES) described.delete(described.keys().next().value!);
+  return shapes;
 }
 
+/** Shapes graphs by content, so unchanged shapes are described and parsed once. */
+const described = new Map<string, Shapes>();
+
 /** Targets, path predicates and reach of a shapes graph. */
-function describe(quads: RDF.Quad[]): Shapes {
+function describe(quads: RDF.Quad[], key: string): Shapes {
   const out = new Map<string, RDF.Quad[]>();
   for (const q of quads) {
     const k = termString(q.subject);
@@ -157,23 +175,32 @@ function describe(quads: RDF.Quad[]): Shapes {
     return 0;
   };
   const visiting = new Set<string>();
-  /** Hops from a shape's focus node to the farthest node whose facts its constraints read. */
-  const hopsOf = (shape: RDF.Term): number => {
+  /**
+   * Hops from a shape's focus node to the farthest node whose facts its constraints read: a path of
+   * length L reads facts of the nodes 0..L-1 hops out, sh:class the rdf:type of the value nodes
+   * (L hops), a nested shape (sh:node, sh:property, logical, qualified) reads from its value nodes on.
+   */
+  const hopsOf = (shape: RDF.Term): Hops => {
     const k = termString(shape);
-    if (visiting.has(k)) return MAX_HOPS;
+    if (visiting.has(k)) return { all: MAX_HOPS, type: MAX_HOPS };
     visiting.add(k);
     let len = 0;
     for (const p of objs(shape, SHACL + 'path')) len = Math.max(len, pathLen(p, false));
-    let r = Math.max(0, len - 1);
-    if (objs(shape, SHACL + 'class').length > 0) r = Math.max(r, len);
+    let all = Math.max(0, len - 1);
+    let type = all;
+    if (objs(shape, SHACL + 'class').length > 0) type = Math.max(type, len);
     const children = ['node', 'qualifiedValueShape', 'not', 'property'].flatMap((l) => objs(shape, SHACL + l));
     for (const l of ['or', 'and', 'xone']) for (const head of objs(shape, SHACL + l)) children.push(...list(head));
-    for (const c of children) r = Math.max(r, len + hopsOf(c));
+    for (const c of children) {
+      const h = hopsOf(c);
+      all = Math.max(all, len + h.all);
+      type = Math.max(type, len + h.type);
+    }
     visiting.delete(k);
-    return Math.min(r, MAX_HOPS);
+    return { all: Math.min(all, MAX_HOPS), type: Math.min(Math.max(type, all), MAX_HOPS) };
   };
   const targets: ShapeTargets[] = [];
-  let hops = 0;
+  const hops: Hops = { all: 0, type: 0 };
   for (const [, qs] of out) {
     const shape = qs[0]!.subject;
     const t: ShapeTargets = {
@@ -185,25 +212,23 @@ function describe(quads: RDF.Quad[]): Shapes {
     if (types.includes(RDFS + 'Class') && types.some((x) => x === SHACL + 'NodeShape' || x === SHACL + 'PropertyShape')) t.classes.push(shape);
     if (t.nodes.length + t.classes.length + t.subjectsOf.length + t.objectsOf.length === 0) continue;
     targets.push(t);
-    hops = Math.max(hops, hopsOf(shape));
+    const h = hopsOf(shape);
+    hops.all = Math.max(hops.all, h.all);
+    hops.type = Math.max(hops.type, h.type);
   }
   // Every path in the graph counts, also of shapes only reached through sh:node and friends.
   for (const q of quads) if (q.predicate.value === SHACL + 'path') pathLen(q.object, false);
-  const key = quads.map((q) => `${termString(q.subject)} ${termString(q.predicate)} ${termString(q.object)}`).sort().join('\n');
   return { key, quads, nodes: new Set(out.keys()), targets, forward, inverse, hops };
 }
 
-const validators = new Map<string, SHACLValidator>();
+const validators = new WeakMap<Shapes, SHACLValidator>();
 
-/** The parsed validator of a shapes graph, cached by content. */
+/** The parsed validator of a shapes graph (cached with the graph, by content). */
 export function validatorOf(shapes: Shapes): SHACLValidator {
-  let v = validators.get(shapes.key);
-  if (v) {
-    validators.delete(shapes.key); // most recently used last
-  } else {
+  let v = validators.get(shapes);
+  if (!v) {
     v = new SHACLValidator({ size: shapes.quads.length, [Symbol.iterator]: () => shapes.quads[Symbol.iterator]() } as unknown as RDF.DatasetCore);
+    validators.set(shapes, v);
   }
-  validators.set(shapes.key, v);
-  while (validators.size > CACHED_VALIDATORS) validators.delete(validators.keys().next().value!);
   return v;
 }

@@ -92,31 +92,39 @@ function reset(v: SHACLValidator, ds: DbDataset): SHACLValidator['validationEngi
  * The (focus node, shape) pairs a transaction can have changed the outcome of: nodes it touched
  * (subjects; objects where an inverse path or `sh:targetObjectsOf` reads them), widened by
  * `shapes.hops` steps back along the shapes' path predicates, each with every shape targeting it.
+ * Objects of rdf:type facts are not touched nodes: a class node's own shapes read its own facts.
  */
 function focusPairs(ds: DbDataset, shapes: Shapes, own: { s: RDF.Term; p: RDF.Term; o: RDF.Term }[]): [RDF.Term, RDF.Term][] {
   const objectsOf = new Set(shapes.targets.flatMap((t) => t.objectsOf.map((x) => x.value)));
   const named = new Set(shapes.targets.flatMap((t) => t.nodes.map(termString)));
-  const nodes = new Map<string, RDF.Term>();
-  let frontier: RDF.Term[] = [];
-  const add = (t: RDF.Term): void => {
+  // Each node with how many more hops back its change can matter: a changed rdf:type is read by
+  // sh:class up to `hops.type` hops away, any other fact up to `hops.all`.
+  const nodes = new Map<string, { term: RDF.Term; left: number }>();
+  let frontier: { term: RDF.Term; left: number }[] = [];
+  const add = (t: RDF.Term, left: number): void => {
     if (t.termType === 'Literal') return;
     const k = termString(t);
-    if (!nodes.has(k)) { nodes.set(k, t); frontier.push(t); }
+    const known = nodes.get(k);
+    if (known && known.left >= left) return;
+    const n = { term: t, left };
+    nodes.set(k, n);
+    if (left > 0) frontier.push(n);
   };
   for (const f of own) {
-    add(f.s);
-    if (shapes.inverse.has(f.p.value) || objectsOf.has(f.p.value) || named.has(termString(f.o))) add(f.o);
+    const left = f.p.value === rdf.type ? shapes.hops.type : shapes.hops.all;
+    add(f.s, left);
+    if (shapes.inverse.has(f.p.value) || objectsOf.has(f.p.value) || named.has(termString(f.o))) add(f.o, left);
   }
-  for (let hop = 0; hop < shapes.hops && frontier.length > 0; hop++) {
+  while (frontier.length > 0) {
     const from = frontier;
     frontier = [];
-    for (const x of from) {
-      for (const p of shapes.forward) for (const q of ds.match(null, DataFactory.namedNode(p), x)) add(q.subject);
-      for (const p of shapes.inverse) for (const q of ds.match(x, DataFactory.namedNode(p), null)) add(q.object);
+    for (const { term: x, left } of from) {
+      for (const p of shapes.forward) for (const q of ds.match(null, DataFactory.namedNode(p), x)) add(q.subject, left - 1);
+      for (const p of shapes.inverse) for (const q of ds.match(x, DataFactory.namedNode(p), null)) add(q.object, left - 1);
     }
   }
   const pairs: [RDF.Term, RDF.Term][] = [];
-  for (const node of nodes.values()) {
+  for (const { term: node } of nodes.values()) {
     let classes: Set<string> | undefined;
     for (const t of shapes.targets) {
       if (!classes && t.classes.length > 0) classes = classesOf(ds, node);
