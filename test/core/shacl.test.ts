@@ -139,6 +139,16 @@ describe('SHACL validation on the §16 shapes', () => {
     expect((await ttl(`${PREFIXES} ex:acme ex:motto "Build" .`)).t).toBe(4);
   });
 
+  it('results of severity sh:Warning do not fail a write; shapes SHACL Core cannot evaluate are refused', async () => {
+    await ttl(`${PREFIXES} ex:MottoShape a sh:NodeShape ; sh:targetClass ex:Person ; sh:property [ sh:path ex:motto ; sh:maxCount 1 ; sh:severity sh:Warning ] .`);
+    expect((await ttl(`${PREFIXES} ex:ana ex:motto "a", "b" .`)).t).toBe(4);
+    expect(await refused(ttl(`${PREFIXES} ex:SparqlShape a sh:NodeShape ; sh:targetClass ex:Person ; sh:sparql [ sh:select "SELECT $this WHERE { }" ] .`))).toEqual({
+      status: 422, type: 'err:db/ConstraintViolation',
+      message: "SHACL: the ledger's shapes use sh:SPARQLConstraintComponent, which Ledgraph does not evaluate (SHACL Core only); nothing was written",
+    });
+    expect((await conn.db(LEDGER)).t).toBe(4);
+  });
+
   it('in a group of concurrent writes, the violating one fails alone', async () => {
     const writes = [
       ttl(`${PREFIXES} ex:d1 a ex:Person ; schema:name "D1" .`),

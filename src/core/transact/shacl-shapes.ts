@@ -232,3 +232,20 @@ export function validatorOf(shapes: Shapes): SHACLValidator {
   }
   return v;
 }
+
+/** Constraint components the shapes use that the validator cannot evaluate (SHACL-SPARQL, custom components). */
+export function unsupportedComponents(v: SHACLValidator): string[] {
+  const known = unsupported.get(v);
+  if (known) return known;
+  const out = new Set<string>();
+  const PROPERTY = SHACL + 'PropertyConstraintComponent';
+  for (const node of v.shapesGraph.shapeNodesWithConstraints) {
+    for (const c of v.shapesGraph.getShape(node).constraints) {
+      if (c.component.node.value !== PROPERTY && !c.validate) out.add(c.component.node.value.replace(SHACL, 'sh:'));
+    }
+  }
+  const list = [...out].sort();
+  unsupported.set(v, list);
+  return list;
+}
+const unsupported = new WeakMap<SHACLValidator, string[]>();

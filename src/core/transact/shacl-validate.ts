@@ -17,7 +17,7 @@ import type { Db } from '../ledger/db.js';
 import { DbDataset } from '../rdfjs/db-dataset.js';
 import { toRdfJs } from '../rdfjs/terms.js';
 import { RDFS, SHACL, rdf } from '../rdf/vocab.js';
-import { mayHaveShapes, readShapes, termString, validatorOf, type Shapes, type ShapeTargets } from './shacl-shapes.js';
+import { mayHaveShapes, readShapes, termString, unsupportedComponents, validatorOf, type Shapes, type ShapeTargets } from './shacl-shapes.js';
 
 const RDF_TYPE = DataFactory.namedNode(rdf.type);
 const SUBCLASS = DataFactory.namedNode(RDFS + 'subClassOf');
@@ -55,6 +55,11 @@ export async function checkShapes(db: Db, events: readonly Flake[], signal?: Abo
   const shapes = read.value;
   if (!shapes || shapes.targets.length === 0) return { mode: 'none', checked: 0, runs: read.runs };
   const validator = validatorOf(shapes);
+  // A shape the validator cannot evaluate is refused, not silently skipped.
+  const unsupported = unsupportedComponents(validator);
+  if (unsupported.length > 0) {
+    throw constraintViolation(`SHACL: the ledger's shapes use ${unsupported.join(', ')}, which Ledgraph does not evaluate (SHACL Core only); nothing was written`);
+  }
   const own = events.filter((f) => f.g === 0).map((f) => ({
     s: toRdfJs(db.dict.term(f.s)), p: toRdfJs(db.dict.term(f.p)), o: toRdfJs(db.dict.term(f.o)),
   }));
