@@ -69,6 +69,13 @@ export class DbDataset implements RDF.DatasetCore {
     if (g && g.termType !== 'DefaultGraph' && g.termType !== 'Variable') return EMPTY;
     const si = this.id(s), pi = this.id(p), oi = this.id(o);
     if (si === undefined || pi === undefined || oi === undefined) return EMPTY;
+    // A bound subject reads all its facts once and filters them: validating a node asks for many
+    // of its predicates, and one scan is cheaper than one per predicate.
+    if (si !== null && (pi !== null || oi !== null)) {
+      const all = this.match(s) as QuadArray;
+      if (all.size === 0) return EMPTY;
+      return all.match(null, pi === null ? null : p, oi === null ? null : o);
+    }
     const key = `${si ?? ''} ${pi ?? ''} ${oi ?? ''}`;
     let quads = this.loaded.get(key);
     if (!quads) {
