@@ -56,13 +56,19 @@ async function ledger(name, shapes) {
   return { conn, name };
 }
 
+/** Wall and CPU ms per transaction of `run` (CPU time is steadier on the shared box). */
+async function timed(run, n) {
+  const t0 = performance.now(), c0 = process.cpuUsage();
+  await run();
+  const c = process.cpuUsage(c0);
+  return { wall: (performance.now() - t0) / n, cpu: (c.user + c.system) / 1000 / n };
+}
+
 let next = PEOPLE;
 /** ms per transaction of `count` single-fact inserts. */
 async function singles(l, rep) {
   const docs = Array.from({ length: SINGLES }, (_, i) => parseRdfTxn(`${P} ex:p${(i * 37 + rep * 101) % PEOPLE} ex:tags "r${rep}-${i}" .`, 'text/turtle', 'insert'));
-  const t0 = performance.now();
-  for (const d of docs) await l.conn.transact(l.name, d);
-  return (performance.now() - t0) / SINGLES;
+  return timed(async () => { for (const d of docs) await l.conn.transact(l.name, d); }, SINGLES);
 }
 /** ms per 1,000-fact transaction. */
 async function bulk(l) {
@@ -72,25 +78,31 @@ async function bulk(l) {
     for (let k = 0; k < 250; k++, next++) lines.push(person(next, next % PEOPLE));
     docs.push(parseRdfTxn(P + lines.join('\n'), 'text/turtle', 'insert'));
   }
-  const t0 = performance.now();
-  for (const d of docs) await l.conn.transact(l.name, d);
-  return (performance.now() - t0) / BULK;
+  return timed(async () => { for (const d of docs) await l.conn.transact(l.name, d); }, BULK);
 }
 
 const none = await ledger('none', false);
 const shaped = await ledger('shaped', true);
 const sides = { none, shaped };
 const times = { single: { none: [], shaped: [] }, bulk: { none: [], shaped: [] } };
+const cpu = { single: { none: [], shaped: [] }, bulk: { none: [], shaped: [] } };
 for (let rep = -1; rep < REPS; rep++) { // rep -1 warms up
   for (const side of rep % 2 ? ['none', 'shaped'] : ['shaped', 'none']) {
     const s = await singles(sides[side], rep + 1);
     const b = await bulk(sides[side]);
-    if (rep >= 0) { times.single[side].push(s); times.bulk[side].push(b); }
+    if (rep >= 0) {
+      times.single[side].push(s.wall); times.bulk[side].push(b.wall);
+      cpu.single[side].push(s.cpu); cpu.bulk[side].push(b.cpu);
+    }
   }
 }
-const row = (k) => ({ none_ms: +median(times[k].none).toFixed(3), shapes_ms: +median(times[k].shaped).toFixed(3), ratio: +(median(times[k].shaped) / median(times[k].none)).toFixed(2) });
+const row = (k) => ({
+  none_ms: +median(times[k].none).toFixed(3), shapes_ms: +median(times[k].shaped).toFixed(3), ratio: +(median(times[k].shaped) / median(times[k].none)).toFixed(2),
+  none_cpu_ms: +median(cpu[k].none).toFixed(3), shapes_cpu_ms: +median(cpu[k].shaped).toFixed(3), cpu_ratio: +(median(cpu[k].shaped) / median(cpu[k].none)).toFixed(2),
+});
 const result = { bench: 'shacl', people: PEOPLE, reps: REPS, singles: SINGLES, bulk: BULK, loadavg: loadavg().map((x) => +x.toFixed(1)), single_fact: row('single'), thousand_facts: row('bulk') };
 console.error(`SHACL write validation, ${PEOPLE} people, load ${result.loadavg.join(' ')}`);
-console.error(`  single-fact insert   no shapes ${result.single_fact.none_ms} ms   shapes ${result.single_fact.shapes_ms} ms   ${result.single_fact.ratio}x`);
-console.error(`  1,000-fact insert    no shapes ${result.thousand_facts.none_ms} ms   shapes ${result.thousand_facts.shapes_ms} ms   ${result.thousand_facts.ratio}x`);
+for (const [label, r] of [['single-fact insert', result.single_fact], ['1,000-fact insert ', result.thousand_facts]]) {
+  console.error(`  ${label}  wall: no shapes ${r.none_ms} ms, shapes ${r.shapes_ms} ms, ${r.ratio}x   cpu: ${r.none_cpu_ms} / ${r.shapes_cpu_ms} ms, ${r.cpu_ratio}x`);
+}
 emitResult(result);
