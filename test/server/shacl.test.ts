@@ -125,6 +125,22 @@ describe('SHACL on every write path', () => {
     expect(good.extensions.commit.t).toBe(before + 1);
   });
 
+  it('a merge whose result breaks a shape is refused (branches: each side conformed alone)', async () => {
+    const L = 'shapes-merge';
+    expect((await postJson(`${srv.api}/create`, { ledger: L, '@context': CTX })).status).toBe(201);
+    const ttl = (ref: string, body: string) => postText(`${srv.api}/insert/${ref}`, 'text/turtle', `@prefix ex: <${EX}> . ${body}`);
+    expect((await postText(`${srv.api}/insert/${L}`, 'text/turtle', SHAPES)).status).toBe(200);
+    expect((await ttl(L, 'ex:zoe a ex:Person ; ex:name "Zoe" .')).status).toBe(200);
+    expect((await postJson(`${srv.api}/branch`, { ledger: L, branch: 'dev' })).status).toBe(201);
+    expect((await ttl(`${L}:main`, 'ex:zoe ex:age 30 .')).status).toBe(200);
+    expect((await ttl(`${L}:dev`, 'ex:zoe ex:age 31 .')).status).toBe(200);
+    const t = async () => (await json<{ t: number }>(await fetch(`${srv.api}/info/${L}:main`))).t;
+    const before = await t();
+    await expectError(await postJson(`${srv.api}/merge`, { ledger: L, source: 'dev', strategy: 'take-both' }), 422, VIOLATION,
+      'SHACL violation: focus node <http://example.org/zoe>, path <http://example.org/age>: sh:MaxCountConstraintComponent (More than 1 values)');
+    expect(await t()).toBe(before);
+  });
+
   it('pushed commits are checked as transactions (http-api.md §4.3)', async () => {
     const ledger = await srv.conn.ledger(LEDGER);
     const commit = async (flakes: CommitFlake[]): Promise<string> => {
