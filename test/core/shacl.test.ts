@@ -178,5 +178,12 @@ describe('SHACL validation on the §16 shapes', () => {
     // Her rdf:type: ana and ben (they know her through ex:knows) are checked too.
     const typeEvent = [{ ...events[0]!, p: after.dict.idOfKey('http://www.w3.org/1999/02/22-rdf-syntax-ns#type')!, o: after.dict.idOfKey('http://example.org/Person')! }];
     expect(await checkShapes(after, typeEvent)).toEqual({ mode: 'focus', checked: 3, runs: 2 });
+    // A transaction staged on a snapshot whose shapes are known reuses them unless it touches them.
+    const next = after.withEvents(events.map((e) => ({ ...e, t: 4 })), after.graphTableWith(new Map()), 4);
+    expect(await checkShapes(next, events, undefined, after)).toEqual({ mode: 'focus', checked: 1, runs: 1 });
+    const shPath = after.dict.idOfKey('http://www.w3.org/ns/shacl#path')!;
+    const shapeEvent = [{ ...events[0]!, p: shPath, t: 4 }];
+    const next2 = after.withEvents(shapeEvent, after.graphTableWith(new Map()), 4);
+    expect(await checkShapes(next2, shapeEvent, undefined, after)).toMatchObject({ mode: 'all', runs: 2 });
   });
 });

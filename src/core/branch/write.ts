@@ -75,7 +75,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       // A merge, rebase or revert commit must hold to the shapes like any write (docs/shacl.md).
       const events = stager.idFlakes(t + 1);
       const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1);
-      await checkShapes(after, events);
+      await checkShapes(after, events, undefined, view);
       const commitTime = new Date(Math.max(Date.now(), time ? Date.parse(time) : 0)).toISOString();
       const data: CommitData = {
         t: t + 1, parents: [CID.parse(cid), ...plan.extraParents.map((p) => CID.parse(p))], time: commitTime, txn: null, author: '',

@@ -307,7 +307,7 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       // Shapes (docs/shacl.md) are checked on the state after this request.
       const events = stager.idFlakes(t + 1);
       const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1);
-      await checkShapes(after, events, ctx.signal);
+      await checkShapes(after, events, ctx.signal, view);
       const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
       const txnBytes = env.opts.storeTxn
         ? encodeTxnBlob({ type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null })

@@ -44,42 +44,59 @@ async function untilComplete<T>(ds: DbDataset, run: () => T, signal?: AbortSigna
   }
 }
 
+/** Shapes graphs of snapshots validated before, so the next transaction on top reuses them. */
+const known = new WeakMap<Db, Shapes | null>();
+
 /**
  * Validate the snapshot `db` (the state after a transaction) given the transaction's facts
  * `events`; throws 422 on a violation. Costs one dictionary lookup when the ledger never held shapes.
+ * `before` is the snapshot the transaction was staged on: when its shapes are known and the
+ * transaction touches none of them, they are the shapes of `db` too, and are not read again.
  */
-export async function checkShapes(db: Db, events: readonly Flake[], signal?: AbortSignal): Promise<ShaclOutcome> {
+export async function checkShapes(db: Db, events: readonly Flake[], signal?: AbortSignal, before?: Db): Promise<ShaclOutcome> {
   if (!mayHaveShapes(db.dict) || !events.some((f) => f.g === 0)) return { mode: 'none', checked: 0, runs: 0 };
+  const own = events.filter((f) => f.g === 0).map((f) => ({
+    s: toRdfJs(db.dict.term(f.s)), p: toRdfJs(db.dict.term(f.p)), o: toRdfJs(db.dict.term(f.o)),
+  }));
+  // A change to the shapes graph: a SHACL predicate, a fact of a shape's node, a type sh:….
+  const touches = (sh: Shapes | null): boolean => own.some((f) => f.p.value.startsWith(SHACL)
+    || (sh !== null && sh.nodes.has(termString(f.s))) || (f.p.value === rdf.type && f.o.value.startsWith(SHACL)));
   const ds = new DbDataset(db);
-  const read = await untilComplete(ds, () => readShapes(ds), signal);
-  const shapes = read.value;
-  if (!shapes || shapes.targets.length === 0) return { mode: 'none', checked: 0, runs: read.runs };
+  const prior = before ? known.get(before) : undefined;
+  let shapes: Shapes | null;
+  let runs = 0;
+  if (prior !== undefined && !touches(prior)) {
+    shapes = prior;
+  } else {
+    const read = await untilComplete(ds, () => readShapes(ds), signal);
+    shapes = read.value;
+    runs = read.runs;
+  }
+  known.set(db, shapes);
+  if (!shapes || shapes.targets.length === 0) return { mode: 'none', checked: 0, runs };
   const validator = validatorOf(shapes);
   // A shape the validator cannot evaluate is refused, not silently skipped.
   const unsupported = unsupportedComponents(validator);
   if (unsupported.length > 0) {
     throw constraintViolation(`SHACL: the ledger's shapes use ${unsupported.join(', ')}, which Ledgraph does not evaluate (SHACL Core only); nothing was written`);
   }
-  const own = events.filter((f) => f.g === 0).map((f) => ({
-    s: toRdfJs(db.dict.term(f.s)), p: toRdfJs(db.dict.term(f.p)), o: toRdfJs(db.dict.term(f.o)),
-  }));
-  const all = own.some((f) => f.p.value.startsWith(SHACL) || shapes.nodes.has(termString(f.s))
-    || (f.p.value === rdf.type && f.o.value.startsWith(SHACL)));
+  const all = (prior !== undefined && prior !== null && touches(prior)) || touches(shapes);
+  const current = shapes;
   let checked = 0;
   const done = await untilComplete(ds, () => {
     const engine = reset(validator, ds);
     if (all) {
       engine.validateAll(validator.$data);
     } else {
-      const pairs = focusPairs(ds, shapes, own);
+      const pairs = focusPairs(ds, current, own);
       checked = pairs.length;
       for (const [focus, shape] of pairs) validator.nodeConformsToShape(focus, shape, engine);
     }
     return engine.getReport();
   }, signal);
   const violations = done.value.results.filter((r) => r.severity?.value === VIOLATION);
-  if (violations.length > 0) throw constraintViolation(describeViolations(violations, shapes));
-  return { mode: all ? 'all' : 'focus', checked, runs: read.runs + done.runs };
+  if (violations.length > 0) throw constraintViolation(describeViolations(violations, current));
+  return { mode: all ? 'all' : 'focus', checked, runs: runs + done.runs };
 }
 
 /** Point the validator at `ds` with an empty report, and return its engine. */
