@@ -149,6 +149,16 @@ describe('SHACL validation on the §16 shapes', () => {
     expect((await conn.db(LEDGER)).t).toBe(4);
   });
 
+  it('recursive shapes over cyclic data terminate, and a change far down the chain is re-checked', async () => {
+    await ttl(`${PREFIXES} ex:ChainShape a sh:NodeShape ; sh:targetNode ex:a ;
+      sh:property [ sh:path ex:next ; sh:node ex:ChainShape ] , [ sh:path ex:label ; sh:minCount 1 ] .
+      ex:a ex:label "a" ; ex:next ex:b . ex:b ex:label "b" ; ex:next ex:a .`);
+    expect((await conn.db(LEDGER)).t).toBe(3);
+    expect((await refused(ttl(`${PREFIXES} ex:b ex:next ex:c .`))).message).toBe(
+      'SHACL violation: focus node <http://example.org/a>, path <http://example.org/next>: sh:NodeConstraintComponent, value <http://example.org/b> (Value does not have shape <http://example.org/ChainShape>)');
+    expect((await ttl(`${PREFIXES} ex:b ex:next ex:c . ex:c ex:label "c" .`)).t).toBe(4);
+  });
+
   it('in a group of concurrent writes, the violating one fails alone', async () => {
     const writes = [
       ttl(`${PREFIXES} ex:d1 a ex:Person ; schema:name "D1" .`),

@@ -53,6 +53,8 @@ export interface Shapes {
    * rdf:type only it reads (`type`, sh:class), capped at MAX_HOPS.
    */
   hops: Hops;
+  /** A shape reaches itself through sh:node, sh:property and the like (recursive shapes). */
+  recursive: boolean;
 }
 
 /** Reach of a shape into the graph around its focus node. */
@@ -175,6 +177,7 @@ function describe(quads: RDF.Quad[], key: string): Shapes {
     return 0;
   };
   const visiting = new Set<string>();
+  let recursive = false;
   /**
    * Hops from a shape's focus node to the farthest node whose facts its constraints read: a path of
    * length L reads facts of the nodes 0..L-1 hops out, sh:class the rdf:type of the value nodes
@@ -182,7 +185,10 @@ function describe(quads: RDF.Quad[], key: string): Shapes {
    */
   const hopsOf = (shape: RDF.Term): Hops => {
     const k = termString(shape);
-    if (visiting.has(k)) return { all: MAX_HOPS, type: MAX_HOPS };
+    if (visiting.has(k)) {
+      recursive = true;
+      return { all: MAX_HOPS, type: MAX_HOPS };
+    }
     visiting.add(k);
     let len = 0;
     for (const p of objs(shape, SHACL + 'path')) len = Math.max(len, pathLen(p, false));
@@ -218,7 +224,7 @@ function describe(quads: RDF.Quad[], key: string): Shapes {
   }
   // Every path in the graph counts, also of shapes only reached through sh:node and friends.
   for (const q of quads) if (q.predicate.value === SHACL + 'path') pathLen(q.object, false);
-  return { key, quads, nodes: new Set(out.keys()), targets, forward, inverse, hops };
+  return { key, quads, nodes: new Set(out.keys()), targets, forward, inverse, hops, recursive };
 }
 
 const validators = new WeakMap<Shapes, SHACLValidator>();

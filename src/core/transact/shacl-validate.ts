@@ -84,7 +84,7 @@ export async function checkShapes(db: Db, events: readonly Flake[], signal?: Abo
   const current = shapes;
   let checked = 0;
   const done = await untilComplete(ds, () => {
-    const engine = reset(validator, ds);
+    const engine = reset(validator, ds, current.recursive);
     if (all) {
       engine.validateAll(validator.$data);
     } else {
@@ -99,14 +99,21 @@ export async function checkShapes(db: Db, events: readonly Flake[], signal?: Abo
   return { mode: all ? 'all' : 'focus', checked, runs: runs + done.runs };
 }
 
-/** Point the validator at `ds` with an empty report, and return its engine. */
-function reset(v: SHACLValidator, ds: DbDataset): SHACLValidator['validationEngine'] {
+/** The library's guard against endless recursion: per (focus, shape) check counts, kept as JSON keys. */
+const RECURSION_GUARD = 50;
+
+/**
+ * Point the validator at `ds` with an empty report, and return its engine. The recursion guard
+ * (about 15% of validation time) is on only for recursive shapes: without them nesting is bounded.
+ */
+function reset(v: SHACLValidator, ds: DbDataset, recursive: boolean): SHACLValidator['validationEngine'] {
   v.$data = v.factory.clownface({ dataset: ds });
   const engine = v.validationEngine;
   engine.initReport();
   engine.violationsCount = 0;
   engine.validationError = null;
   engine.nestedResults = {};
+  engine.maxNodeChecks = recursive ? RECURSION_GUARD : 0;
   return engine;
 }
 
