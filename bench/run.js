@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | soak | all (all but soak)
+ *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | shacl | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
@@ -43,11 +43,12 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js', bi: 'query-wo
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
   replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js', cypher: 'cypher.js',
+  shacl: 'shacl.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);
 /** Script suites that make their own data (no BSBM file needed). */
-const OWN_DATA = new Set(['isolation']);
+const OWN_DATA = new Set(['isolation', 'shacl']);
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);

@@ -237,8 +237,14 @@ describe('graphql.md §16 worked example (curated tier, t = 3)', () => {
   });
 
   it('update and delete in one document are one commit; failures write nothing', async () => {
-    const b = await body(await gql('people:main', 'mutation { u: updateMember(id: "ex:dan", input: {age: 20, tags: ["x", "y"], level: null}) { age level tags } d: deleteMember(id: "ex:caro") gone: deleteMember(id: "ex:nobody") }')) as Record<string, any>;
-    expect(b.data).toEqual({ u: { age: 20, level: null, tags: ['x', 'y'] }, d: 'ex:caro', gone: null });
+    // Deleting Caro alone leaves ana and ben knowing a node that is no Person (sh:class): 422, nothing written.
+    const alone = await body(await gql('people:main', 'mutation { d: deleteMember(id: "ex:caro") }')) as Record<string, any>;
+    expect(alone.data).toEqual({ d: null });
+    expect(alone.errors.map((e: any) => e.extensions)).toEqual([{ code: 'EXECUTION_ERROR', status: 422, '@type': 'err:db/ConstraintViolation' }]);
+    expect(alone.errors[0].message).toContain('focus node <http://example.org/ana>, path <http://example.org/knows>: sh:ClassConstraintComponent, value <http://example.org/caro>');
+    // With the references to her removed in the same document, it conforms.
+    const b = await body(await gql('people:main', 'mutation { u: updateMember(id: "ex:dan", input: {age: 20, tags: ["x", "y"], level: null}) { age level tags } k1: updateMember(id: "ex:ana", input: {knows: ["ex:ben"]}) { id } k2: updateMember(id: "ex:ben", input: {knows: null}) { id } d: deleteMember(id: "ex:caro") gone: deleteMember(id: "ex:nobody") }')) as Record<string, any>;
+    expect(b.data).toEqual({ u: { age: 20, level: null, tags: ['x', 'y'] }, k1: { id: 'ex:ana' }, k2: { id: 'ex:ben' }, d: 'ex:caro', gone: null });
     expect(b.extensions.commit.t).toBe(5);
     expect((await body(await gql('people:main', '{ members { id } }')) as any).data.members).toEqual([{ id: 'ex:ana' }, { id: 'ex:ben' }, { id: 'ex:dan' }]);
     const f = await body(await gql('people:main', 'mutation { a: createMember(input: {id: "ex:eve", name: "Eve"}) { id } b: updateMember(id: "ex:nobody", input: {age: 1}) { id } }')) as Record<string, any>;

@@ -18,6 +18,7 @@ import { graphNameTerm } from '../rdf/terms.js';
 import type { NsRecord } from '../store.js';
 import { admitNovelty } from '../transact/novelty-limits.js';
 import { nowIso } from '../transact/pipeline.js';
+import { checkShapes } from '../transact/shacl-validate.js';
 import { Stager } from '../transact/stage.js';
 import type { BranchEnv } from './env.js';
 import type { KeyedFlake } from './reader.js';
@@ -71,6 +72,10 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       }
       const flakes = stager.flakes();
       if (flakes.length === 0 && !plan.keepEmpty) continue;
+      // A merge, rebase or revert commit must hold to the shapes like any write (docs/shacl.md).
+      const events = stager.idFlakes(t + 1);
+      const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1);
+      await checkShapes(after, events, undefined, view);
       const commitTime = new Date(Math.max(Date.now(), time ? Date.parse(time) : 0)).toISOString();
       const data: CommitData = {
         t: t + 1, parents: [CID.parse(cid), ...plan.extraParents.map((p) => CID.parse(p))], time: commitTime, txn: null, author: '',
@@ -84,7 +89,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
       staged.push({ data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, cid: commitCid, asserts, retracts });
-      view = view.withEvents(stager.idFlakes(t + 1), view.graphTableWith(stager.newGraphs), t + 1);
+      view = after;
       ns = encoded.nsTable;
       t++; cid = commitCid; time = commitTime;
     }

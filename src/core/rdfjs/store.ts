@@ -17,18 +17,10 @@ import { blankNode, defaultGraph, fromRdfJs, graphNameKey, graphNameTerm, namedN
 import type { Receipt } from '../transact/pipeline.js';
 import type { GraphName, TemplateQuad, TxnQuad } from '../transact/txn-request.js';
 import { Emitter } from './emitter.js';
+import { toRdfJs } from './terms.js';
 import { PullStream } from './pull-stream.js';
 
 type Pattern = [RDF.Term | null | undefined, RDF.Term | null | undefined, RDF.Term | null | undefined, RDF.Term | null | undefined];
-
-/** Our term as an RDF/JS term (n3's DataFactory: terms with `equals`). */
-function toRdfJs(t: Term): RDF.NamedNode | RDF.BlankNode | RDF.Literal {
-  switch (t.termType) {
-    case 'NamedNode': return DataFactory.namedNode(t.value);
-    case 'BlankNode': return DataFactory.blankNode(t.value);
-    case 'Literal': return DataFactory.literal(t.value, t.language || DataFactory.namedNode(t.datatype.value));
-  }
-}
 
 /** An RDF/JS pattern position: unbound (absent, null or a variable) or a term of ours. */
 function bound(t: RDF.Term | null | undefined): Term | null {

@@ -23,6 +23,7 @@ import type { NsRecord } from '../store.js';
 import type { WriteEnv } from '../ledger/stores.js';
 import { nextTurn } from '../util/next-turn.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
+import { checkShapes } from './shacl-validate.js';
 import { stageRequest } from './stage-request.js';
 import type { TxnRequest } from './txn-request.js';
 import type { PendingWrite, Receipt, TxnContext } from './write-queue.js';
@@ -303,6 +304,10 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       // Policy (policy.md §6): one flake the identity may not modify refuses the whole transaction,
       // before any blob is written, so nothing commits.
       await checkWritePolicy(view, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
+      // Shapes (docs/shacl.md) are checked on the state after this request.
+      const events = stager.idFlakes(t + 1);
+      const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1);
+      await checkShapes(after, events, ctx.signal, view);
       const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
       const txnBytes = env.opts.storeTxn
         ? encodeTxnBlob({ type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null })
@@ -318,7 +323,6 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
-      const events = stager.idFlakes(t + 1);
       if (big) await nextTurn();
       prepared.push({
         w, t: t + 1, time: commitTime, prevCid: cid, cid: commitCid, data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, txnBytes,
@@ -329,7 +333,7 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       ns = encoded.nsTable;
       t++; cid = commitCid; time = commitTime;
       // The next request in the group sees this one.
-      view = view.withEvents(events, view.graphTableWith(stager.newGraphs), t);
+      view = after;
     } catch (e) {
       ledger.dict.truncate(dictSize);
       failed.push([w, e]);

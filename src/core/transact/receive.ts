@@ -20,6 +20,8 @@ import { checkWritePolicy, isRootPolicy } from '../policy/index.js';
 import type { PolicyInputs } from '../policy/inputs.js';
 import type { NsRecord } from '../store.js';
 import { admitNovelty } from './novelty-limits.js';
+import { mayHaveShapes } from './shacl-shapes.js';
+import { checkShapes } from './shacl-validate.js';
 import { Stager } from './stage.js';
 
 /** A push request's objects, decoded from base64 by the front end. */
@@ -229,10 +231,18 @@ async function replayChecked(env: WriteEnv, ledger: Ledger, chain: Decoded[], po
       pending += c.bytes.length;
       ns.applyDelta(data.nsDelta);
       for (const [g, iri] of data.graphDelta) graphs.set(g, iri);
-      for (const f of data.flakes) {
-        unseen.push({ g: f.g, s: ledger.dict.intern(f.s), p: ledger.dict.intern(f.p), o: ledger.dict.intern(f.o), m: f.i ?? -1, t: data.t, op: f.op });
-      }
+      const events: Flake[] = data.flakes.map((f) => ({ g: f.g, s: ledger.dict.intern(f.s), p: ledger.dict.intern(f.p), o: ledger.dict.intern(f.o), m: f.i ?? -1, t: data.t, op: f.op }));
+      for (const f of events) unseen.push(f);
       unseenT = data.t;
+      // Shapes (docs/shacl.md) hold in the state after each commit of the chain.
+      if (mayHaveShapes(ledger.dict)) {
+        try {
+          await checkShapes(viewNow(), events);
+        } catch (e) {
+          if (isLedgraphError(e) && e.status === 422) throw constraintViolation(`${what}: ${e.message}`);
+          throw e;
+        }
+      }
       prevTime = data.time;
       out.push(data);
     }
