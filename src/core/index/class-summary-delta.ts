@@ -121,6 +121,11 @@ export function loadSummary(store: ContentStore, cid: string): Promise<ClassSumm
   return remember(cid, hit);
 }
 
+/** Forget the parsed summaries (a benchmark's cold derivation reads them from storage again). */
+export function forgetSummaries(): void {
+  loaded.clear();
+}
+
 function remember(cid: string, p: Promise<ClassSummary>): Promise<ClassSummary> {
   if (loaded.size >= MAX_LOADED) loaded.delete(loaded.keys().next().value!);
   loaded.set(cid, p);
