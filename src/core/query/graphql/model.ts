@@ -75,12 +75,17 @@ export async function inferModel(view: DbView): Promise<InferredModel> {
   return modelFromSummary(view, sum);
 }
 
-interface PropStats { refs: number; literals: number; scalars: Set<ScalarName>; lang: boolean; refSets: Map<string, number> }
+/** A class's tallies of one property: scalars as a bit set over SCALAR_NAMES; refSets shared until a second class set merges in. */
+interface PropStats { refs: number; literals: number; scalars: number; lang: boolean; refSets: ReadonlyMap<string, number>; owned: boolean }
+
+const SCALAR_NAMES: readonly ScalarName[] = ['String', 'Long', 'Decimal', 'Float', 'Boolean', 'Date', 'DateTime', 'Time', 'JSON'];
+const SCALAR_BIT = new Map(SCALAR_NAMES.map((n, i) => [n, 1 << i]));
 
 /**
  * The inferred model of a class summary (a full scan's, or an index root's with novelty folded
  * in): a class's property stats merge those of every class set holding it; a reference field
- * targets the class every referenced node belongs to (the one with the fewest instances).
+ * targets the class every referenced node belongs to (the one with the fewest instances). Summary
+ * entries count to nothing only transiently, and are skipped.
  */
 export async function modelFromSummary(view: DbView, sum: ClassSummary): Promise<InferredModel> {
   const dict = view.dict;
@@ -90,25 +95,29 @@ export async function modelFromSummary(view: DbView, sum: ClassSummary): Promise
     if (e.subjects <= 0) continue;
     for (const c of e.classes) instances.set(c, (instances.get(c) ?? 0) + e.subjects);
   }
-  const perClass = new Map<number, Map<number, PropStats>>([...instances.keys()].map((c) => [c, new Map()]));
+  const perClass = new Map<number, Map<number, PropStats>>();
+  for (const c of instances.keys()) perClass.set(c, new Map());
   for (const e of sum.values()) {
     if (e.subjects <= 0) continue;
     for (const [p, x] of e.props) {
-      let literals = 0;
-      const scalars = new Set<ScalarName>();
-      for (const [dt, n] of x.lits) if (n > 0) { literals += n; scalars.add(scalarOf(dt)); }
+      let literals = 0, scalars = 0;
+      for (const [dt, n] of x.lits) if (n > 0) { literals += n; scalars |= SCALAR_BIT.get(scalarOf(dt))!; }
       if (x.refs <= 0 && literals === 0) continue;
+      const lang = x.lang > 0;
       for (const c of e.classes) {
         const into = perClass.get(c)!;
         const y = into.get(p);
-        if (!y) { into.set(p, { refs: x.refs, literals, scalars: new Set(scalars), lang: x.lang > 0, refSets: new Map([...x.refSets].filter(([, n]) => n > 0)) }); continue; }
-        y.refs += x.refs; y.literals += literals; y.lang ||= x.lang > 0;
-        for (const v of scalars) y.scalars.add(v);
-        for (const [k, n] of x.refSets) if (n > 0) y.refSets.set(k, (y.refSets.get(k) ?? 0) + n);
+        if (!y) { into.set(p, { refs: x.refs, literals, scalars, lang, refSets: x.refSets, owned: false }); continue; }
+        y.refs += x.refs; y.literals += literals; y.scalars |= scalars; y.lang ||= lang;
+        if (x.refSets.size === 0) continue;
+        if (!y.owned) { y.refSets = new Map(y.refSets); y.owned = true; }
+        const into2 = y.refSets as Map<string, number>;
+        for (const [k, n] of x.refSets) into2.set(k, (into2.get(k) ?? 0) + n);
       }
     }
   }
-  const classesOf = new Map<string, number[]>([...sum].map(([k, e]) => [k, e.classes]));
+  const classesOf = new Map<string, number[]>();
+  for (const [k, e] of sum) classesOf.set(k, e.classes);
   const pluralP = dict.idOfKey(F + 'graphqlPlural');
   for (const [c, props] of perClass) {
     const iri = dict.key(c);
@@ -121,18 +130,13 @@ export async function modelFromSummary(view: DbView, sum: ClassSummary): Promise
       const field: FieldModel = { property, kind: 'scalar', target: null, scalar: 'String', lang: st.lang, mixed: false };
       if (st.refs > 0 && st.literals === 0) {
         field.kind = 'ref';
-        // Classes every referenced node belongs to; the one with the fewest instances wins.
-        const refClasses = new Map<number, number>();
-        for (const [k, n] of st.refSets) for (const rc of classesOf.get(k) ?? k.split(" ").map(Number)) refClasses.set(rc, (refClasses.get(rc) ?? 0) + n);
-        const covering = [...refClasses].filter(([, n]) => n === st.refs).map(([k]) => k);
-        covering.sort((a, b) => (instances.get(a)! - instances.get(b)!) || (dict.key(a) < dict.key(b) ? -1 : 1));
-        field.target = covering.length ? dict.key(covering[0]!) : null;
+        field.target = refTarget(dict, st, classesOf, instances);
       } else if (st.refs > 0) {
         field.mixed = true;
         out.warnings.push({ cls: iri, property, text: 'holds references and literals; typed String' });
       } else {
         field.scalar = combine(st.scalars);
-        if (field.scalar === 'String' && st.scalars.size > 1) out.warnings.push({ cls: iri, property, text: 'holds literals of several datatypes; typed String' });
+        if (field.scalar === 'String' && (st.scalars & (st.scalars - 1)) !== 0) out.warnings.push({ cls: iri, property, text: 'holds literals of several datatypes; typed String' });
       }
       cls.fields.push(field);
     }
@@ -141,10 +145,27 @@ export async function modelFromSummary(view: DbView, sum: ClassSummary): Promise
   return out;
 }
 
+/** The class every referenced node belongs to, the one with the fewest instances (then IRI order); null: Resource. */
+function refTarget(dict: DbView['dict'], st: PropStats, classesOf: Map<string, number[]>, instances: Map<number, number>): string | null {
+  const refClasses = new Map<number, number>();
+  for (const [k, n] of st.refSets) {
+    if (n <= 0) continue;
+    for (const rc of classesOf.get(k) ?? k.split(' ').map(Number)) refClasses.set(rc, (refClasses.get(rc) ?? 0) + n);
+  }
+  let best: number | undefined;
+  for (const [c, n] of refClasses) {
+    if (n !== st.refs) continue;
+    if (best === undefined) { best = c; continue; }
+    const d = instances.get(c)! - instances.get(best)!;
+    if (d < 0 || (d === 0 && dict.key(c) < dict.key(best))) best = c;
+  }
+  return best === undefined ? null : dict.key(best);
+}
+
 /** One scalar for the datatypes observed on a property (§6: integers+decimals → Decimal, with a double → Float). */
-function combine(s: Set<ScalarName>): ScalarName {
-  if (s.size === 1) return [...s][0]!;
-  const numeric = [...s].every((x) => x === 'Long' || x === 'Decimal' || x === 'Float');
-  if (numeric) return s.has('Float') ? 'Float' : 'Decimal';
+function combine(bits: number): ScalarName {
+  if ((bits & (bits - 1)) === 0) return SCALAR_NAMES[31 - Math.clz32(bits)] ?? 'String';
+  const numeric = SCALAR_BIT.get('Long')! | SCALAR_BIT.get('Decimal')! | SCALAR_BIT.get('Float')!;
+  if ((bits & ~numeric) === 0) return bits & SCALAR_BIT.get('Float')! ? 'Float' : 'Decimal';
   return 'String';
 }
