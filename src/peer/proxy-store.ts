@@ -31,7 +31,7 @@ export function childCids(cid: CID, bytes: Uint8Array): string[] {
     case Codec.indexRoot: {
       const root = parseJsonNode<IndexRoot>(bytes, 'index root');
       const tops = Object.values(root.orders).filter((c): c is string => !!c);
-      return [...root.dict.chunks, ...tops, ...(root.prev_root ? [root.prev_root] : [])];
+      return [...root.dict.chunks, ...tops, ...(root.prev_root ? [root.prev_root] : []), ...(root.class_summary ? [root.class_summary] : [])];
     }
     case Codec.indexBranch: return parseJsonNode<BranchNode>(bytes, 'index branch').children.map((c) => c.cid);
     case Codec.indexLeaf: {

@@ -23,7 +23,7 @@ import { CID } from 'multiformats/cid';
 import { Codec } from '../../src/core/commit/cid.js';
 import { collectIndex } from '../../src/core/ledger/reachable.js';
 
-const INDEX_CODECS = new Set([Codec.indexRoot, Codec.indexBranch, Codec.indexLeaf, Codec.dict]);
+const INDEX_CODECS = new Set([Codec.indexRoot, Codec.indexBranch, Codec.indexLeaf, Codec.dict, Codec.indexSummary]);
 
 const SEQUENCES = Number(process.env.BRANCH_MODEL_SEQUENCES ?? 500);
 const STEPS = 9;

@@ -14,6 +14,7 @@ export const Codec = {
   ledgerConfig: 0x300007,
   defaultContext: 0x300008,
   gcRecord: 0x300009,
+  indexSummary: 0x30000a,
 } as const;
 
 export { CID };

@@ -1,6 +1,6 @@
 /**
  * The objects of one index root, found by walking it: dictionary chunks, leaves with their history
- * blobs, branch nodes and the root. Packs send them (minus those of the receiver's root) and hard
+ * blobs, branch nodes, the class summary and the root. Packs send them (minus those of the receiver's root) and hard
  * drop deletes them. Copy-on-write makes the diff cheap: a branch the other root also holds is a
  * whole shared subtree, so it is not walked.
  */
@@ -10,7 +10,7 @@ import { leafHistory } from './leaf-codec.js';
 import { parseJsonNode, type BranchNode } from './root-codec.js';
 import { rootHeader, type RootHeader } from './root-headers.js';
 
-/** An index's objects in pack order: dictionaries and leaves, then branches (children first), the root last. */
+/** An index's objects in pack order: dictionaries and leaves, then branches (children first), the class summary, the root last. */
 export interface IndexArtifacts { root: RootHeader; objects: string[] }
 
 export interface WalkOptions {
@@ -65,5 +65,6 @@ export async function indexArtifacts(store: ContentStore, rootCid: string, opts:
   };
   for (const top of Object.values(root.orders)) if (top) await walk(top);
   const dicts = root.chunks.filter((c) => !skip.has(c));
-  return { root, objects: [...dicts, ...leaves, ...branches, ...(skip.has(rootCid) ? [] : [rootCid])] };
+  const summary = root.summary && !skip.has(root.summary) ? [root.summary] : [];
+  return { root, objects: [...dicts, ...leaves, ...branches, ...summary, ...(skip.has(rootCid) ? [] : [rootCid])] };
 }

@@ -13,6 +13,7 @@ import { updateOrder, writeBranches } from './build.js';
 import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from './root-codec.js';
 import { IndexTree, type LeafRef } from './tree.js';
 import { rememberRoot } from './root-headers.js';
+import { writeIndexSummary } from './class-summary-delta.js';
 
 /** Keys per dictionary chunk blob. */
 export const DICT_CHUNK_KEYS = 65_536;
@@ -45,10 +46,12 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
     const end = Math.min(snap.dictSize, i + DICT_CHUNK_KEYS);
     chunks.push((await store.put(Codec.dict, encodeDictChunk(i, ledger.dict.slice(i, end)))).toString());
   }
+  const head = await ledger.db();
+  const classSummary = await writeIndexSummary(store, snap.tree, snap.novelty, snap.toT, (t) => head.at(t, snap));
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: snap.toT, base_t: 0, commit_id: snap.commitId, commit_time: snap.commitTime, ns: snap.ns, graphs: snap.graphs,
     datatypes: snap.datatypes, dict: { size: snap.dictSize, chunks }, orders: tops, stats: snap.stats,
-    prev_root: snap.tree ? snap.tree.rootCid.toString() : null,
+    prev_root: snap.tree ? snap.tree.rootCid.toString() : null, class_summary: classSummary,
   };
   const rootCid = await store.put(Codec.indexRoot, canonicalJsonBytes(root));
   rememberRoot(rootCid.toString(), root);

@@ -46,6 +46,11 @@ export interface IndexRoot {
   orders: Record<IndexOrder, string | null>;
   stats: IndexStatsJson;
   prev_root: string | null;
+  /**
+   * The root's class summary (an `index-summary` object: class-summary.ts), which GraphQL schema
+   * derivation reads instead of every fact. Absent in roots written before it was added.
+   */
+  class_summary?: string;
 }
 
 /** Dictionary chunk: the keys of ids [from, from + keys.length). */

@@ -17,6 +17,8 @@ export interface RootHeader {
   prev_root: string | null;
   chunks: readonly string[];
   orders: Readonly<Record<IndexOrder, string | null>>;
+  /** The root's class summary object, if it has one. */
+  summary: string | null;
 }
 
 /** Most headers kept; past it the cache starts over. */
@@ -27,7 +29,7 @@ const headers = new Map<string, RootHeader>();
 export function rememberRoot(cid: string, root: IndexRoot): RootHeader {
   const h: RootHeader = {
     ledger_id: root.ledger_id, index_t: root.index_t, commit_id: root.commit_id, prev_root: root.prev_root,
-    chunks: [...root.dict.chunks], orders: { ...root.orders },
+    chunks: [...root.dict.chunks], orders: { ...root.orders }, summary: root.class_summary ?? null,
   };
   if (headers.size >= MAX_HEADERS) headers.clear();
   headers.set(cid, h);

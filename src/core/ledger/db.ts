@@ -103,6 +103,14 @@ export class Db implements DbView {
     return new Db({ ...this.parts, graphs, novelty, headT: t, graphCounts }, t);
   }
 
+  /** The index tree (null: none yet) and novelty this snapshot reads: class summaries fold the one into the other's. */
+  get sources(): { tree: IndexTree | null; novelty: Novelty } { return { tree: this.parts.tree, novelty: this.parts.novelty }; }
+
+  /** This snapshot's data at another t, or another tree and novelty of the same ledger at t (the indexer's before and after). */
+  at(t: number, sources: { tree: IndexTree | null; novelty: Novelty } = this.sources): Db {
+    return new Db({ ...this.parts, tree: sources.tree, novelty: sources.novelty }, t);
+  }
+
   /** The graph id a new named graph would get in this snapshot. */
   get nextGraphId(): number { return this.parts.graphs.nextId; }
 

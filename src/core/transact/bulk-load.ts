@@ -12,6 +12,8 @@ import { GRAPH_DEFAULT, GRAPH_TXN_META, ORDERS, type IndexOrder } from '../flake
 import { inParallel, writeBranches, writeLeaves } from '../index/build.js';
 import { DICT_CHUNK_KEYS } from '../index/indexer.js';
 import { Novelty } from '../index/novelty.js';
+import { summarizeFacts } from '../index/class-summary.js';
+import { storeSummary } from '../index/class-summary-delta.js';
 import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from '../index/root-codec.js';
 import { allocRun, cmpRows, copyRow, keyCols, sortRun, sortUniqueRun, type Run } from '../index/run.js';
 import { IndexTree, type LeafRef } from '../index/tree.js';
@@ -173,8 +175,10 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, source: Asy
   const leaves = {} as Record<IndexOrder, LeafRef[]>;
   const tops = {} as Record<IndexOrder, string | null>;
   const empty = allocRun(0);
+  let spotRun = empty;
   for (const order of ORDERS) {
     let run = sortUniqueRun(all, order);
+    if (order === 'spot') spotRun = run;
     if (order === 'opst') run = filter(run, (o) => dict.kind(o) !== 2);
     leaves[order] = await writeLeaves(stores.content, order, run, empty);
     tops[order] = await writeBranches(stores.content, order, leaves[order]);
@@ -203,9 +207,10 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, source: Asy
   for (let i = 0; i < dict.size; i += DICT_CHUNK_KEYS) starts.push(i);
   const chunks = await inParallel(starts, 4, async (i) =>
     (await stores.content.put(Codec.dict, encodeDictChunk(i, dict.slice(i, Math.min(dict.size, i + DICT_CHUNK_KEYS))))).toString());
+  const classSummary = await storeSummary(stores.content, await summarizeFacts(dict, [spotRun], [spotRun]));
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: t, base_t: 0, commit_id: prev, commit_time: ledger.head.time, ns: ledger.ns.allocated(), graphs: ledger.graphs.named(),
-    datatypes: [...ledger.datatypes].sort(), dict: { size: dict.size, chunks }, orders: tops, stats: ledger.stats.toJson(), prev_root: null,
+    datatypes: [...ledger.datatypes].sort(), dict: { size: dict.size, chunks }, orders: tops, stats: ledger.stats.toJson(), prev_root: null, class_summary: classSummary,
   };
   const rootCid = await stores.content.put(Codec.indexRoot, canonicalJsonBytes(root));
   const withIndex: NsRecord = { ...record, index_head_id: rootCid.toString(), index_t: t };

@@ -37,13 +37,14 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const NOT_FOUND = 'Ledger not found';
 /** Kinds the proxy serves; garbage-collection records (and anything unknown) are refused. */
 const SERVED_CODECS = new Set<number>([
-  Codec.commit, Codec.txn, Codec.indexRoot, Codec.indexBranch, Codec.indexLeaf, Codec.dict, Codec.ledgerConfig, Codec.defaultContext,
+  Codec.commit, Codec.txn, Codec.indexRoot, Codec.indexBranch, Codec.indexLeaf, Codec.dict, Codec.ledgerConfig, Codec.defaultContext, Codec.indexSummary,
 ]);
 
 /** Kind names of replication.md §1, for the debug header. */
 const KIND_NAMES: Record<number, string> = {
   [Codec.commit]: 'commit', [Codec.txn]: 'txn', [Codec.indexRoot]: 'index-root', [Codec.indexBranch]: 'index-branch',
   [Codec.indexLeaf]: 'index-leaf', [Codec.dict]: 'dict', [Codec.ledgerConfig]: 'ledger-config', [Codec.defaultContext]: 'default-context',
+  [Codec.indexSummary]: 'index-summary',
 };
 
 /** The `serving` array of a record. */

@@ -123,6 +123,7 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
   const wheres = new Map<string, GraphQLInputObjectType>();
   const refType = (f: FieldModel): GraphQLObjectType => (f.target !== null && byClass.has(f.target) ? objects.get(byClass.get(f.target)!.name)! : Resource);
   const enums = new Map<FieldModel, { type: GraphQLEnumType; filter: GraphQLInputObjectType }>();
+  const descriptions = new Map(classes.map((c) => [c.iri, c.description]));
   for (const t of types.values()) {
     for (const [name, f] of t.fields) {
       if (!f.enumValues) continue;
@@ -153,7 +154,7 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
     objects.set(t.name, new GraphQLObjectType<unknown, Resolvers>({
       name: t.name,
       interfaces: () => (curatedOf.get(t.cls)?.implements ?? []).map((i) => interfaces.get(i)!),
-      ...(model.classes.find((c) => c.iri === t.cls)?.description !== undefined ? { description: model.classes.find((c) => c.iri === t.cls)!.description! } : {}),
+      ...(descriptions.get(t.cls) !== undefined ? { description: descriptions.get(t.cls)! } : {}),
       fields: () => {
         const out: GraphQLFieldConfigMap<unknown, Resolvers> = { id: { type: new GraphQLNonNull(GraphQLID), resolve: (src, _a, r) => r.id(src) } };
         for (const [name, f] of t.fields) {

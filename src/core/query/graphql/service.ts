@@ -9,7 +9,8 @@ import {
 } from 'graphql';
 import type { DbView } from '../../index/view.js';
 import { ActiveContext } from '../../rdf/jsonld-context.js';
-import { inferModel } from './model.js';
+import { inferModel, modelFromSummary, type InferredModel } from './model.js';
+import { snapshotSummary, type SummarySource } from '../../index/class-summary-delta.js';
 import { applyShapes } from './shapes.js';
 import { applyCurated, readCurated } from './curated.js';
 import { DeclarationError } from './naming.js';
@@ -55,7 +56,7 @@ export function derivedSchema(key: string, view: DbView, root: DbView, contextJs
   hit = (async () => {
     const ctx = ActiveContext.create(contextJson ?? null);
     const warnings: string[] = [];
-    const model = await inferModel(view);
+    const model = await snapshotModel(view, root);
     const shaped = await applyShapes(root, model, view !== root);
     let cur;
     try { cur = await readCurated(root); } catch (e) {
@@ -73,6 +74,23 @@ export function derivedSchema(key: string, view: DbView, root: DbView, contextJs
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(key, hit);
   return hit;
+}
+
+/**
+ * The inferred model of the caller's view. Unrestricted: from the index root's class summary plus
+ * the novelty (no fact scan); a restricted view (policy, §3.1), a snapshot older than its index
+ * root, or a root without a summary: one scan of what the view shows (docs/graphql.md).
+ */
+export async function snapshotModel(view: DbView, root: DbView): Promise<InferredModel> {
+  if (view === root && isSummarySource(view)) {
+    const sum = await snapshotSummary(view);
+    if (sum) return modelFromSummary(view, sum);
+  }
+  return inferModel(view);
+}
+
+function isSummarySource(v: DbView): v is SummarySource {
+  return 'sources' in v && typeof (v as Partial<SummarySource>).at === 'function';
 }
 
 /** The SDL of a derived schema (§2): sorted, or the decided line for an empty schema. */
