@@ -7,7 +7,7 @@
 import { CID } from 'multiformats/cid';
 import type { ContentStore } from '../store.js';
 import { leafHistory } from './leaf-codec.js';
-import { parseJsonNode, type BranchNode, type IndexRoot } from './root-codec.js';
+import { dictObjects, parseJsonNode, type BranchNode, type IndexRoot } from './root-codec.js';
 
 /** An index's objects in pack order: dictionaries and leaves, then branches (children first), the root last. */
 export interface IndexArtifacts { root: IndexRoot; objects: string[] }
@@ -52,6 +52,6 @@ export async function indexArtifacts(store: ContentStore, rootCid: string, opts:
     branches.push(cid);
   };
   for (const top of Object.values(root.orders)) if (top) await walk(top);
-  const dicts = root.dict.chunks.filter((c) => !skip.has(c));
+  const dicts = dictObjects(root.dict).filter((c) => !skip.has(c));
   return { root, objects: [...dicts, ...leaves, ...branches, ...(skip.has(rootCid) ? [] : [rootCid])] };
 }

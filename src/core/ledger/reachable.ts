@@ -9,7 +9,7 @@ import type { ContentStore, NsRecord } from '../store.js';
 
 /**
  * Add to `out` the CID of every object reachable from a record: every commit reachable through any
- * parent (merged-in commits belong to the branch that merged them) with transaction blobs, and every index root on its `prev_root` chain with dictionary chunks, branch
+ * parent (merged-in commits belong to the branch that merged them) with transaction blobs, and every index root on its `prev_root` chain with dictionary pages (or old-format chunks), branch
  * nodes, leaves and leaf histories. A walk stops at objects already in `out`, so calling it again
  * with the same set after the head moved reads only what is new (copy-on-write shares the rest).
  */

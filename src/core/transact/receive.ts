@@ -229,6 +229,7 @@ async function replayChecked(env: WriteEnv, ledger: Ledger, chain: Decoded[], po
       pending += c.bytes.length;
       ns.applyDelta(data.nsDelta);
       for (const [g, iri] of data.graphDelta) graphs.set(g, iri);
+      await ledger.resolveCommitTerms(data, c.id);
       for (const f of data.flakes) {
         unseen.push({ g: f.g, s: ledger.dict.intern(f.s), p: ledger.dict.intern(f.p), o: ledger.dict.intern(f.o), m: f.i ?? -1, t: data.t, op: f.op });
       }

@@ -70,7 +70,7 @@ interface PropStats { refs: number; literals: number; scalars: Set<ScalarName>; 
 /** Derive the inferred model from what `view` shows in the default graph. */
 export async function inferModel(view: DbView): Promise<InferredModel> {
   const dict = view.dict;
-  const type = dict.idOfKey(rdf.type);
+  const type = await dict.lookupKey(rdf.type);
   const out: InferredModel = { classes: [], warnings: [] };
   if (type === undefined) return out;
   // Instances per class, and classes per instance (reference typing needs both).
@@ -88,7 +88,7 @@ export async function inferModel(view: DbView): Promise<InferredModel> {
       k.push(c);
     }
   }
-  const pluralP = dict.idOfKey(F + 'graphqlPlural');
+  const pluralP = await dict.lookupKey(F + 'graphqlPlural');
   const facts = new Map<number, { p: Int32Array; o: Int32Array }>();
   for (const [c, subjects] of instances) {
     const props = new Map<number, PropStats>();
