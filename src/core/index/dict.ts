@@ -76,6 +76,8 @@ export async function withDictRetry<T>(fn: () => T | Promise<T>, undo?: () => vo
 interface Page { keys: string[]; index: Map<string, number> | null; used: number; cid: string }
 
 const NO_SLOTS = new Int32Array(0);
+/** Most page lookups remembered (≈ 100 bytes each). */
+const HIT_KEYS = 16_384;
 
 /**
  * A flat copy of a key. Keys arrive concatenated (termKey) or sliced out of a parsed document, and
@@ -100,6 +102,8 @@ export class TermDict {
   /** Keys kept resident whatever page holds them (pin), and those found so far. */
   private readonly wanted = new Set<string>();
   private readonly pinned = new Map<string, number>();
+  /** Recent key → id answers from pages (at most HIT_KEYS). */
+  private readonly hits = new Map<string, number>();
   private keys: string[] = [];
   /** Characters of every delta key (for the memory estimate). */
   private keyChars = 0;
@@ -200,7 +204,7 @@ export class TermDict {
     let pages = 0;
     for (const p of this.recent.values()) pages += pageBytes(p.keys) + (p.index ? p.keys.length * 40 : 0);
     return {
-      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.filters.byteLength,
+      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.filters.byteLength + this.hits.size * 100,
       dictPageBytes: pages,
       termCacheBytes: this.slotIds.length * TERM_SLOT_BYTES,
       termCacheLimitBytes: this.maxSlots * TERM_SLOT_BYTES,
@@ -227,7 +231,7 @@ export class TermDict {
   private ownIdOfKey(key: string): number | undefined {
     const id = this.ids.get(key);
     if (id !== undefined || this.from === 0) return id;
-    const pinned = this.pinned.get(key);
+    const pinned = this.pinned.get(key) ?? this.hits.get(key);
     if (pinned !== undefined) return pinned;
     const found = this.baseId(key);
     if (found === -2) throw new DictMiss(this, key, undefined);
@@ -249,7 +253,12 @@ export class TermDict {
         for (let i = 0; i < p.keys.length; i++) p.index.set(p.keys[i]!, i);
       }
       const i = p.index.get(key);
-      if (i !== undefined) return (k << PAGE_SHIFT) + i;
+      if (i !== undefined) {
+        // Keys found in pages are remembered (bounded): a lookup probes every page's filter.
+        if (this.hits.size >= HIT_KEYS) this.hits.clear();
+        this.hits.set(key, (k << PAGE_SHIFT) + i);
+        return (k << PAGE_SHIFT) + i;
+      }
     }
     return missing ? -2 : -1;
   }
