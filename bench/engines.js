@@ -65,6 +65,21 @@ function consumeRow(row) {
   return n;
 }
 
+/** One term, comparable across engines: numbers to 6 significant digits (lexical forms differ). */
+function termKey(t) {
+  if (t == null) return '';
+  if (t.termType === 'Literal' && t.value !== '' && Number.isFinite(Number(t.value))) return Number(Number(t.value).toPrecision(6)).toString();
+  return `${t.termType?.[0] ?? '?'}:${t.value}`;
+}
+
+/** One solution, comparable across engines: its bound variables as sorted name=value pairs. */
+export function rowKey(row) {
+  const pairs = [];
+  const entries = row instanceof Map || (typeof row.entries === 'function' && typeof row.get === 'function') ? row.entries() : Object.entries(row);
+  for (const [k, v] of entries) if (v != null) pairs.push(`${k}=${termKey(v)}`);
+  return pairs.sort().join(' ');
+}
+
 // ---------------------------------------------------------------------------------------------
 async function openOxigraph() {
   const ox = await import('oxigraph');
@@ -80,13 +95,15 @@ async function openOxigraph() {
     async size() {
       return store.size;
     },
-    async query(text) {
+    async query(text, { rows = false } = {}) {
       const r = store.query(text);
       if (typeof r === 'boolean') return { kind: 'boolean', count: 1, value: r };
       let sink = 0;
       for (const row of r) sink += consumeRow(row);
       const form = queryForm(text);
-      return { kind: form === 'CONSTRUCT' || form === 'DESCRIBE' ? 'quads' : 'bindings', count: r.length, sink };
+      const out = { kind: form === 'CONSTRUCT' || form === 'DESCRIBE' ? 'quads' : 'bindings', count: r.length, sink };
+      if (rows) out.rows = r.map(rowKey);
+      return out;
     },
     async close() {
       store = null;
@@ -238,19 +255,22 @@ async function openLedgraph({ storageDir }) {
         return null;
       }
     },
-    async query(text, { raw = false } = {}) {
+    async query(text, { raw = false, rows = false } = {}) {
       await ensureQuery();
       const res = await querySparql(text, { view: db });
       if (res.type === 'boolean') return { kind: 'boolean', count: 1, value: res.value ?? res.boolean };
       let count = 0;
       let sink = 0;
       let first = null;
+      const keys = rows ? [] : null;
       const iter = res.type === 'quads' ? res.quads : res.rows;
       for await (const row of iter) {
         if (count === 0) first = row;
         count++;
         sink += consumeRow(row);
+        if (keys) keys.push(rowKey(row));
       }
+      if (keys) return { kind: res.type, count, sink, rows: keys };
       if (raw && first) {
         const v = first instanceof Map ? first.get('n') : first.n ?? first[0];
         return { kind: res.type, count, value: v && typeof v === 'object' ? Number(v.value) : Number(v) };

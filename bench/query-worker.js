@@ -4,6 +4,7 @@
  *
  *   node --expose-gc bench/query-worker.js --engine oxigraph|n3|ledgraph --data FILE.nt
  *        --params FILE.params.json [--reps 7] [--warmup 3] [--storage DIR] [--only C1,E-Q2]
+ *        [--set explore|bi]
  *
  * Loads the data once (ledgraph: reuses the ledger bulk-loaded earlier into --storage when its
  * marker file matches the data file, else bulk-loads it once and writes the marker), then one
@@ -15,10 +16,12 @@
  * as a whole the same way. For n3 without an installed SPARQL engine it reports the README's
  * recorded anchor figures, labelled as such (status "anchor"), never as measurements.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EngineUnavailable, openEngine } from './engines.js';
 import { cpuSeconds, emitResult, errorMessage, log, median, parseArgs, rssAfterGc, toMB } from './measure.js';
+import { loadBiQueries } from './bi-queries.js';
 import { loadQueries } from './queries.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -29,6 +32,11 @@ const storageDir = args.storage ? resolve(args.storage) : null;
 const reps = Math.max(1, Number(args.reps ?? 7));
 const warmup = Math.max(1, Number(args.warmup ?? 3));
 const only = args.only ? new Set(String(args.only).split(',')) : null;
+/** explore: the core shapes, the explore queries and the 24-query explore mix; bi: the BI queries and their mix. */
+const set = String(args.set ?? 'explore');
+/** The BI queries' answers are compared row by row across engines, not only counted. */
+const checkRows = set === 'bi';
+const MIX_LABEL = { explore: 'explore mix (24 queries)', bi: 'BI mix (8 queries)' };
 
 /** README reference figures (n3 2.13.12 Store + Comunica 5.4.1, 2 vCPU, ≈1M triples), in ms. */
 export const N3_COMUNICA_ANCHOR = {
@@ -45,7 +53,9 @@ export const N3_COMUNICA_ANCHOR = {
 const round = (x, d = 3) => (x == null ? null : Math.round(x * 10 ** d) / 10 ** d);
 
 async function timeQuery(engine, q) {
-  let warm = await engine.query(q.text);
+  // The first warm-up run also yields the rows (as comparable keys) for run.js's cross-engine check.
+  let warm = await engine.query(q.text, { rows: checkRows });
+  const digest = warm.rows ? createHash('sha1').update(warm.rows.join('\n')).digest('hex').slice(0, 12) : undefined;
   for (let i = 1; i < warmup; i++) warm = await engine.query(q.text);
   const times = [];
   const counts = new Set([warm.count]);
@@ -64,6 +74,7 @@ async function timeQuery(engine, q) {
     maxMs: round(Math.max(...times)),
     runs: times.length,
   };
+  if (digest) out.digest = digest;
   if (counts.size > 1) out.unstableCount = [...counts];
   return out;
 }
@@ -81,7 +92,7 @@ async function timeMix(engine, mix) {
     await runOnce();
     times.push(performance.now() - t0);
   }
-  return { name: 'explore mix (24 queries)', count, medianMs: round(median(times)), minMs: round(Math.min(...times)), maxMs: round(Math.max(...times)), runs: times.length };
+  return { name: MIX_LABEL[set], count, medianMs: round(median(times)), minMs: round(Math.min(...times)), maxMs: round(Math.max(...times)), runs: times.length };
 }
 
 /** Ledgraph: reuse a ledger loaded before when the marker names this very data file. */
@@ -99,8 +110,9 @@ function markerMatches(marker) {
 async function main() {
   if (!engineName || !data) throw new Error('usage: query-worker.js --engine NAME --data FILE.nt --params FILE.params.json');
   const base = { suite: 'query', engine: engineName, data, node: process.version, pid: process.pid, reps };
-  const { core, explore, mix } = loadQueries(paramsPath);
-  const queries = [...core, ...explore].filter((q) => !only || only.has(q.name));
+  if (!MIX_LABEL[set]) throw new Error(`unknown query set ${set} (expected explore or bi)`);
+  const { queries: all, mix } = set === 'bi' ? (({ bi, mix }) => ({ queries: bi, mix }))(loadBiQueries(paramsPath)) : (({ core, explore, mix }) => ({ queries: [...core, ...explore], mix }))(loadQueries(paramsPath));
+  const queries = all.filter((q) => !only || only.has(q.name));
 
   let engine;
   try {
@@ -170,7 +182,7 @@ async function main() {
       mixResult = await timeMix(engine, mix);
       log(`  [${engineName}] mix: ${mixResult.medianMs} ms`);
     } catch (err) {
-      mixResult = { name: 'explore mix (24 queries)', status: 'error', error: errorMessage(err) };
+      mixResult = { name: MIX_LABEL[set], status: 'error', error: errorMessage(err) };
     }
   }
   await engine.close();

@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | churn | jsonld | policy | http | isolation | peer | replication | soak | all (all but soak)
+ *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
@@ -29,19 +29,20 @@ import { BENCH_DIR, ROOT_DIR, median, packageVersion, parseArgs } from './measur
 
 const args = parseArgs(process.argv.slice(2));
 const suite = args._[0] ?? 'load';
-const SUITES = { load: 'load-worker.js', query: 'query-worker.js' };
+const SUITES = { load: 'load-worker.js', query: 'query-worker.js', bi: 'query-worker.js' };
 /**
  * Suites that measure Ledgraph against itself or with their own comparison inside one script
  * (churn: head reads before/after history; jsonld: JSON-LD vs SPARQL queries, then JSON-LD inserts
  * against the build this branch forked from; policy: restricted vs unrestricted; http: a server
  * under load; replication: export, import, clone and pull between two servers against `cp -r`;
  * isolation: point queries beside hostile queries, on its own generated 10,000 triples; branches:
- * fork, merge and a head query on an old fork).
+ * fork, merge and a head query on an old fork; storage: the explore mix and single-fact commits/s on
+ * file, S3 (s3rver) and PostgreSQL-nameservice backends).
  * Each script prints one JSON result line; a suite may run several scripts.
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
-  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js',
+  replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js', cypher: 'cypher.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);
@@ -53,7 +54,8 @@ if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
 }
 // The peer suite is specified on the ≈100k-triple ledger (issue 12).
 const products = Number(args.products ?? (suite === 'peer' ? 265 : 2825));
-const engines = String(args.engines ?? 'oxigraph,n3,ledgraph').split(',').map((s) => s.trim()).filter(Boolean);
+// The BI suite has no n3 + Comunica anchor to show, so it compares with oxigraph only by default.
+const engines = String(args.engines ?? (suite === 'bi' ? 'oxigraph,ledgraph' : 'oxigraph,n3,ledgraph')).split(',').map((s) => s.trim()).filter(Boolean);
 const timeoutSec = Number(args.timeout ?? 3600);
 const DATA_DIR = join(BENCH_DIR, 'data');
 const OUT_DIR = join(BENCH_DIR, 'out');
@@ -192,14 +194,18 @@ async function runLoad(data) {
   return { runs, summary, ratios };
 }
 
-async function runQuery(data) {
+/** Query suites: which query set the worker runs and what its mix row says. */
+const QUERY_SETS = { query: { set: 'explore', mix: 'explore mix (24)' }, bi: { set: 'bi', mix: 'BI mix (8)' } };
+
+async function runQuery(data, suiteName = 'query') {
+  const qs = QUERY_SETS[suiteName];
   const reps = Math.max(args.quick ? 1 : 5, Number(args.reps ?? 7));
   const warmup = Math.max(1, Number(args.warmup ?? 3));
   const results = {};
   for (const engine of engines) {
     if (engine === 'ledgraph') buildLedgraph();
-    console.error(`bench: query ${engine}`);
-    const wargs = ['--engine', engine, '--data', data.nt, '--params', data.params, '--reps', String(reps), '--warmup', String(warmup)];
+    console.error(`bench: ${suiteName} ${engine}`);
+    const wargs = ['--engine', engine, '--data', data.nt, '--params', data.params, '--reps', String(reps), '--warmup', String(warmup), '--set', qs.set];
     if (args.only) wargs.push('--only', String(args.only));
     if (engine === 'ledgraph') wargs.push('--storage', join(DATA_DIR, `ledgraph-${products}`));
     results[engine] = await runWorker(SUITES.query, wargs);
@@ -235,6 +241,11 @@ async function runQuery(data) {
       } else if (r.status === 'anchor') row.push(fmt(r.anchor.queries[name], 2));
     }
     if (new Set(counts.values()).size > 1) mismatches.push({ query: name, counts: Object.fromEntries(counts) });
+    else {
+      // Query sets that report row digests (bi) must agree on the rows themselves, in order.
+      const digests = new Map(engines.filter((e) => get(e, name)?.digest).map((e) => [e, get(e, name).digest]));
+      if (new Set(digests.values()).size > 1) mismatches.push({ query: name, counts: Object.fromEntries(counts), digests: Object.fromEntries(digests) });
+    }
     if (lgOk) {
       for (const ref of refsMeasured) {
         const x = ratio(get('ledgraph', name)?.medianMs, get(ref, name)?.medianMs);
@@ -244,7 +255,7 @@ async function runQuery(data) {
     }
     return row;
   });
-  const mixRow = ['explore mix (24)'];
+  const mixRow = [qs.mix];
   for (const e of engines) {
     const r = results[e];
     if (r.status === 'ok') mixRow.push(fmt(r.mix?.medianMs, 1), r.mix?.count ?? '—');
@@ -263,11 +274,11 @@ async function runQuery(data) {
     if (r.status === 'anchor') console.log(`${e}: ${r.note}`);
     else if (r.status !== 'ok') console.log(`${e}: ${describe(r)}`);
   }
-  const acceptance = lgOk ? queryAcceptance(ratios, names) : null;
+  const acceptance = !lgOk ? null : suiteName === 'bi' ? biAcceptance(ratios, names) : queryAcceptance(ratios, names);
   if (acceptance) for (const line of acceptance.lines) console.log(line);
   if (mismatches.length) {
-    console.log('\n!!!!!!!! RESULT COUNT MISMATCH between engines !!!!!!!!');
-    for (const m of mismatches) console.log(`  ${m.query}: ${Object.entries(m.counts).map(([e, c]) => `${e}=${c}`).join(', ')}`);
+    console.log('\n!!!!!!!! RESULT MISMATCH between engines !!!!!!!!');
+    for (const m of mismatches) console.log(`  ${m.query}: ${Object.entries(m.counts).map(([e, c]) => `${e}=${c}`).join(', ')}${m.digests ? ` (same count, different rows: ${Object.entries(m.digests).map(([e, d]) => `${e} ${d}`).join(', ')})` : ''}`);
   }
   return { results, ratios, mismatches, acceptance };
 }
@@ -296,6 +307,16 @@ function queryAcceptance(ratios, names) {
     if (slowest) lines.push(`  least speed-up over n3 + Comunica = ${slowest} ${fmt(1 / n3[slowest], 1)}x (target >= 10x): ${n3[slowest] <= 0.1 ? 'met' : 'NOT met'}`);
   }
   return out;
+}
+
+/** Issue 18's target from same-run ratios: every BI query at most 1.0x oxigraph in process. */
+function biAcceptance(ratios, names) {
+  const lines = ['', 'Acceptance (same-run ratios):'];
+  const ox = ratios.oxigraph ?? {};
+  const over = names.filter((n) => ox[n] == null || ox[n] > 1);
+  lines.push(`  BI queries / oxigraph <= 1.0: ${names.length - over.length}/${names.length} met${over.length ? ` (not: ${over.map((n) => `${n} ${fmt(ox[n], 2)}`).join(', ')})` : ''}`);
+  lines.push(`  BI mix / oxigraph = ${fmt(ox.mix, 2)}`);
+  return { lines, met: names.length - over.length, of: names.length, over };
 }
 
 /** Run a script suite (ledgraph only; one or more scripts) and print each result line. */
@@ -330,7 +351,7 @@ async function main() {
   const suites = suite === 'all' ? [...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES).filter((s) => !LONG_SUITES.has(s))] : [suite];
   mkdirSync(OUT_DIR, { recursive: true });
   for (const s of suites) {
-    const result = s === 'load' ? await runLoad(data) : s === 'query' ? await runQuery(data) : await runScript(s, data);
+    const result = s === 'load' ? await runLoad(data) : QUERY_SETS[s] ? await runQuery(data, s) : await runScript(s, data);
     const stamp = started.toISOString().replace(/:/g, '-').replace(/\..*$/, '');
     const file = join(OUT_DIR, `${s}-${stamp}.json`);
     const doc = { suite: s, started: started.toISOString(), products, data: { file: data.nt, ...data.meta }, env, build: buildResult, ...result };

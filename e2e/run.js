@@ -16,6 +16,7 @@ import { browserPeerCase, buildPeerLibrary } from './browser-peer-case.js';
 import { w3cCase } from './w3c-case.js';
 import { serveStatic } from './static-server.js';
 import { closeExplorerServer, explorerCases } from './explorer-cases.js';
+import { explorerMoreCases } from './explorer-more-cases.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'e2e', 'dist');
@@ -95,7 +96,7 @@ cases.push({
 cases.push(browserPeerCase);
 cases.push(w3cCase);
 // The web explorer against a real server (e2e/explorer-cases.js).
-cases.push(...explorerCases);
+cases.push(...explorerCases, ...explorerMoreCases);
 
 function withTimeout(promise, ms, what) {
   let timer;

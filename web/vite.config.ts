@@ -10,7 +10,8 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 export default defineConfig({
   root,
   base: '/',
-  publicDir: false,
+  // public/sw.js (the offline service worker) is copied to the build root as is.
+  publicDir: fileURLToPath(new URL('./public', import.meta.url)),
   logLevel: 'warn',
   build: {
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),

@@ -54,7 +54,7 @@ export interface NameService {
   get(ledgerId: string): Promise<NsRecord | null>;
   /**
    * Replace the record when the stored one still equals `expected` (compared by commit_head_id,
-   * commit_t, index_head_id, index_t and retracted; `null` = must not exist). Returns true on success.
+   * commit_t, index_head_id, index_t, retracted, branches and default_context; `null` = must not exist). Returns true on success.
    */
   compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean>;
   /** Delete a record (hard drop). Returns true when one existed. */
@@ -71,5 +71,5 @@ export function sameRecordVersion(a: NsRecord | null, b: NsRecord | null): boole
   if (a === null || b === null) return a === b;
   return a.commit_head_id === b.commit_head_id && a.commit_t === b.commit_t &&
     a.index_head_id === b.index_head_id && a.index_t === b.index_t && a.retracted === b.retracted &&
-    (a.branches ?? 0) === (b.branches ?? 0);
+    (a.branches ?? 0) === (b.branches ?? 0) && (a.default_context ?? null) === (b.default_context ?? null);
 }

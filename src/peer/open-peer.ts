@@ -5,9 +5,10 @@
  */
 import { Connection, type ConnectionOptions } from '../core/ledger/connection.js';
 import type { ContentStore, NameService, NsRecord } from '../core/store.js';
+import { DirectReader, type DirectStore } from './direct-reader.js';
 import { PeerFollower, type PeerLog, type ProxyParts } from './follower.js';
 import { PeerNameService } from './peer-ns.js';
-import { ProxyClient } from './proxy-client.js';
+import { ProxyClient, type VendedCredentials } from './proxy-client.js';
 import { ProxyContentStore } from './proxy-store.js';
 
 export interface PeerOptions {
@@ -20,6 +21,12 @@ export interface PeerOptions {
   shared?: { content: ContentStore; ns: NameService } | null;
   cache?: ContentStore | null;
   storageToken?: string | null;
+  /**
+   * Proxy mode: opens an object-store reader for credentials the transaction server vends
+   * (`GET /storage/credentials`); objects are then read from the bucket first, through the proxy
+   * when that fails. Without it (or when the server vends none) everything comes through the proxy.
+   */
+  openDirectStore?: ((creds: VendedCredentials) => DirectStore) | null;
   /** Proxy mode: records persisted by an earlier run (offline reopen) and where to persist new ones. */
   records?: { seed: readonly NsRecord[]; save(rec: NsRecord): void } | null;
   /** Follow every ledger (`all=true`) or these ledgers (loaded at connect). */
@@ -40,6 +47,8 @@ export interface Peer {
   follower: PeerFollower;
   /** The storage-proxy client (proxy mode), whose `stats` count what crossed the network. */
   client: ProxyClient | null;
+  /** Direct object-store reads (proxy mode with `openDirectStore`), whose `stats` count them and the fallbacks. */
+  direct: DirectReader | null;
   mode: 'shared' | 'proxy';
   close(): Promise<void>;
 }
@@ -59,7 +68,8 @@ export function openPeer(opts: PeerOptions): Peer {
     const followed = () => [...(opts.ledgers ?? []), ...[...nsIds].sort()];
     const nsIds = new Set<string>();
     ns.subscribe((c) => { nsIds.add(c.ledger_id); });
-    const store = new ProxyContentStore(opts.cache, client, followed);
+    const direct = opts.openDirectStore ? new DirectReader(client, opts.openDirectStore) : null;
+    const store = new ProxyContentStore(opts.cache, client, followed, direct);
     proxy = { ns, store, client };
     conn = new Connection({ content: store, ns }, connOpts);
   }
@@ -73,7 +83,7 @@ export function openPeer(opts: PeerOptions): Peer {
   if (proxy) proxy.ns.onMiss = (id) => follower.follow(id);
   follower.start();
   return {
-    conn, follower, client: proxy?.client ?? null, mode: proxy ? 'proxy' : 'shared',
+    conn, follower, client: proxy?.client ?? null, direct: proxy?.store.direct ?? null, mode: proxy ? 'proxy' : 'shared',
     async close() {
       follower.close();
       await conn.close();

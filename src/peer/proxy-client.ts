@@ -22,6 +22,24 @@ export function kindName(code: number): string {
   return `0x${code.toString(16)}`;
 }
 
+/**
+ * The body of `GET /storage/credentials` (replication.md §11): short-lived object-store credentials
+ * for reading `<prefix><CID>` objects of the bucket; `endpoint` and `force_path_style` are given
+ * for S3-compatible stores.
+ */
+export interface VendedCredentials {
+  access_key_id: string;
+  secret_access_key: string;
+  session_token: string;
+  /** ISO 8601 instant the credentials stop working. */
+  expiration: string;
+  bucket: string;
+  prefix: string;
+  region: string;
+  endpoint?: string;
+  force_path_style?: boolean;
+}
+
 /** Where a peer reads from: the transaction server's API base and a storage token. */
 export interface ProxyClientOptions {
   /** API base of the transaction server, e.g. http://tx:8090/v1/ledgraph. */
@@ -62,6 +80,19 @@ export class ProxyClient {
     const rec = (await res.json()) as NsRecord & { serving?: string[] };
     delete rec.serving;
     return rec;
+  }
+
+  /** `GET /storage/credentials?ledger=`: credentials for reading the object store directly, or null when not vended (404). */
+  async credentials(ledgerId: string): Promise<VendedCredentials | null> {
+    const res = await this.doFetch(`${this.opts.api}/storage/credentials?ledger=${encodeURIComponent(ledgerId)}`, { headers: this.headers() });
+    if (res.status === 404) { await res.body?.cancel(); return null; }
+    if (!res.ok) throw await this.failure(res, `storage credentials for ${ledgerId}`);
+    const c = (await res.json()) as VendedCredentials;
+    for (const k of ['access_key_id', 'secret_access_key', 'session_token', 'expiration', 'bucket', 'region'] as const) {
+      if (typeof c[k] !== 'string' || !c[k]) throw storageError(`storage credentials for ${ledgerId}: the answer lacks ${k}`);
+    }
+    if (typeof c.prefix !== 'string') throw storageError(`storage credentials for ${ledgerId}: the answer lacks prefix`);
+    return c;
   }
 
   /** `GET /storage/objects/<cid>?ledger=`: the object's bytes, verified against the CID. */

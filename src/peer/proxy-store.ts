@@ -1,6 +1,6 @@
 /**
  * The ContentStore of a peer in proxy mode: reads through to the transaction server's storage
- * proxy and keeps what it fetched in a local ContentStore (files in Node, IndexedDB in browsers),
+ * proxy (or straight from the object store with vended credentials, see direct-reader.ts) and keeps what it fetched in a local ContentStore (files in Node, IndexedDB in browsers),
  * so every object crosses the network once. Fetched objects are verified against their CID before
  * use (ProxyClient); a tampered object fails that read and is never cached.
  *
@@ -16,6 +16,7 @@ import { isLedgraphError, LedgraphError } from '../core/errors.js';
 import { leafHistory } from '../core/index/leaf-codec.js';
 import { dictObjects, parseJsonNode, type BranchNode, type IndexRoot } from '../core/index/root-codec.js';
 import type { ContentStore, NsRecord } from '../core/store.js';
+import type { DirectReader } from './direct-reader.js';
 import type { ProxyClient } from './proxy-client.js';
 
 const readOnly = () => new LedgraphError(403, 'err:db/Forbidden', 'this peer is read-only: writes go to the transaction server');
@@ -51,9 +52,13 @@ export class ProxyContentStore implements ContentStore {
 
   /**
    * `local` caches verified objects; `ledgers` lists the ledgers to try for an object of unknown
-   * owner (the peer's followed ledgers).
+   * owner (the peer's followed ledgers); `direct`, when given, is tried first for every object
+   * (vended object-store credentials) and the proxy serves whatever it cannot.
    */
-  constructor(readonly local: ContentStore, readonly client: ProxyClient, private readonly ledgers: () => Iterable<string>) {}
+  constructor(
+    readonly local: ContentStore, readonly client: ProxyClient, private readonly ledgers: () => Iterable<string>,
+    readonly direct: DirectReader | null = null,
+  ) {}
 
   /** Note the objects a nameservice record points at as that ledger's. */
   noteRecord(rec: NsRecord): void {
@@ -97,7 +102,8 @@ export class ProxyContentStore implements ContentStore {
     let last: unknown = null;
     for (const ledger of candidates) {
       try {
-        const bytes = await this.client.object(cid, ledger); // verified, or throws
+        // Verified either way (the object store's get, or the proxy client), or throws.
+        const bytes = (await this.direct?.read(cid, ledger)) ?? await this.client.object(cid, ledger);
         this.owner.set(k, ledger);
         this.noteChildren(cid, bytes);
         // A failed cache write only means the object is fetched again next time.
@@ -141,6 +147,7 @@ export class ProxyContentStore implements ContentStore {
 
   async close(): Promise<void> {
     await this.idle();
+    await this.direct?.close();
     await this.local.close();
   }
 }

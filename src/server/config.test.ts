@@ -63,6 +63,8 @@ describe('parseServerArgs', () => {
       '--no-explorer-enabled',
       '--nameservice', 'postgres://ledgraph@db.internal:5432/ledgraph', '--nameservice-schema', 'prod_ns',
       '--storage', 's3://ledgraph-prod/eu', '--s3-endpoint', 'http://127.0.0.1:9000', '--s3-region', 'eu-west-1', '--s3-force-path-style',
+      '--storage-vend-enabled', '--storage-vend-role-arn', 'arn:aws:iam::123456789012:role/peer-read', '--storage-vend-ttl-secs', '1800',
+      '--storage-vend-sts-endpoint', 'http://127.0.0.1:9000/',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -89,6 +91,8 @@ describe('parseServerArgs', () => {
       explorerEnabled: false,
       nameservice: 'postgres://ledgraph@db.internal:5432/ledgraph', nameserviceSchema: 'prod_ns',
       storage: 's3://ledgraph-prod/eu', s3Endpoint: 'http://127.0.0.1:9000', s3Region: 'eu-west-1', s3ForcePathStyle: true,
+      storageVendEnabled: true, storageVendRoleArn: 'arn:aws:iam::123456789012:role/peer-read', storageVendTtlSecs: 1800,
+      storageVendStsEndpoint: 'http://127.0.0.1:9000',
     } satisfies ServerConfig);
   });
 
@@ -99,6 +103,18 @@ describe('parseServerArgs', () => {
     expect(() => run(['--storage', '/var/data'])).toThrow('invalid value for --storage: expected s3://bucket/prefix');
     expect(() => run(['--s3-endpoint', 'minio:9000'])).toThrow('invalid value for --s3-endpoint: "minio:9000"');
     expect(() => run(['--nameservice-schema', 'a-b'])).toThrow('invalid value for --nameservice-schema: "a-b"');
+  });
+
+  it('checks credential vending: object storage, a role, the proxy, and a TTL STS accepts', () => {
+    const s3 = ['--storage', 's3://bkt/p', '--storage-proxy-enabled'];
+    expect(run([]).storageVendTtlSecs).toBe(900);
+    expect(() => run(['--storage-vend-enabled', '--storage-vend-role-arn', 'arn:r'])).toThrow('--storage-vend-enabled needs object storage');
+    expect(() => run([...s3, '--storage-vend-enabled'])).toThrow('--storage-vend-enabled needs --storage-vend-role-arn');
+    expect(() => run(['--storage', 's3://bkt/p', '--storage-vend-enabled', '--storage-vend-role-arn', 'arn:r'])).toThrow('needs --storage-proxy-enabled');
+    expect(() => run(['--storage-vend-ttl-secs', '899'])).toThrow('--storage-vend-ttl-secs');
+    expect(() => run(['--storage-vend-ttl-secs', '43201'])).toThrow('--storage-vend-ttl-secs');
+    expect(run([...s3, '--storage-vend-enabled', '--storage-vend-role-arn', 'arn:r'], { LEDGRAPH_STORAGE_VEND_TTL_SECS: '3600' }))
+      .toMatchObject({ storageVendEnabled: true, storageVendRoleArn: 'arn:r', storageVendTtlSecs: 3600 });
   });
 
   it('reads LEDGRAPH_* variables, comma-separated for lists', () => {

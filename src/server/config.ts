@@ -117,6 +117,14 @@ export interface ServerConfig extends InputLimits {
   s3Region: string;
   /** Address buckets by path (`endpoint/bucket/key`), as most S3-compatible stores need. */
   s3ForcePathStyle: boolean;
+  /** Serve `GET /storage/credentials` (STS AssumeRole scoped to the content prefix); needs --storage s3://. */
+  storageVendEnabled: boolean;
+  /** The IAM role vended credentials assume. */
+  storageVendRoleArn: string | null;
+  /** Lifetime of vended credentials in seconds (900–43200). */
+  storageVendTtlSecs: number;
+  /** STS endpoint for vending (an S3-compatible store's); null = AWS STS of --s3-region. */
+  storageVendStsEndpoint: string | null;
 }
 
 /** The defaults of every setting. */
@@ -178,6 +186,10 @@ export function defaultServerConfig(): ServerConfig {
     s3Endpoint: null,
     s3Region: 'us-east-1',
     s3ForcePathStyle: false,
+    storageVendEnabled: false,
+    storageVendRoleArn: null,
+    storageVendTtlSecs: 900,
+    storageVendStsEndpoint: null,
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -483,6 +495,14 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
   valueFlag('s3-region', 'LEDGRAPH_S3_REGION', '<region>', 's3Region', parseNonEmpty, 'us-east-1', 'Region of the S3 bucket'),
   boolFlag('s3-force-path-style', 'LEDGRAPH_S3_FORCE_PATH_STYLE', 's3ForcePathStyle', false,
     'Address the bucket by path (endpoint/bucket/key), as most S3-compatible stores need'),
+  boolFlag('storage-vend-enabled', 'LEDGRAPH_STORAGE_VEND_ENABLED', 'storageVendEnabled', false,
+    'Serve GET /storage/credentials: short-lived read-only credentials for the --storage bucket prefix (STS AssumeRole; needs --storage s3://, --storage-vend-role-arn and --storage-proxy-enabled)'),
+  valueFlag('storage-vend-role-arn', 'LEDGRAPH_STORAGE_VEND_ROLE_ARN', '<arn>', 'storageVendRoleArn', nullable(parseNonEmpty), '(none)',
+    'IAM role that vended credentials assume (narrowed by a session policy to reading the content prefix)'),
+  valueFlag('storage-vend-ttl-secs', 'LEDGRAPH_STORAGE_VEND_TTL_SECS', '<secs>', 'storageVendTtlSecs', (r, w) => parseIntValue(r, w, 900, 43200), '900',
+    'Lifetime of vended credentials (STS accepts 900 to 43200 seconds)'),
+  valueFlag('storage-vend-sts-endpoint', 'LEDGRAPH_STORAGE_VEND_STS_ENDPOINT', '<url>', 'storageVendStsEndpoint', (r, w) => parseHttpUrl(r, w).replace(/\/+$/, ''), '(none)',
+    'STS endpoint for credential vending (an S3-compatible store\'s; default: AWS STS of --s3-region)'),
 ];
 
 /** An s3://bucket/prefix URL. */
@@ -571,6 +591,11 @@ function validate(cfg: ServerConfig): void {
   if (cfg.role === 'peer' && !cfg.txServerUrl) throw bad('--role peer requires --tx-server-url');
   if (cfg.role === 'peer' && cfg.memory && !cfg.storageProxyToken) {
     throw bad('--role peer with --memory needs --storage-proxy-token (a shared-storage peer reads the transaction server\'s --storage-path)');
+  }
+  if (cfg.storageVendEnabled) {
+    if (!cfg.storage) throw bad('--storage-vend-enabled needs object storage (--storage s3://bucket/prefix): file storage vends no credentials');
+    if (!cfg.storageVendRoleArn) throw bad('--storage-vend-enabled needs --storage-vend-role-arn');
+    if (!cfg.storageProxyEnabled) throw bad('--storage-vend-enabled needs --storage-proxy-enabled (credentials are vended to storage-proxy tokens)');
   }
   if (cfg.requestTimeoutMs > 0 && cfg.headersTimeoutMs > cfg.requestTimeoutMs) {
     throw bad(`--headers-timeout-ms (${cfg.headersTimeoutMs}) must not exceed --request-timeout-ms (${cfg.requestTimeoutMs})`);

@@ -16,6 +16,7 @@ describe('web explorer static files', () => {
     await writeFile(join(dir, 'index.html'), '<!doctype html><title>x</title>');
     await writeFile(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
     await writeFile(join(dir, 'secret.txt'), 'no');
+    await writeFile(join(dir, 'sw.js'), 'self.x = 1');
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -33,6 +34,15 @@ describe('web explorer static files', () => {
     expect(js.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable');
     expect(await js.text()).toBe('console.log(1)');
+  });
+
+  it('serves the offline service worker at /sw.js, revalidated on every check', async () => {
+    const app = createApp(defaultServerConfig(), { version: 't', explorer: await loadExplorer(dir) });
+    const sw = await app.request('/sw.js');
+    expect(sw.status).toBe(200);
+    expect(sw.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
+    expect(sw.headers.get('Cache-Control')).toBe('no-cache');
+    expect(await sw.text()).toBe('self.x = 1');
   });
 
   it('answers 404 outside assets/, for unknown types and for missing files', async () => {

@@ -1,6 +1,6 @@
 /**
  * The web explorer as static files: `web/dist` (built by `npm ci` / `npm run build:web`) served at
- * the server root. `index.html` is `no-cache` (revalidated through its ETag) so a new build shows at
+ * the server root. `index.html` (and the service worker `sw.js`) are `no-cache` (revalidated through its ETag) so a new build shows at
  * once; Vite's content-hashed `/assets/*` are immutable for a year. A missing build is not an
  * error: the server runs the API alone and says so in its log.
  */
@@ -38,9 +38,18 @@ export async function loadExplorer(dir: string = DEFAULT_EXPLORER_DIR): Promise<
   }
 }
 
-/** Register `GET /` (index.html) and `GET /assets/*` on the root app. */
+/** Register `GET /` (index.html), `GET /sw.js` (the offline service worker) and `GET /assets/*` on the root app. */
 export function mountExplorer(app: Hono<AppEnv>, site: ExplorerSite): void {
   const assets = resolve(site.dir, 'assets');
+  // Not content-hashed: revalidated on every registration check, like index.html.
+  app.get('/sw.js', async (c) => {
+    try {
+      const body = new Uint8Array(await readFile(join(site.dir, 'sw.js')));
+      return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': CONTENT_TYPES['.js']!, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+    } catch {
+      return c.notFound();
+    }
+  });
   app.get('/', (c) => {
     const headers = { 'Cache-Control': 'no-cache', ETag: site.indexEtag, 'X-Content-Type-Options': 'nosniff' };
     if (c.req.header('If-None-Match') === site.indexEtag) return c.body(null, 304, headers);

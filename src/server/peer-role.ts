@@ -2,11 +2,13 @@
  * The `--role peer` server (replication.md §14): a read-only Connection kept current by the
  * follower of src/peer, the read endpoints over it, and the forwarder in front of everything else.
  * Storage mode: with a storage-proxy token the peer reads through the transaction server's storage
- * proxy into its own --storage-path (proxy mode); without one it opens --storage-path as the
+ * proxy into its own --storage-path (proxy mode; objects straight from the object store when the
+ * transaction server vends credentials, GET /storage/credentials); without one it opens --storage-path as the
  * transaction server's own storage (shared mode).
  */
 import { openPeer, type Peer } from '../peer/open-peer.js';
 import { FileContentStore, MemoryContentStore } from '../storage/index.js';
+import { storeWithVendedCredentials } from '../storage/s3-vend.js';
 import { openServerStorage } from './storage-open.js';
 import type { RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
@@ -57,7 +59,8 @@ export async function createPeerState(config: ServerConfig, log: Logger): Promis
   if (config.storageProxyToken) {
     // The cache can always be fetched again, so it is not fsynced.
     const cache = config.memory ? new MemoryContentStore() : await FileContentStore.open(config.storagePath, { durable: 'none' });
-    peer = openPeer({ ...common, cache, storageToken: config.storageProxyToken });
+    // Objects come straight from the object store when the transaction server vends credentials, else through the proxy.
+    peer = openPeer({ ...common, cache, storageToken: config.storageProxyToken, openDirectStore: storeWithVendedCredentials });
   } else {
     // Shared-storage mode: the transaction server's content directory and its nameservice (PostgreSQL when configured).
     peer = openPeer({ ...common, shared: await openServerStorage({ ...config, memory: false }) });

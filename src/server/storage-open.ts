@@ -7,6 +7,7 @@ import type { NameService } from '../core/store.js';
 import { FileContentStore, FileNameService, MemoryContentStore, MemoryNameService, openFileStorage, openMemoryStorage, type Storage } from '../storage/index.js';
 import { PgNameService } from '../storage/pg-ns.js';
 import { parseS3Url, S3ContentStore } from '../storage/s3-store.js';
+import { CredentialVendor } from '../storage/s3-vend.js';
 import type { ServerConfig } from './config.js';
 
 /** The PostgreSQL nameservice when --nameservice is set, else null. */
@@ -34,4 +35,15 @@ export async function openServerStorage(config: ServerConfig): Promise<Storage> 
     await ns?.close();
     throw e;
   }
+}
+
+/** The STS credential vendor when --storage-vend-enabled with --storage s3://... (config validation ensures the role), else null. */
+export function openCredentialVendor(config: ServerConfig): CredentialVendor | null {
+  if (!config.storageVendEnabled || !config.storage || !config.storageVendRoleArn) return null;
+  const { bucket, prefix } = parseS3Url(config.storage);
+  return new CredentialVendor({
+    bucket, prefix: S3ContentStore.normalPrefix(prefix), region: config.s3Region, roleArn: config.storageVendRoleArn,
+    ttlSecs: config.storageVendTtlSecs, stsEndpoint: config.storageVendStsEndpoint ?? undefined,
+    s3Endpoint: config.s3Endpoint ?? undefined, forcePathStyle: config.s3ForcePathStyle,
+  });
 }

@@ -167,9 +167,10 @@ export class PgNameService implements NameService {
            retracted = $6, branches = $7, record = $8
          WHERE ledger_id = $1 AND commit_head_id IS NOT DISTINCT FROM $9 AND commit_t = $10
            AND index_head_id IS NOT DISTINCT FROM $11 AND index_t = $12 AND retracted = $13 AND branches = $14
+           AND (record->>'default_context') IS NOT DISTINCT FROM $15
          RETURNING ledger_id, record`;
     const params = expected === null ? [ledgerId, ...cols]
-      : [ledgerId, ...cols, expected.commit_head_id, expected.commit_t, expected.index_head_id, expected.index_t, expected.retracted, expected.branches ?? 0];
+      : [ledgerId, ...cols, expected.commit_head_id, expected.commit_t, expected.index_head_id, expected.index_t, expected.retracted, expected.branches ?? 0, expected.default_context ?? null];
     const done = await this.change(`cannot update ${ledgerId}`, write, params, kind);
     if (done) this.feed.emit({ ledger_id: ledgerId, kind, record: cloneRecord(stored) });
     return done;

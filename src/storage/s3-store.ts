@@ -57,7 +57,7 @@ export class S3ContentStore implements ContentStore {
 
   constructor(opts: S3StoreOptions) {
     this.bucket = opts.bucket;
-    this.prefix = opts.prefix && !opts.prefix.endsWith('/') ? opts.prefix + '/' : (opts.prefix ?? '');
+    this.prefix = S3ContentStore.normalPrefix(opts.prefix);
     this.partSize = Math.max(5 * MiB, opts.partSize ?? 8 * MiB);
     this.threshold = Math.max(this.partSize, opts.multipartThreshold ?? 16 * MiB);
     this.client = new S3Client({
@@ -67,6 +67,11 @@ export class S3ContentStore implements ContentStore {
       // Our CID already covers integrity; extra checksums (aws-chunked trailers) break many S3-compatible stores.
       requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
     });
+  }
+
+  /** A key prefix as the store uses it: empty, or ending in `/`. */
+  static normalPrefix(prefix: string | undefined): string {
+    return prefix && !prefix.endsWith('/') ? prefix + '/' : (prefix ?? '');
   }
 
   /** The object key of a CID. */

@@ -3,7 +3,10 @@
  * merges (every strategy), rebases (every strategy) and reverts on a few branches of one ledger.
  * A small in-memory model — commits as sets of fact changes, states as sets of facts — predicts
  * every operation's outcome; after each step every branch's state at every t, its head, and the
- * parents of each new commit are compared with the engine.
+ * parents of each new commit are compared with the engine. Every fourth sequence runs with the
+ * background indexer after every commit and index garbage collection without grace, so forks,
+ * fast-forwards and rebases meet index heads of their own (docs/branches.md); at its end the store
+ * holds exactly the index objects the records reach.
  */
 import { describe, expect, it } from 'vitest';
 import { Connection } from '../../src/core/ledger/connection.js';
@@ -16,6 +19,11 @@ import { literal, namedNode } from '../../src/core/rdf/terms.js';
 import { xsd } from '../../src/core/rdf/vocab.js';
 import type { TxnQuad } from '../../src/core/transact/txn-request.js';
 import { prng as rng } from '../support/prng.js';
+import { CID } from 'multiformats/cid';
+import { Codec } from '../../src/core/commit/cid.js';
+import { collectIndex } from '../../src/core/ledger/reachable.js';
+
+const INDEX_CODECS = new Set([Codec.indexRoot, Codec.indexBranch, Codec.indexLeaf, Codec.dict]);
 
 const SEQUENCES = Number(process.env.BRANCH_MODEL_SEQUENCES ?? 500);
 const STEPS = 9;
@@ -122,7 +130,9 @@ type Strat = keyof typeof STRATEGY_NAMES;
 async function runSequence(seed: number): Promise<string[]> {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const conn = new Connection(openMemoryStorage(), { indexingEnabled: false });
+  const indexed = seed % 4 === 0;
+  const storage = openMemoryStorage();
+  const conn = new Connection(storage, indexed ? { reindexMinBytes: 1, gcGraceMs: 0 } : { indexingEnabled: false });
   const m = new Model();
   const L = 'm';
   const trace: string[] = [];
@@ -293,6 +303,15 @@ async function runSequence(seed: number): Promise<string[]> {
     }
     await check();
   }
+  if (indexed) {
+    await conn.idle();
+    const reached = new Set<string>();
+    for (const rec of await conn.ns.list()) await collectIndex(conn.content, rec, reached);
+    const stored = [...storage.content.objects.keys()].filter((c) => INDEX_CODECS.has(CID.parse(c).code));
+    expect(stored.sort(), `${trace.join(' | ')}: index objects`).toEqual([...reached].sort());
+    trace.push('indexed');
+    if (conn.gc.deleted > 0) trace.push('collected');
+  }
   await conn.close();
   return trace;
 }
@@ -308,7 +327,7 @@ describe('branches model test', () => {
     }
     // Every operation and strategy was exercised.
     for (const k of ['commit', 'fork', 'merge take-both', 'merge take-source', 'merge take-branch', 'merge abort', 'rebase take-both', 'rebase take-source',
-      'rebase take-branch', 'rebase skip', 'rebase abort', 'revert abort', 'revert take-source', 'revert take-branch']) {
+      'rebase take-branch', 'rebase skip', 'rebase abort', 'revert abort', 'revert take-source', 'revert take-branch', 'indexed', 'collected']) {
       expect(kinds.get(k) ?? 0, k).toBeGreaterThan(10);
     }
   }, 300_000);

@@ -65,3 +65,33 @@ describe('star joins on an indexed ledger', () => {
     expect(await run()).toBe(300);
   });
 });
+
+describe('estimates over many graphs and predicates', () => {
+  // Found by the HTTP fuzzer (25 s freezes): under GRAPH ?g a pattern is estimated in every named
+  // graph, and a literal object without a predicate once per known predicate, so planning
+  // `?b ?a false` cost graphs × predicates range lookups, synchronously, per plan step.
+  it('look at a bounded sample and scale up; exact when small', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('many');
+    const quads: TxnQuad[] = [];
+    for (let g = 0; g < 200; g++) for (let p = 0; p < 3; p++) quads.push({ ...q(`s${g}`, `p${(g * 3 + p) % 120}`, int(1)), graph: ex(`g${g}`) });
+    for (let i = 0; i < 10; i++) quads.push(q(`d${i}`, 'p0', int(1)));
+    await conn.transact('many', { kind: 'insert', quads, meta: [], opts: {} });
+    const db = await conn.db('many');
+    const one = db.dict.idOf(int(1))!;
+    // Count the range lookups one estimate makes.
+    const src = (db as unknown as { src: { novelty: { count: (...a: unknown[]) => number } } }).src;
+    const count = src.novelty.count.bind(src.novelty);
+    let lookups = 0;
+    src.novelty.count = (...a: unknown[]) => { lookups++; return count(...a); };
+    const est = db.estimate({ o: one }); // every graph (201) × every predicate (120)
+    expect(lookups).toBeLessThanOrEqual(16 * 32);
+    expect(est).toBeGreaterThan(610 / 4);
+    expect(est).toBeLessThan(610 * 4);
+    // Small enough: exact.
+    lookups = 0;
+    expect(db.estimate({ g: 0, p: db.dict.idOf(ex('p0'))!, o: one })).toBe(10);
+    expect(lookups).toBe(1);
+    expect(db.estimate({ g: db.graphId('http://ex/g7')!, s: db.dict.idOf(ex('s7'))! })).toBe(3);
+  });
+});

@@ -171,4 +171,21 @@ describe('RDF/JS Store over a ledger, queried by Comunica', () => {
     expect(await done(s2.removeMatches(ex('nobody')))).toBe(null);
     await expect(done(s2.import(stream([quad(literal('x') as unknown as RDF.Quad_Subject, ex('p'), ex('o'))])))).rejects.toThrow('subject must be an IRI or a blank node');
   });
+
+  it('blank-node graph names: imported, matched and queried as the stored blank node, deleted', async () => {
+    const conn2 = new Connection(openMemoryStorage());
+    await conn2.create('bg');
+    const s2 = new LedgerStore(conn2, 'bg');
+    await done(s2.import(stream(new Parser({ format: 'application/trig' }).parse(`@prefix ex: <${EX}> . _:g { ex:eve ex:likes ex:tea . ex:eve ex:likes ex:jam } ex:eve ex:said _:g .`))));
+    const [said] = await collect(s2.match(ex('eve'), ex('said')));
+    expect(said!.object.termType).toBe('BlankNode');
+    const g = said!.object as RDF.BlankNode;
+    const inG = (await collect(s2.match(null, null, null, g))).map((q) => [q.object.value, q.graph.termType, q.graph.value]).sort();
+    expect(inG).toEqual([[`${EX}jam`, 'BlankNode', g.value], [`${EX}tea`, 'BlankNode', g.value]]);
+    expect(await s2.countQuads(null, null, null, DataFactory.blankNode('no-such-graph'))).toBe(0);
+    expect(await comunicaRows(engine, s2, 'SELECT ?g ?o WHERE { ex:eve ex:said ?g GRAPH ?g { ex:eve ex:likes ?o } }'))
+      .toEqual([`g=_: o=<${EX}jam>`, `g=_: o=<${EX}tea>`]);
+    expect(await done(s2.deleteGraph(g))).toMatchObject({ t: 2, flakes_retracted: 2 });
+    expect(await s2.countQuads()).toBe(1);
+  });
 });

@@ -70,28 +70,29 @@ export async function runHttpFuzz(o: HttpRunOptions): Promise<number> {
   let seq = 0;
   const inFlight = new Map<number, { r: FuzzRequest; started: number }>();
   // While the server is frozen, the request that froze it is among those in flight: snapshots
-  // of them (oldest first) at the first hang of an episode and when the watchdog kills.
+  // of them (oldest first) at the first hang of an episode and when the watchdog kills. Bodies
+  // are kept up to 4,000 characters so the culprit can be replayed (most are far shorter).
   const suspects: { at: string; when: string; inFlight: unknown[] }[] = [];
   let down = false;
   const snapshot = (when: string) => {
     const last = suspects[suspects.length - 1];
     if (suspects.length >= 60 || (when === 'hang' && last && Date.now() - Date.parse(last.at) < 30_000)) return;
     suspects.push({ at: new Date().toISOString(), when, inFlight: [...inFlight.values()].sort((a, b) => a.started - b.started).slice(0, 8)
-      .map((x) => ({ started: new Date(x.started).toISOString(), request: describeRequest(x.r, 400) })) });
+      .map((x) => ({ started: new Date(x.started).toISOString(), request: describeRequest(x.r, 4000) })) });
   };
   const finding = (target: string, r: FuzzRequest, s: Sent): Finding =>
     ({ at: new Date().toISOString(), target, outcome: s.outcome, status: s.status, ms: s.ms, excerpt: s.excerpt, original: describeRequest(r) });
   const arbs = () => targets(ctx, LONG_BOUNDS);
   const names = Object.keys(arbs());
   // Slow requests with their start times: while the server is frozen every request is slow, and
-  // the earliest-started of a cluster is the likely cause.
+  // the earliest-started of a cluster is the likely cause (kept whole enough to replay).
   const slowExamples: { started: string; ms: number; status: number; request: unknown }[] = [];
   const record = (r: FuzzRequest, s: Sent) => {
     tally.add(r, s);
     latencies.push(s.ms);
     if (s.ms > o.slowMs) {
       slow++;
-      if (slowExamples.length < 200) slowExamples.push({ started: new Date(Date.now() - s.ms).toISOString(), ms: s.ms, status: s.status, request: describeRequest(r, 300) });
+      if (slowExamples.length < 200) slowExamples.push({ started: new Date(Date.now() - s.ms).toISOString(), ms: s.ms, status: s.status, request: describeRequest(r, 2000) });
     }
   };
 

@@ -141,6 +141,13 @@ describe('snapshots, schema refresh, visibility and equivalence', () => {
     expect(codes(await ok(await post('grow:main@t:1', { query: 'mutation { x }' })))).toEqual(['UNSUPPORTED_QUERY']);
     expect(codes(await ok(await post('grow:main@t:1', { query: '{ boxes { id } }' })))).toEqual(['SCHEMA_ERROR']);
     expect(await ok(await post('grow:main', { query: '{ boxes { id size } }' }))).toEqual({ data: { boxes: [{ id: 'ex:b', size: [2] }] } });
+    // A property new to a class, and a datatype that widens a field, show at the next t.
+    const thing = async (at: string) => /type Thing \{[^}]*\}/.exec(await (await fetch(`${srv.api}/graphql-schema/${at}?${CTX_Q}`)).text())![0];
+    expect(await thing('grow:main')).not.toContain('color');
+    expect((await ins('ex:c a ex:Thing ; ex:size 2.5 ; ex:color "red" .')).status).toBe(200);
+    expect(await thing('grow:main')).toContain('color(limit: Int, orderBy: OrderDirection): [String!]');
+    expect(await thing('grow:main')).toContain('size(limit: Int, orderBy: OrderDirection): [Decimal!]');
+    expect(await thing('grow:main@t:2')).toContain('size(limit: Int, orderBy: OrderDirection): [Long!]');
   });
 
   it('hides classes the caller cannot read from the SDL and from introspection', async () => {

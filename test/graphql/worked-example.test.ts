@@ -253,5 +253,13 @@ describe('graphql.md §16 worked example (curated tier, t = 3)', () => {
     expect((await body(await gql('people:main', '{ members_count }')) as any).data.members_count).toBe(3);
     const u = await body(await gql('people:main', 'mutation { createMember(input: {id: "::1", name: "X"}) { id } }')) as Record<string, any>;
     expect(u.errors.map((e: any) => e.extensions.code)).toEqual(['UNSUPPORTED_QUERY']);
+    // Removing the value of a required field (sh:minCount 1) is a shape violation: 422, nothing written.
+    const v = await body(await gql('people:main', 'mutation { a: updateMember(id: "ex:dan", input: {age: 21}) { id } b: updateMember(id: "ex:ben", input: {name: null}) { id } }')) as Record<string, any>;
+    expect(v.data).toEqual({ a: null, b: null });
+    expect(v.errors.map((e: any) => [e.message, e.extensions])).toEqual([
+      ['not written: b failed', { code: 'EXECUTION_ERROR', status: 422, '@type': 'err:db/ConstraintViolation' }],
+      ['Member.name is required (sh:minCount >= 1): it cannot be left without a value', { code: 'EXECUTION_ERROR', status: 422, '@type': 'err:db/ConstraintViolation' }],
+    ]);
+    expect((await body(await gql('people:main', '{ member(id: "ex:dan") { age } }')) as any).data.member.age).toBe(20);
   });
 });

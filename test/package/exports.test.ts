@@ -2,7 +2,8 @@
  * `import { … } from 'ledgraph'` as a user's project does it: the package (this package.json and a
  * fresh tsc build of src/ into a temp copy) is linked into a temp project's node_modules, then
  *   - Node runs a script that imports it by name (condition `node`): memory and file storage, a
- *     JSON-LD insert, JSON-LD and SPARQL queries, the RDF/JS store, the typed error;
+ *     JSON-LD insert, JSON-LD and SPARQL queries, the RDF/JS store, the typed error; and the same
+ *     program over the S3 content store (s3rver) with the PostgreSQL nameservice (a throwaway cluster);
  *   - Vite's `build` API bundles a tiny app importing it by name (condition `browser`): the bundle
  *     holds no node:* import and no file storage, Vite externalised no Node built-in, and the
  *     bundle, run as an ES module, answers the same queries over memory and IndexedDB storage.
@@ -15,6 +16,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPECTED } from '../../e2e/package-demo.js';
+import { pgUnavailable, startPgCluster } from '../storage/pg-cluster.js';
+import { startS3 } from '../storage/s3-server.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,6 +60,28 @@ console.log(JSON.stringify({ mem, file, hasFile: typeof lib.openFileStorage, res
     expect(out['hasFile']).toBe('function');
     expect(out['resolved']).toMatch(/\/ledgraph\/dist\/index\.js$/);
   }, 60_000);
+
+  it.skipIf(pgUnavailable() !== null)('Node: the S3 content store and the PostgreSQL nameservice, imported by name', async () => {
+    const [s3, pg] = await Promise.all([startS3(['pkg']), startPgCluster()]);
+    try {
+      await writeFile(join(app, 's3pg.js'), `
+import * as lib from 'ledgraph';
+import { demo } from './demo.js';
+const [endpoint, url] = process.argv.slice(2);
+const content = new lib.S3ContentStore({ bucket: 'pkg', prefix: 'demo', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+const ns = await lib.PgNameService.open(url, { schema: 'pkg' });
+const out = await demo(lib, { content, ns });
+const policy = JSON.parse(lib.sessionPolicy('pkg', 'demo/', 'us-east-1')).Statement[0].Resource;
+await content.close(); await ns.close();
+console.log(JSON.stringify({ out, vendor: typeof lib.CredentialVendor, parsed: lib.parseS3Url('s3://pkg/demo'), policy }));
+`);
+      const { stdout } = await run(process.execPath, ['s3pg.js', s3.endpoint, pg.url], { cwd: app });
+      expect(JSON.parse(stdout)).toEqual({ out: EXPECTED, vendor: 'function', parsed: { bucket: 'pkg', prefix: 'demo' }, policy: ['arn:aws:s3:::pkg/demo/*'] });
+    } finally {
+      await s3.stop();
+      await pg.stop();
+    }
+  }, 90_000);
 
   it('Vite: the browser build has no node:* import and runs over memory and IndexedDB storage', async () => {
     await writeFile(join(app, 'entry.js'), `

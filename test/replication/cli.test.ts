@@ -39,11 +39,13 @@ async function same(x: TestServer, xl: string, y: TestServer, yl: string): Promi
   expect(await answers(y, yl, ts)).toEqual(await answers(x, xl, ts));
 }
 
+const HR_CONTEXT = { ex: 'http://example.org/' };
+
 beforeAll(async () => {
   [a, b, c] = await Promise.all([startReplServer(), startReplServer(), startReplServer()]);
   work = await mkdtemp(join(tmpdir(), 'ledgraph-cli-'));
   config = join(work, 'remotes.json');
-  await json(await postJson(`${a.api}/create`, { ledger: 'hr' }), 201);
+  await json(await postJson(`${a.api}/create`, { ledger: 'hr', '@context': HR_CONTEXT }), 201);
   await insert(a, 'hr', { '@id': 'ex:alice', 'ex:name': 'Alice' });
   await insert(a, 'hr', { '@id': 'ex:bob', 'ex:name': 'Bob', 'ex:knows': { '@id': 'ex:alice' } });
   await json(await postJson(`${a.api}/reindex`, { ledger: 'hr' }));
@@ -73,6 +75,8 @@ describe('clone, pull, push between three servers', () => {
     expect(JSON.parse(r.out)).toMatchObject({ ledger: 'hr:main', t: 3 });
     expect(r.err).toMatch(/^clone hr from a: \d+\/\d+ objects, [\d.]+ (B|KiB), /m);
     await same(a, 'hr', b, 'hr');
+    // The stored default context comes along.
+    expect((await json<Record<string, unknown>>(await fetch(`${b.api}/context/hr`)))['@context']).toEqual(HR_CONTEXT);
   });
 
   it('pull brings the remote\'s new commits; push sends local ones back; a third server follows', async () => {
@@ -90,6 +94,11 @@ describe('clone, pull, push between three servers', () => {
     await ok('pull', 'a', 'hr', '--to', 'b');
     await ok('pull', 'b', 'hr', '--to', 'c');
     await same(a, 'hr', c, 'hr');
+    // A replaced default context travels with the next pull.
+    const next = { ...HR_CONTEXT, schema: 'http://schema.org/' };
+    expect((await fetch(`${a.api}/context/hr`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ '@context': next }) })).status).toBe(200);
+    await ok('pull', 'a', 'hr', '--to', 'b');
+    expect((await json<Record<string, unknown>>(await fetch(`${b.api}/context/hr`)))['@context']).toEqual(next);
   });
 
   it('push refuses when the remote has commits the local ledger lacks; errors name remote, ledger, status', async () => {
@@ -130,7 +139,10 @@ describe('export and import', () => {
       const r = await cli('clone', 'a', 'hr', '--storage-path', dir);
       expect(r.code, r.err).toBe(0);
       const d = await startTestServer({ config: { storagePath: dir } });
-      try { await same(a, 'hr', d, 'hr'); } finally { await d.close(); }
+      try {
+        await same(a, 'hr', d, 'hr');
+        expect((await json<Record<string, unknown>>(await fetch(`${d.api}/context/hr`)))['@context']).toEqual((await json<Record<string, unknown>>(await fetch(`${a.api}/context/hr`)))['@context']);
+      } finally { await d.close(); }
     } finally { await rm(dir, { recursive: true, force: true }); }
   });
 });

@@ -62,7 +62,9 @@ describe('POST /drop', () => {
     const r = await json<{ status: string; files_deleted: number; branches_dropped: string[] }>(await postJson(`${srv.api}/drop`, { ledger: 'hard', hard: true }));
     expect(r.status).toBe('dropped');
     expect(r.branches_dropped).toEqual(['hard:main']);
-    expect(r.files_deleted).toBeGreaterThanOrEqual(3);
+    // Genesis and insert commit; the transaction blob equals soft's (same document), which soft's
+    // retracted record still reaches, so it stays.
+    expect(r.files_deleted).toBeGreaterThanOrEqual(2);
     const again = await json<{ t: number }>(await postJson(`${srv.api}/create`, { ledger: 'hard' }), 201);
     expect(again.t).toBe(0);
   });

@@ -5,15 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger, postText, startTestServer, type TestServer } from '../support/server.js';
 import { expectError, json } from './helpers.js';
+import { D, DATA } from './cypher-fixtures.js';
 
-const D = { '@vocab': 'http://example.org/', ex: 'http://example.org/', xsd: 'http://www.w3.org/2001/XMLSchema#' };
-const DATA = `@prefix ex: <http://example.org/> .  @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-ex:ana  a ex:Person ; ex:name "Ana" ; ex:age 34 ; ex:city "Lisbon" ; ex:tags "ops", "admin" ;
-        ex:KNOWS ex:ben, ex:caro ; ex:WORKS_AT ex:acme .
-ex:ben  a ex:Person ; ex:name "Ben" ; ex:age 27 ; ex:city "Porto" ; ex:KNOWS ex:caro ; ex:WORKS_AT ex:acme .
-ex:caro a ex:Person, ex:Admin ; ex:name "Caro" ; ex:age 41 ; ex:city "Lisbon" .
-ex:acme a ex:Company ; ex:name "Acme" ; ex:founded "1999-05-01"^^xsd:date .`;
-// Example 1's reifier, written as plain RDF (Cypher writes are not available yet).
+
+// Example 1's reifier, written as plain RDF here (test/server/cypher-write.test.ts writes it with Cypher).
 const REIFIER = `@prefix ex: <http://example.org/> . @prefix f: <https://ns.ledgraph.dev/> .
 _:r f:reifiesSubject ex:ana ; f:reifiesPredicate ex:WORKS_AT ; f:reifiesObject ex:acme ; ex:since 2019 .`;
 
@@ -215,7 +210,7 @@ describe('procedures and UNION (§5)', () => {
 });
 
 describe('the README example', () => {
-  it('reads the demo ledger at the head and at t = 1', async () => {
+  it('stores the context, reads the demo ledger at the head and at t = 1, writes and deletes', async () => {
     await createLedger(srv, 'demo');
     const ctx = { ex: 'http://example.org/', schema: 'http://schema.org/' };
     const ins = await postText(`${srv.api}/insert/demo`, 'application/json', JSON.stringify({ '@context': ctx, '@graph': [
@@ -223,21 +218,28 @@ describe('the README example', () => {
       { '@id': 'ex:ben', '@type': 'ex:Person', 'schema:name': 'Ben', 'schema:age': 27 }] }));
     expect(ins.status).toBe(200);
     expect((await postText(`${srv.api}/insert/demo`, 'application/json', JSON.stringify({ '@context': ctx, '@id': 'ex:ben', 'schema:nick': 'B' }))).status).toBe(200);
+    const put = await fetch(`${srv.api}/context/demo`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: '{"@context": {"@vocab": "http://schema.org/", "ex": "http://example.org/"}}' });
+    expect(put.status).toBe(200);
     const r1 = await postText(`${srv.api}/query/demo`, 'application/cypher', JSON.stringify({
-      '@context': { '@vocab': 'http://schema.org/', ex: 'http://example.org/' },
       cypher: 'MATCH (p:`ex:Person`)-[:`ex:knows`]->(f) WHERE p.age > $min RETURN p.name AS name, collect(f.name) AS friends', params: { min: 30 } }));
     expect(await r1.text()).toBe('{"results":[{"columns":["name","friends"],"data":[{"row":["Ana",["Ben"]],"meta":[null,null]}]}]}');
-    const r2 = await postText(`${srv.api}/query/demo@t:1`, 'application/cypher', '{"@context": {"@vocab": "http://schema.org/"}, "cypher": "MATCH (p) RETURN p.name AS name, p.age AS age ORDER BY age"}');
+    const r2 = await postText(`${srv.api}/query/demo@t:1`, 'application/cypher', 'MATCH (p) RETURN p.name AS name, p.age AS age ORDER BY age');
     expect(await r2.text()).toBe('{"results":[{"columns":["name","age"],"data":[{"row":["Ben",27],"meta":[null,null]},{"row":["Ana",34],"meta":[null,null]}]}]}');
+    const w = await json<Record<string, unknown>>(await postText(`${srv.api}/update/demo`, 'application/cypher',
+      'MATCH (a:`ex:Person` {name: "Ana"}) CREATE (a)-[:`ex:knows` {since: 2019}]->(c:`ex:Person` {name: "Caro", age: 41}) RETURN id(c) AS caro'));
+    expect(w.results).toEqual([{ columns: ['caro'], data: [{ row: ['_:lg3-n0'], meta: [null] }] }]);
+    expect(w.receipt).toMatchObject({ ledger_id: 'demo:main', t: 3, flakes_added: 8, flakes_retracted: 0 });
+    expect(await json(await postText(`${srv.api}/update/demo`, 'application/cypher', 'MATCH (c {name: "Caro"}) DETACH DELETE c')))
+      .toMatchObject({ ledger_id: 'demo:main', t: 4, flakes_added: 0, flakes_retracted: 8 });
   });
 });
 
 describe('OpenAPI', () => {
-  it('lists application/cypher on /query/{ledger} only; /update does not list it (writes are not available)', async () => {
+  it('lists application/cypher on /query/{ledger} and /update/{ledger} only', async () => {
     const spec = await json<{ paths: Record<string, { post: { requestBody: { content: Record<string, unknown> } } }> }>(await fetch(`${srv.url}/swagger.json`));
     expect(Object.keys(spec.paths['/v1/ledgraph/query/{ledger}']!.post.requestBody.content)).toContain('application/cypher');
     expect(Object.keys(spec.paths['/v1/ledgraph/query']!.post.requestBody.content)).not.toContain('application/cypher');
-    expect(Object.keys(spec.paths['/v1/ledgraph/update/{ledger}']!.post.requestBody.content)).not.toContain('application/cypher');
-    await expectError(await postText(`${srv.api}/update/social:main`, 'application/cypher', 'CREATE (n)'), 415, 'err:db/UnsupportedMediaType', 'Cypher writes');
+    expect(Object.keys(spec.paths['/v1/ledgraph/update/{ledger}']!.post.requestBody.content)).toContain('application/cypher');
+    expect(Object.keys(spec.paths['/v1/ledgraph/update']!.post.requestBody.content)).not.toContain('application/cypher');
   });
 });

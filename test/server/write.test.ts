@@ -162,9 +162,9 @@ describe('update', () => {
     await expectError(await postJson(`${srv.api}/update/using${u}`, { '@context': CTX, insert: { '@id': 'ex:a', 'ex:z': 1 } }), 400, 'err:db/BadRequest', 'SPARQL UPDATE only');
   });
 
-  it('refuses Turtle, Cypher, bad SPARQL, bad eventTime, and a missing or unknown ledger', async () => {
+  it('refuses Turtle, a Cypher read, bad SPARQL, bad eventTime, and a missing or unknown ledger', async () => {
     await expectError(await postText(`${srv.api}/update/upd`, 'text/turtle', '<a> <b> <c> .'), 415, 'err:db/UnsupportedMediaType', 'unsupported Content-Type text/turtle for update');
-    await expectError(await postText(`${srv.api}/update/upd`, 'application/cypher', 'CREATE (n)'), 415, 'err:db/UnsupportedMediaType', 'Cypher');
+    await expectError(await postText(`${srv.api}/update/upd`, 'application/cypher', 'MATCH (n) RETURN n'), 400, 'err:db/BadRequest', 'without writing clauses');
     await expectError(await postText(`${srv.api}/update/upd`, 'application/sparql-update', 'INSERT DATA { <http://a> <http://b> }'), 400, 'err:db/BadRequest', 'line 1');
     await expectError(await postText(`${srv.api}/update`, 'application/sparql-update', 'INSERT DATA { <http://a> <http://b> 1 }'), 400, 'err:db/BadRequest', 'missing ledger');
     await expectError(await postText(`${srv.api}/update/none`, 'application/sparql-update', 'INSERT DATA { <http://a> <http://b> 1 }'), 404, 'err:db/LedgerNotFound');

@@ -68,7 +68,8 @@ async function getJson<T>(url: string, init?: RequestInit): Promise<{ status: nu
 
 async function sparql<T = Record<string, { value: string }>>(api: string, ledger: string, q: string): Promise<T[]> {
   const r = await getJson<{ results: { bindings: T[] } }>(`${api}/query/${ledger}`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: q });
-  if (r.status !== 200) throw new Error(`query on ${ledger}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+  // A 200 without a SPARQL JSON body was seen once under heavy load; say what came instead.
+  if (r.status !== 200 || !Array.isArray(r.body?.results?.bindings)) throw new Error(`query on ${ledger}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
   return r.body.results.bindings;
 }
 

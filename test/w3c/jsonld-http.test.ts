@@ -176,3 +176,33 @@ describe('relative IRIs over HTTP', () => {
       .toBe('<http://b/dir/a> <http://example.org/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n');
   });
 });
+
+describe('values JSON-LD drops, over HTTP', () => {
+  it('are not stored, and the receipt names each one in warnings (insert, graph store PUT)', async () => {
+    await createLedger(srv, 'ill');
+    const doc = { '@context': { ex: 'http://example.org/' }, '@id': 'ex:a', 'ex:p': [1, { '@id': 'ex:b c' }], 'ex:l': { '@value': 'x', '@language': 'a b' } };
+    const r = await postJson(`${srv.api}/insert/ill`, doc);
+    expect(r.status).toBe(200);
+    expect((await r.json() as { warnings: string[] }).warnings).toEqual([
+      'ill-formed language tag "a b": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/b c": 1 statement not stored (JSON-LD drops it)',
+    ]);
+    expect(await get('/data/ill?default', 'application/n-triples')).toBe('<http://example.org/a> <http://example.org/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n');
+    // A clean write has no warnings key.
+    expect(await (await postJson(`${srv.api}/insert/ill`, { '@context': { ex: 'http://example.org/' }, '@id': 'ex:a', 'ex:q': 2 })).json()).not.toHaveProperty('warnings');
+    const put = await fetch(`${srv.api}/data/ill?graph=${encodeURIComponent('http://example.org/g')}`, {
+      method: 'PUT', headers: { 'Content-Type': 'application/ld+json' }, body: JSON.stringify(doc),
+    });
+    expect(put.status).toBe(201);
+    expect((await put.json() as { warnings: string[] }).warnings).toHaveLength(2);
+    expect(await get(`/data/ill?graph=${encodeURIComponent('http://example.org/g')}`, 'application/n-triples'))
+      .toBe('<http://example.org/a> <http://example.org/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n');
+    // Nothing storable left: a 400 that names what was dropped, nothing written.
+    const t = (await srv.conn.db('ill:main')).t;
+    const none = await postJson(`${srv.api}/insert/ill`, { '@id': 'http://example.org/a b', 'http://example.org/p': 1 });
+    expect(none.status).toBe(400);
+    expect((await none.json() as { error: string }).error)
+      .toBe('nothing to write: the transaction contains no facts; ill-formed IRI "http://example.org/a b": 1 statement not stored (JSON-LD drops it)');
+    expect((await srv.conn.db('ill:main')).t).toBe(t);
+  });
+});

@@ -16,7 +16,7 @@ import { Parser as N3Parser } from 'n3';
 import { Connection } from '../../src/core/ledger/connection.js';
 import { isLedgraphError } from '../../src/core/errors.js';
 import { parseJsonLdTxn, type JsonLdTxnOptions } from '../../src/core/transact/parse-jsonld.js';
-import { blankNode, defaultGraph, fromRdfJs, literal, namedNode, type Quad, type Term } from '../../src/core/rdf/terms.js';
+import { blankNode, defaultGraph, fromRdfJs, graphNameTerm, literal, namedNode, type Quad, type Term } from '../../src/core/rdf/terms.js';
 import { canonicalLexical, isKnownDatatype } from '../../src/core/rdf/datatypes.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
 import { matchRows, type Row } from './compare.js';
@@ -142,7 +142,7 @@ export async function storedQuads(conn: Connection, ledger: string): Promise<Ind
       const giri = g === 0 ? undefined : db.graphIri(g);
       const q: IndexedQuad = {
         subject: db.dict.term(b.s[i]!), predicate: db.dict.term(b.p[i]!) as Quad['predicate'], object: db.dict.term(b.o[i]!) as Term,
-        graph: giri === undefined ? defaultGraph : namedNode(giri),
+        graph: giri === undefined ? defaultGraph : graphNameTerm(giri),
       };
       if (b.m[i]! >= 0) q.listIndex = b.m[i]!;
       out.push(q);

@@ -1,17 +1,19 @@
 /**
  * The code editor: CodeMirror 6 with its basic setup (line numbers, bracket matching, completion,
  * history), SPARQL highlighting from codemirror-lang-sparql (also used for Turtle, whose terms it
- * shares), JSON for JSON-LD, keyword/prefix completion, and Ctrl/Cmd-Enter to run.
+ * shares), JSON for JSON-LD, GraphQL and Cypher stream modes (lang-modes.ts), keyword / prefix /
+ * vocabulary completion per language, and Ctrl/Cmd-Enter to run. Loaded on demand (lazy-editor.ts).
  */
 import { EditorView, basicSetup } from 'codemirror';
 import { Compartment, Prec } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { json } from '@codemirror/lang-json';
 import { sparql } from 'codemirror-lang-sparql';
+import { CYPHER_KEYWORDS, GRAPHQL_KEYWORDS, cypherLanguage, graphqlLanguage } from './lang-modes.js';
 import { closeCompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 
 /** Languages the editors speak. */
-export type EditorLang = 'sparql' | 'json' | 'turtle';
+export type EditorLang = 'sparql' | 'json' | 'turtle' | 'graphql' | 'cypher';
 
 const KEYWORDS = ['SELECT', 'CONSTRUCT', 'DESCRIBE', 'ASK', 'WHERE', 'FILTER', 'OPTIONAL', 'UNION', 'MINUS', 'GRAPH', 'BIND',
   'VALUES', 'PREFIX', 'BASE', 'DISTINCT', 'REDUCED', 'ORDER BY', 'GROUP BY', 'HAVING', 'LIMIT', 'OFFSET', 'COUNT', 'SUM', 'AVG',
@@ -25,8 +27,27 @@ const PREFIXES: Record<string, string> = {
 
 /** Extra words to complete (the ledger's own class and property IRIs), set per ledger. */
 let ledgerWords: string[] = [];
+/** GraphQL type and field names of the ledger's schema (from its SDL). */
+let schemaWords: string[] = [];
 /** Offer the ledger's class and property IRIs in completion. */
 export function setCompletionWords(words: string[]): void { ledgerWords = words; }
+/** Offer the ledger's GraphQL type and field names in GraphQL completion. */
+export function setSchemaWords(words: string[]): void { schemaWords = words; }
+
+const localName = (iri: string) => /[#/:]([^#/:]+)$/.exec(iri)?.[1] ?? iri;
+
+function completeGraphql(ctx: CompletionContext): CompletionResult | null {
+  const word = ctx.matchBefore(/\w+/);
+  if (!word || (word.from === word.to && !ctx.explicit)) return null;
+  return { from: word.from, options: [...GRAPHQL_KEYWORDS.map((k) => ({ label: k, type: 'keyword' })), ...schemaWords.map((w) => ({ label: w, type: /^[A-Z]/.test(w) ? 'type' : 'property' }))] };
+}
+
+function completeCypher(ctx: CompletionContext): CompletionResult | null {
+  const word = ctx.matchBefore(/\w+/);
+  if (!word || (word.from === word.to && !ctx.explicit)) return null;
+  const names = [...new Set(ledgerWords.map(localName))];
+  return { from: word.from, options: [...CYPHER_KEYWORDS.map((k) => ({ label: k, type: 'keyword' })), ...names.map((w) => ({ label: w, type: 'property' }))] };
+}
 
 function complete(ctx: CompletionContext): CompletionResult | null {
   const word = ctx.matchBefore(/[<\w:#/.-]+/);
@@ -43,6 +64,8 @@ function complete(ctx: CompletionContext): CompletionResult | null {
 
 function language(lang: EditorLang) {
   if (lang === 'json') return json();
+  if (lang === 'graphql') return [graphqlLanguage, graphqlLanguage.data.of({ autocomplete: completeGraphql })];
+  if (lang === 'cypher') return [cypherLanguage, cypherLanguage.data.of({ autocomplete: completeCypher })];
   const s = sparql();
   return [s, s.language.data.of({ autocomplete: complete })];
 }

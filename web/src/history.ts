@@ -4,7 +4,7 @@ const KEY = 'ledgraph.queryHistory';
 const MAX = 50;
 
 /** One remembered query. */
-export interface HistoryEntry { lang: 'sparql' | 'jsonld'; text: string; ledger: string; at: string }
+export interface HistoryEntry { lang: 'sparql' | 'jsonld' | 'graphql' | 'cypher'; text: string; ledger: string; at: string }
 
 /** The remembered queries, newest first. */
 export function loadHistory(): HistoryEntry[] {

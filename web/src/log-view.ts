@@ -6,15 +6,9 @@
 import { describe, json, ledgerPath, type CommitSummary, type ShownCommit } from './api.js';
 import { h, mount, when, bytes } from './dom.js';
 import { href, type Shell } from './main.js';
+import { diffTable } from './flakes.js';
 
 const F = 'https://ns.ledgraph.dev/';
-
-function obj(v: unknown, dt: string, meta?: { lang?: string }): string {
-  if (dt === '@id' || dt === 'id') return String(v);
-  const s = typeof v === 'string' ? JSON.stringify(v) : String(v);
-  if (meta?.lang) return `${s}@${meta.lang}`;
-  return /xsd:string$|#string$/.test(dt) || dt === '' ? s : `${s}^^${dt}`;
-}
 
 /** Render the log (or, with `commit`, that commit's diff); returns the teardown. */
 export function renderLog(ctx: { shell: Shell; main: HTMLElement }, ledger: string, commit?: string): () => void {
@@ -52,8 +46,6 @@ export function renderLog(ctx: { shell: Shell; main: HTMLElement }, ledger: stri
       const metaOf = (name: string) => metaFlakes.find((f) => f[1] === `f:${name}` || f[1] === F + name)?.[2];
       const added = data.filter((f) => f[4]);
       const removed = data.filter((f) => !f[4]);
-      const rows = (list: typeof data, cls: string, sign: string) => list.map((f) => h('tr', { className: cls },
-        h('td', { className: 'sign', 'aria-label': cls }, sign), h('td', {}, f[0]), h('td', {}, f[1]), h('td', {}, obj(f[2], f[3], f[5]))));
       const message = metaOf('message');
       const author = metaOf('author');
       mount(body,
@@ -70,10 +62,7 @@ export function renderLog(ctx: { shell: Shell; main: HTMLElement }, ledger: stri
           h('dt', {}, 'Commit'), h('dd', {}, h('code', {}, c.id)),
           h('dt', {}, 'Previous'), h('dd', {}, c.previous ? h('code', {}, c.previous) : 'none (first commit)'),
         ),
-        h('table', { className: 'data diff' },
-          h('caption', {}, `${added.length} added, ${removed.length} removed`),
-          h('thead', {}, h('tr', {}, ['', 'Subject', 'Predicate', 'Object'].map((x) => h('th', { scope: 'col' }, x)))),
-          h('tbody', {}, rows(removed, 'removed', '−'), rows(added, 'added', '+'))),
+        diffTable(ledger, removed, added, c['@context']),
         Object.keys(c['@context']).length
           ? h('details', {}, h('summary', {}, 'Prefixes'), h('pre', {}, Object.entries(c['@context']).map(([k, v]) => `${k}: ${v}`).join('\n')))
           : null,

@@ -1,15 +1,19 @@
 /**
  * The explorer shell: discovers the API, keeps the token and the ledger list (live from /events),
- * and routes `#/` (server overview) and `#/l/<ledger>/<query|log|write>[/<commit>]` to their views.
+ * and routes `#/` (server overview) and `#/l/<ledger>/<query|log|write|branches|compare|subject>[/<arg>]`
+ * to their views.
  */
 import './style.css';
 import { call, describe, discover, getToken, json, needsToken, setToken, type LedgerEntry } from './api.js';
 import { h, mount } from './dom.js';
 import { followEvents } from './events.js';
 import { renderOverview } from './overview.js';
-import { renderQuery } from './query-view.js';
+import { renderQuery, replicaWanted } from './query-view.js';
 import { renderLog } from './log-view.js';
 import { renderWrite } from './write-view.js';
+import { renderBranches } from './branch-view.js';
+import { renderCompare } from './compare-view.js';
+import { renderSubject } from './subject-view.js';
 
 /** What every view can reach. */
 export interface Shell {
@@ -18,6 +22,8 @@ export interface Shell {
   ledgersError: { type: string; message: string } | null;
   version: string;
   live: boolean;
+  /** The server could not be reached at start (the page came from the offline cache). */
+  offline: boolean;
   /** Re-read the ledger list (and re-render the ledger nav). */
   refreshLedgers(): Promise<void>;
   /** Subscribe to ledger changes; returns an unsubscribe function. */
@@ -27,7 +33,7 @@ export interface Shell {
 const main = document.getElementById('main')!;
 const listeners = new Set<(ledger: string) => void>();
 const shell: Shell = {
-  ledgers: [], ledgersError: null, version: '', live: false,
+  ledgers: [], ledgersError: null, version: '', live: false, offline: false,
   async refreshLedgers() {
     try {
       shell.ledgers = await json<LedgerEntry[]>('/ledgers');
@@ -59,7 +65,8 @@ function nav(ledger: string | undefined, tab: string): void {
   const el = document.getElementById('ledger-nav')!;
   if (!ledger) { mount(el); return; }
   const link = (t: string, label: string) => h('a', { href: href(ledger, t), 'aria-current': tab === t ? 'page' : undefined }, label);
-  mount(el, h('span', { className: 'ledger-name' }, ledger), link('query', 'Query'), link('log', 'Log'), link('write', 'Write'));
+  mount(el, h('span', { className: 'ledger-name' }, ledger), link('query', 'Query'), link('log', 'Log'), link('write', 'Write'),
+    link('branches', 'Branches'), link('compare', 'Compare'), link('subject', 'Subject'));
 }
 
 function render(): void {
@@ -69,9 +76,16 @@ function render(): void {
   nav(r.ledger, r.tab);
   document.title = r.ledger ? `${r.ledger} · Ledgraph` : 'Ledgraph explorer';
   const ctx = { shell, main };
+  if (shell.offline && (!r.ledger || r.tab !== 'query')) {
+    mount(main, h('p', { className: 'error', role: 'alert' }, 'Cannot reach the server. Ledgers opened locally still answer on their query screen.'));
+    return;
+  }
   if (!r.ledger) teardown = renderOverview(ctx);
   else if (r.tab === 'log') teardown = renderLog(ctx, r.ledger, r.arg);
   else if (r.tab === 'write') teardown = renderWrite(ctx, r.ledger);
+  else if (r.tab === 'branches') teardown = renderBranches(ctx, r.ledger);
+  else if (r.tab === 'compare') teardown = renderCompare(ctx, r.ledger, r.arg);
+  else if (r.tab === 'subject') teardown = renderSubject(ctx, r.ledger, r.arg);
   else teardown = renderQuery(ctx, r.ledger);
   if (r.ledger !== lastLedger) main.focus({ preventScroll: true });
   lastLedger = r.ledger;
@@ -80,6 +94,7 @@ function render(): void {
 async function showWhoami(): Promise<void> {
   const out = document.getElementById('whoami')!;
   if (!getToken()) { out.textContent = 'no token'; return; }
+  if (shell.offline) { out.textContent = 'offline: the token is kept for when the server is back'; return; }
   try {
     const w = await (await call('/whoami')).json() as {
       verified?: boolean; identity?: string | null; subject?: string | null; error?: string;
@@ -117,14 +132,22 @@ function startEvents(): void {
 }
 
 async function start(): Promise<void> {
+  // The page shell (index.html, assets) is cached by a service worker so a local replica still
+  // answers after a reload with the server gone.
+  if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/sw.js').catch(() => {});
   try {
     await discover();
     const health = await (await fetch('/health')).json() as { version?: string };
     shell.version = health.version ?? '';
     document.getElementById('server-version')!.textContent = shell.version ? `server ${shell.version}` : '';
   } catch (e) {
-    mount(main, h('p', { className: 'error', role: 'alert' }, `Cannot reach the server: ${describe(e).message}`));
-    return;
+    const r = route();
+    if (!(r.ledger && replicaWanted(r.ledger))) {
+      mount(main, h('p', { className: 'error', role: 'alert' }, `Cannot reach the server: ${describe(e).message}`));
+      return;
+    }
+    shell.offline = true;
+    document.getElementById('server-version')!.textContent = 'server unreachable · offline';
   }
   const form = document.getElementById('token-form') as HTMLFormElement;
   const input = document.getElementById('token-input') as HTMLInputElement;

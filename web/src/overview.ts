@@ -1,5 +1,6 @@
 /**
- * The server overview: version, the ledgers with t, size and last commit time (live through
+ * The server overview: version, the ledgers (one row per branch) with t, their ledger's branch
+ * count (linking to the branches screen), size and last commit time (live through
  * /events), and forms to create and drop a ledger.
  */
 import { describe, json, ledgerPath, type CommitSummary, type LedgerInfo } from './api.js';
@@ -67,6 +68,8 @@ export function renderOverview(ctx: { shell: Shell; main: HTMLElement }): () => 
 
   async function draw(): Promise<void> {
     const ledgers = shell.ledgers;
+    const branchCount = new Map<string, number>();
+    for (const l of ledgers) branchCount.set(l.name, (branchCount.get(l.name) ?? 0) + 1);
     const rows = ledgers.map((l) => {
       const d = details.get(l.ledger);
       const dropBtn = h('button', {
@@ -77,6 +80,7 @@ export function renderOverview(ctx: { shell: Shell; main: HTMLElement }): () => 
       return h('tr', {},
         h('th', { scope: 'row' }, h('a', { href: href(l.ledger) }, l.ledger)),
         h('td', { className: 'num' }, String(l.t)),
+        h('td', {}, h('a', { href: href(l.ledger, 'branches'), 'aria-label': `Branches of ${l.name}` }, `${branchCount.get(l.name)} branch${branchCount.get(l.name) === 1 ? '' : 'es'}`)),
         h('td', { className: 'num' }, d ? bytes(d.size) : '…'),
         h('td', {}, d ? when(d.time) : '…'),
         h('td', { className: 'actions' }, h('a', { href: href(l.ledger, 'log') }, 'Log'), ' ', h('a', { href: href(l.ledger, 'write') }, 'Write'), ' ',
@@ -91,7 +95,7 @@ export function renderOverview(ctx: { shell: Shell; main: HTMLElement }): () => 
     mount(list, ledgers.length
       ? h('table', { className: 'data' },
         h('caption', {}, `${ledgers.length} ledger${ledgers.length === 1 ? '' : 's'}`),
-        h('thead', {}, h('tr', {}, ['Ledger', 't', 'Size', 'Last commit', ''].map((c) => h('th', { scope: 'col' }, c)))),
+        h('thead', {}, h('tr', {}, ['Ledger', 't', 'Branches', 'Size', 'Last commit', ''].map((c) => h('th', { scope: 'col' }, c)))),
         h('tbody', {}, rows))
       : h('p', { className: 'muted' }, 'No ledgers yet. Create one below.'));
     const missing = ledgers.slice(0, DETAIL_LIMIT).filter((l) => details.get(l.ledger)?.t !== l.t);

@@ -40,7 +40,8 @@ export function fromSparqlJson(text: string): ResultSet {
   return { columns, rows, raw: text, rawKind: 'json' };
 }
 
-function cell(v: unknown): string {
+/** Display text of one JSON value of a query answer. */
+export function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'object') {
     const o = v as Record<string, unknown>;
@@ -59,12 +60,46 @@ export function fromJsonLd(text: string): ResultSet {
     const columns: string[] = [];
     const seen = new Set<string>();
     for (const r of list as Record<string, unknown>[]) for (const k of Object.keys(r)) if (!seen.has(k)) { seen.add(k); columns.push(k); }
-    return { columns, rows: (list as Record<string, unknown>[]).map((r) => columns.map((c) => cell(r[c]))), raw: JSON.stringify(doc, null, 2), rawKind: 'json' };
+    const triples = crawlTriples(list as Record<string, unknown>[]);
+    return { columns, rows: (list as Record<string, unknown>[]).map((r) => columns.map((c) => cell(r[c]))), raw: JSON.stringify(doc, null, 2), rawKind: 'json', ...(triples.length ? { triples } : {}) };
   }
   const width = Math.max(1, ...list.map((r) => (Array.isArray(r) ? r.length : 1)));
   const columns = Array.from({ length: width }, (_, i) => (width === 1 ? 'value' : `#${i + 1}`));
   const rows = list.map((r) => (Array.isArray(r) ? columns.map((_, i) => cell(r[i])) : [cell(r)]));
   return { columns, rows, raw: JSON.stringify(doc, null, 2), rawKind: 'json' };
+}
+
+/**
+ * The edges of a JSON-LD graph crawl (objects with `@id`, nested objects for followed references):
+ * one triple per property value, `@type` as rdf:type; empty when the answer holds no node objects.
+ */
+export function crawlTriples(nodes: Record<string, unknown>[]): Triple[] {
+  const out: Triple[] = [];
+  const seen = new Set<Record<string, unknown>>();
+  const walk = (n: Record<string, unknown>): string | null => {
+    const id = n['@id'];
+    if (typeof id !== 'string') return null;
+    if (seen.has(n)) return id;
+    seen.add(n);
+    for (const [k, v] of Object.entries(n)) {
+      if (k === '@id' || (k.startsWith('@') && k !== '@type')) continue;
+      const p = k === '@type' ? 'rdf:type' : k;
+      for (const x of Array.isArray(v) ? v : [v]) {
+        if (x === null || x === undefined) continue;
+        if (k === '@type') { out.push({ s: id, p, o: String(x), literal: false }); continue; }
+        if (typeof x === 'object' && !Array.isArray(x)) {
+          const o = x as Record<string, unknown>;
+          const target = walk(o);
+          if (target !== null) { out.push({ s: id, p, o: target, literal: false }); continue; }
+          if ('@value' in o) { out.push({ s: id, p, o: String(o['@value']), literal: true }); continue; }
+        }
+        out.push({ s: id, p, o: typeof x === 'object' ? JSON.stringify(x) : String(x), literal: true });
+      }
+    }
+    return id;
+  };
+  for (const n of nodes) walk(n);
+  return out;
 }
 
 /** A Turtle graph (CONSTRUCT/DESCRIBE) as subject/predicate/object rows; n3 is loaded on demand. */
@@ -188,7 +223,7 @@ export function showResults(host: HTMLElement, r: ResultSet, meta: string): void
   function render(): void {
     disposeGraph?.();
     disposeGraph = null;
-    mount(tabs, tabBtn('table', 'Table'), r.triples ? tabBtn('graph', 'Graph') : null, tabBtn('raw', r.rawKind === 'turtle' ? 'Turtle' : 'JSON'));
+    mount(tabs, tabBtn('table', 'Table'), r.triples ? tabBtn('graph', 'Graph') : null, tabBtn('raw', r.rawKind === 'turtle' ? 'Turtle' : r.rawKind === 'text' ? 'NDJSON' : 'JSON'));
     status.textContent = meta;
     if (r.boolean !== undefined) mount(body, h('p', { className: 'ask' }, `ASK: ${r.boolean}`));
     else if (view === 'table') mount(body, table());

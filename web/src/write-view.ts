@@ -4,7 +4,8 @@
  */
 import { call, describe, ledgerPath } from './api.js';
 import { h, mount } from './dom.js';
-import { createEditor, type EditorLang } from './editor.js';
+import type { EditorLang } from './editor.js';
+import { lazyEditor } from './lazy-editor.js';
 import type { Shell } from './main.js';
 
 interface Mode { label: string; path: 'insert' | 'upsert' | 'update'; type: string; lang: EditorLang; sample: string }
@@ -26,7 +27,7 @@ export function renderWrite(ctx: { shell: Shell; main: HTMLElement }, ledger: st
   let mode = MODES.jsonld!;
   const out = h('div', { className: 'receipt', role: 'status', 'aria-live': 'polite' });
   const host = h('div', { className: 'editor' });
-  const editor = createEditor(host, { doc: mode.sample, lang: mode.lang, label: 'Data editor', onRun: () => void send() });
+  const editor = lazyEditor(host, { doc: mode.sample, lang: mode.lang, label: 'Data editor', onRun: () => void send() });
   const modeSel = h('select', { id: 'w-mode', onchange: () => {
     const next = MODES[modeSel.value]!;
     if (editor.text === mode.sample) editor.text = next.sample;
@@ -62,5 +63,5 @@ export function renderWrite(ctx: { shell: Shell; main: HTMLElement }, ledger: st
     h('div', { className: 'toolbar' }, h('label', { for: 'w-mode' }, 'Kind'), modeSel, sendBtn, h('span', { className: 'muted hint' }, 'Ctrl-Enter commits')),
     h('div', { className: 'write-grid' }, host, out),
   );
-  return () => editor.view.destroy();
+  return () => editor.destroy();
 }

@@ -6,7 +6,8 @@
  */
 import { CID } from 'multiformats/cid';
 import { internalError, invalidBranchOp } from '../errors.js';
-import { collectReachable } from '../ledger/reachable.js';
+import { collectReachable, reachableFromOthers } from '../ledger/reachable.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { NsRecord } from '../store.js';
 import type { BranchEnv } from './env.js';
 import { adjustChildren } from './records.js';
@@ -38,7 +39,7 @@ export async function dropBranch(env: BranchEnv, name: string, branch: string): 
     return { ledger_id: id, status: 'dropped', deferred: true };
   }
   const ledger = await env.ledger(id).catch(() => null);
-  const deleted = ledger ? await ledger.lock.run(() => purge(env, rec)) : await purge(env, rec);
+  const deleted = await purge(env, rec, ledger);
   env.forget(id);
   const res: DropBranchResponse = { ledger_id: id, status: 'dropped', deferred: false };
   // The source loses a child; a retracted source left childless goes too, and so on up.
@@ -58,16 +59,25 @@ export async function dropBranch(env: BranchEnv, name: string, branch: string): 
   return res;
 }
 
-/** Purge `rec`'s record, then delete the objects only it reached; returns the number of objects deleted. */
-async function purge(env: BranchEnv, rec: NsRecord): Promise<number> {
-  const others = (await env.ns.list()).filter((r) => r.name === rec.name && r.ledger_id !== rec.ledger_id);
-  const keep = new Set<string>();
-  for (const r of others) await collectReachable(env.content, r, keep);
+/**
+ * Purge `rec`'s record, then delete the objects only it reached; returns the number of objects
+ * deleted. The walk and the purge run under the branch's lock (no write adds a commit after the
+ * walk); the deletes run outside it, while no index job writes (one may be writing an equal
+ * object), and keep whatever any other record of any ledger reaches.
+ */
+async function purge(env: BranchEnv, rec: NsRecord, ledger: Ledger | null = null): Promise<number> {
   const mine = new Set<string>();
-  await collectReachable(env.content, rec, mine);
-  // Record first: a failure part-way then leaves only unreferenced objects, never a dangling record.
-  if (!(await env.ns.delete(rec.ledger_id)) && (await env.ns.get(rec.ledger_id))) throw internalError(`could not purge ${rec.ledger_id}; retry`);
-  let deleted = 0;
-  for (const c of mine) if (!keep.has(c) && (await env.content.delete(CID.parse(c)))) deleted++;
-  return deleted;
+  const unlink = async (): Promise<void> => {
+    await collectReachable(env.content, rec, mine);
+    // Record first: a failure part-way then leaves only unreferenced objects, never a dangling record.
+    if (!(await env.ns.delete(rec.ledger_id)) && (await env.ns.get(rec.ledger_id))) throw internalError(`could not purge ${rec.ledger_id}; retry`);
+  };
+  if (ledger) await ledger.lock.run(unlink); else await unlink();
+  const remove = async (): Promise<number> => {
+    const keep = await reachableFromOthers(env.content, env.ns, new Set([rec.ledger_id]), 'all');
+    let deleted = 0;
+    for (const c of mine) if (!keep.has(c) && (await env.content.delete(CID.parse(c)))) deleted++;
+    return deleted;
+  };
+  return env.exclusively ? env.exclusively(remove) : remove();
 }

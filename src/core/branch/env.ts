@@ -9,6 +9,8 @@ export interface BranchEnv extends WriteEnv {
   ledger(id: string): Promise<Ledger>;
   /** Drop a loaded ledger from the cache after its head moved off its first-parent chain. */
   forget(id: string): void;
+  /** Load a branch in the background so the commits it starts with above its index get indexed. */
+  prepare(id: string): void;
   /** Envelope cache and walks over the commit graph. */
   readonly graph: CommitGraph;
   /** Branches a maintenance operation (merge, rebase, revert) is running on. */

@@ -5,9 +5,8 @@
  * no more than the fork commit is (an index holds the history up to its t), else none and the
  * commits are replayed on first load.
  */
-import { CID } from 'multiformats/cid';
 import { badRequest, invalidBranchOp, ledgerExists, notFound } from '../errors.js';
-import { parseJsonNode, type IndexRoot } from '../index/root-codec.js';
+import { rootHeader } from '../index/root-headers.js';
 import { checkBranchName, splitLedgerId } from '../ledger/ledger-id.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { NsRecord } from '../store.js';
@@ -62,6 +61,7 @@ export async function createBranch(env: BranchEnv, name: string, branch: string,
   };
   if (!(await env.ns.compareAndSet(id, null, record))) throw ledgerExists(`branch ${id} already exists`);
   await adjustChildren(env, sourceId, +1);
+  if (record.index_t < record.commit_t) env.prepare(id);
   return { ledger_id: id, branch, source: sourceBranch, t: fork.t };
 }
 
@@ -70,7 +70,7 @@ async function indexAtOrBefore(env: BranchEnv, source: Ledger, t: number): Promi
   const chain = await source.chainEntries();
   let cur = source.record.index_head_id;
   while (cur) {
-    const root = parseJsonNode<IndexRoot>(await env.content.get(CID.parse(cur)), 'index root');
+    const root = (await rootHeader(env.content, cur))!;
     if (root.index_t <= t && chain[root.index_t]?.cid === root.commit_id) return { id: cur, t: root.index_t };
     cur = root.prev_root;
   }

@@ -14,7 +14,7 @@ import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
 import { CONFIG_GRAPH_IRI } from '../ledger/graph-table.js';
 import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { namedNode } from '../rdf/terms.js';
+import { graphNameTerm } from '../rdf/terms.js';
 import type { NsRecord } from '../store.js';
 import { admitNovelty } from '../transact/novelty-limits.js';
 import { nowIso } from '../transact/pipeline.js';
@@ -65,7 +65,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
         let g: number | undefined;
         if (f.g === null) g = GRAPH_DEFAULT;
         else if (f.g === CONFIG_GRAPH_IRI) g = GRAPH_CONFIG;
-        else g = f.op ? stager.graphId(namedNode(f.g)) : stager.existingGraphId(namedNode(f.g));
+        else g = f.op ? stager.graphId(graphNameTerm(f.g)) : stager.existingGraphId(graphNameTerm(f.g));
         if (g === undefined) continue; // retracting from a graph the base never had: nothing to do
         await stager.stage(g, f.s, f.p, f.o, f.i, f.op);
       }
@@ -97,6 +97,8 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
     if (move.index) { next.index_head_id = move.index.id; next.index_t = move.index.t; }
     if (head.cid !== expected.commit_head_id || move.index) {
       if (!(await env.ns.compareAndSet(target.id, expected, next))) throw commitConflict(`the head of ${target.id} moved during the operation; retry`);
+      // The branch's own index roots may now be on no record's chain (index-gc.ts decides).
+      if (expected.index_head_id !== next.index_head_id) env.retireIndex?.([expected.index_head_id]);
     }
     if (base === target) {
       target.record = next;
@@ -106,6 +108,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       target.record = next;
       target.superseded = true;
       env.forget(target.id);
+      if (next.index_t < next.commit_t) env.prepare(target.id);
     }
   } catch (e) {
     base.dict.truncate(dictSize);

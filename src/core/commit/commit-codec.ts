@@ -149,6 +149,13 @@ function checkGraphDelta(delta: readonly (readonly [number, string])[], fail: (w
   }
 }
 
+/**
+ * The fewest bytes one flake takes in a commit's flake section: graph (1), three SIDs (2 each),
+ * flags (1), object tag (1) and at least one byte of value. Lets staging refuse a delta that can
+ * only be too large before encoding it.
+ */
+export const MIN_FLAKE_BYTES = 10;
+
 function writeObject(w: ByteWriter, o: PrepObject, ref: (() => void) | null): void {
   w.u8(o.tag);
   switch (o.tag) {

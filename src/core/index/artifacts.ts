@@ -1,23 +1,29 @@
 /**
- * The objects of one index root, found by walking it: dictionary chunks, leaves with their history
- * blobs, branch nodes and the root. Packs send them (minus those of the receiver's root) and hard
+ * The objects of one index root, found by walking it: dictionary pages and filter groups (old
+ * roots: chunks), leaves with their history blobs, branch nodes and the root. Packs send them (minus those of the receiver's root) and hard
  * drop deletes them. Copy-on-write makes the diff cheap: a branch the other root also holds is a
  * whole shared subtree, so it is not walked.
  */
 import { CID } from 'multiformats/cid';
 import type { ContentStore } from '../store.js';
 import { leafHistory } from './leaf-codec.js';
-import { dictObjects, parseJsonNode, type BranchNode, type IndexRoot } from './root-codec.js';
+import { parseJsonNode, type BranchNode } from './root-codec.js';
+import { rootHeader, type RootHeader } from './root-headers.js';
 
 /** An index's objects in pack order: dictionaries and leaves, then branches (children first), the root last. */
-export interface IndexArtifacts { root: IndexRoot; objects: string[] }
+export interface IndexArtifacts { root: RootHeader; objects: string[] }
 
 export interface WalkOptions {
   /** Objects the receiver holds already: shared subtrees are skipped. */
   skip?: ReadonlySet<string>;
   /** Leave out objects that cannot be read instead of failing (hard drop of damaged storage). */
   tolerant?: boolean;
+  /** Memo of leaf CID → its history leaf's CID (leaves are immutable), sparing a leaf read per walk. */
+  histories?: Map<string, string | null>;
 }
+
+/** Most leaves a history memo keeps before it starts over. */
+const MAX_MEMO = 1_000_000;
 
 async function read(store: ContentStore, cid: string, tolerant: boolean): Promise<Uint8Array | null> {
   if (!tolerant) return store.get(CID.parse(cid));
@@ -28,9 +34,8 @@ async function read(store: ContentStore, cid: string, tolerant: boolean): Promis
 export async function indexArtifacts(store: ContentStore, rootCid: string, opts: WalkOptions = {}): Promise<IndexArtifacts | null> {
   const skip = opts.skip ?? new Set<string>();
   const tolerant = !!opts.tolerant;
-  const rootBytes = await read(store, rootCid, tolerant);
-  if (!rootBytes) return null;
-  const root = parseJsonNode<IndexRoot>(rootBytes, 'index root');
+  const root = await rootHeader(store, rootCid, tolerant);
+  if (!root) return null;
   const leaves: string[] = [];
   const branches: string[] = [];
   const seen = new Set<string>();
@@ -45,13 +50,20 @@ export async function indexArtifacts(store: ContentStore, rootCid: string, opts:
       if (skip.has(c.cid) || seen.has(c.cid)) continue;
       seen.add(c.cid);
       leaves.push(c.cid);
-      const leaf = await read(store, c.cid, tolerant);
-      const h = leaf ? leafHistory(leaf) : null;
-      if (h && !skip.has(h.toString())) leaves.push(h.toString());
+      let h = opts.histories?.get(c.cid);
+      if (h === undefined) {
+        const leaf = await read(store, c.cid, tolerant);
+        h = leaf ? leafHistory(leaf)?.toString() ?? null : null;
+        if (leaf && opts.histories) {
+          if (opts.histories.size >= MAX_MEMO) opts.histories.clear();
+          opts.histories.set(c.cid, h);
+        }
+      }
+      if (h && !skip.has(h)) leaves.push(h);
     }
     branches.push(cid);
   };
   for (const top of Object.values(root.orders)) if (top) await walk(top);
-  const dicts = dictObjects(root.dict).filter((c) => !skip.has(c));
+  const dicts = root.dictObjects.filter((c) => !skip.has(c));
   return { root, objects: [...dicts, ...leaves, ...branches, ...(skip.has(rootCid) ? [] : [rootCid])] };
 }

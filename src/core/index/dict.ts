@@ -266,6 +266,16 @@ export class TermDict {
   /** Id of a term, or undefined. */
   idOf(term: Term): number | undefined { return this.idOfKey(termKey(term)); }
 
+  /** Id of a key: synchronous when the pages it needs are resident, else a promise that loads them. */
+  idOfKeySoon(key: string): number | undefined | Promise<number | undefined> {
+    try {
+      return this.idOfKey(key);
+    } catch (e) {
+      if (isDictMiss(e)) return this.lookupKey(key);
+      throw e;
+    }
+  }
+
   /** Pin keys from the moment they are folded into pages (a new dictionary: nothing to load). */
   want(keys: readonly string[]): void { for (const k of keys) this.wanted.add(k); }
 

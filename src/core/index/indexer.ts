@@ -13,9 +13,10 @@ import { updateOrder, writeBranches } from './build.js';
 import { writeDictPages } from './dict-write.js';
 import { canonicalJsonBytes, type IndexRoot } from './root-codec.js';
 import { IndexTree, type LeafRef } from './tree.js';
+import { rememberRoot } from './root-headers.js';
 
-/** Run one index job for a ledger. */
-export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise<void> {
+/** Run one index job for a ledger; true when its index was published. */
+export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise<boolean> {
   // Capture a consistent state at one t under the write lock.
   const snap = await ledger.lock.run(async () => ({
     toT: ledger.head.t,
@@ -43,26 +44,31 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
     prev_root: snap.tree ? snap.tree.rootCid.toString() : null,
   };
   const rootCid = await store.put(Codec.indexRoot, canonicalJsonBytes(root));
+  rememberRoot(rootCid.toString(), root);
   const tree = new IndexTree(store, rootCid, root, leaves, stores.leafCache);
-  await publishIndex(stores, ledger, tree);
+  return publishIndex(stores, ledger, tree);
 }
 
-/** Compare-and-set the index head (retrying while commits move the record), then install it. */
-export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: IndexTree): Promise<void> {
-  await ledger.lock.run(async () => {
+/** Compare-and-set the index head (retrying while commits move the record), then install it; false when it fits no live head. */
+export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: IndexTree): Promise<boolean> {
+  const published = await ledger.lock.run(async () => {
     for (let attempt = 0; attempt < 16; attempt++) {
       const cur = await stores.ns.get(ledger.id);
-      if (!cur || cur.retracted || ledger.superseded) return; // a superseded chain's index fits no live head
-      if (cur.index_t > tree.t) return; // someone published a newer index
+      if (!cur || cur.retracted || ledger.superseded) return false; // a superseded chain's index fits no live head
+      if (cur.index_t > tree.t) return false; // someone published a newer index
       const next: NsRecord = { ...cur, index_head_id: tree.rootCid.toString(), index_t: tree.t };
       if (await stores.ns.compareAndSet(ledger.id, cur, next)) {
         if (sameRecordVersion(ledger.record, cur) || ledger.record.commit_head_id === cur.commit_head_id) ledger.record = next;
         ledger.installIndex(tree);
-        return;
+        return true;
       }
     }
-    throw new Error(`could not publish index for ${ledger.id}: nameservice kept changing`);
+    return null;
   });
+  // An index no record will name: its new objects are garbage (index-gc.ts).
+  if (published !== true) stores.retireIndex?.([tree.rootCid.toString()]);
+  if (published === null) throw new Error(`could not publish index for ${ledger.id}: nameservice kept changing`);
+  return published;
 }
 
 export { CID };

@@ -79,6 +79,21 @@ export class Novelty {
     return out;
   }
 
+  /**
+   * How many events of an order have a key starting with `prefix` (any t): what `range` would
+   * return for the latest t, counted by binary search without copying. The planner asks this for
+   * every pattern it weighs, so it must not cost a pass over novelty.
+   */
+  count(order: IndexOrder, prefix: KeyPrefix): number {
+    let n = 0;
+    for (const r of this.runs[order]) {
+      const cols = keyCols(r, order);
+      const lo = lowerBound(cols, 0, r.n, prefix);
+      n += upperBound(cols, lo, r.n, prefix) - lo;
+    }
+    return n;
+  }
+
   /** Bytes the runs hold in memory (typed-array buffers of all four orders). */
   memoryBytes(): number {
     const seen = new Set<ArrayBufferLike>();

@@ -20,7 +20,9 @@ import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
 import { CommitGraph } from '../branch/dag.js';
+import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
+import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
 
 export interface ConnectionOptions {
   /** Novelty size that starts a background index job (default 100,000 bytes). */
@@ -37,6 +39,8 @@ export interface ConnectionOptions {
   termCacheBytes?: number;
   /** Where SPARQL SERVICE and LOAD <url> may reach (default: nowhere). */
   federation?: FederationOptions;
+  /** How long an index root no record names any more is kept before its objects are deleted (default 10 min). */
+  gcGraceMs?: number;
 }
 
 export type { DropResponse } from './drop.js';
@@ -65,6 +69,10 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly graph: CommitGraph;
   /** Branches a merge, rebase or revert is running on. */
   readonly maintenance = new Set<string>();
+  /** Collects index roots no record names any more. */
+  readonly gc: IndexGc;
+  /** Background loads started by prepare() (idle() waits for them: they start index jobs). */
+  private readonly preparing = new Set<Promise<void>>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
   private readonly records = new Map<string, NsRecord | null>();
   private unsubscribe: (() => void) | null = null;
@@ -87,17 +95,18 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
     this.graph = new CommitGraph(this.content);
+    this.gc = new IndexGc(this.content, this.ns, opts.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
 
-  /** Create a ledger with its genesis commit (t = 0); 409 when it exists. */
-  async create(ledgerId: string): Promise<CreateResponse> {
+  /** Create a ledger with its genesis commit (t = 0) and optional default context; 409 when it exists. */
+  async create(ledgerId: string, opts: { context?: unknown } = {}): Promise<CreateResponse> {
     const id = normalizeLedgerId(ledgerId);
     const { name, branch } = splitLedgerId(id);
     if (await this.ns.get(id)) throw ledgerExists(`ledger ${id} already exists`);
     const record: NsRecord = {
       ledger_id: id, name, branch, commit_head_id: null, commit_t: 0, index_head_id: null, index_t: 0,
-      default_context: null, config_id: null, retracted: false,
+      default_context: await storeDefaultContext(this.content, opts.context ?? null), config_id: null, retracted: false,
     };
     const ledger = Ledger.blank(this.content, record, this.opts.termCacheBytes);
     ledger.graph = this.graph;
@@ -106,6 +115,16 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     ledger.record = next;
     this.loaded.set(id, Promise.resolve(ledger));
     return { ledger: id, t: 0, 'tx-id': cid, commit: { commit_id: cid } };
+  }
+
+  /** A ledger's stored default JSON-LD context, or null (see default-context.ts). */
+  defaultContext(ledgerRef: string): Promise<unknown> {
+    return defaultContextOf(this, ledgerRef);
+  }
+
+  /** Replace (null: clear) a ledger's stored default context. */
+  setDefaultContext(ledgerId: string, context: unknown): Promise<DefaultContextChange> {
+    return setDefaultContext(this, ledgerId, context);
   }
 
   /** The nameservice record of a ledger id, from the feed-maintained cache. */
@@ -149,7 +168,10 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
         if (ok) return l;
       }
     }
-    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes, this.graph);
+    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes, this.graph).then((l) => {
+      this.indexInherited(l);
+      return l;
+    });
     this.loaded.set(id, p);
     try {
       return await p;
@@ -157,6 +179,17 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       this.loaded.delete(id);
       throw e;
     }
+  }
+
+  /**
+   * Load a branch in the background when its record starts above its index (a fork at an older
+   * commit or of a source with unindexed commits; a fast-forward or rebase), so its inherited
+   * commits are indexed (indexInherited) before its first read rather than during it.
+   */
+  prepare(id: string): void {
+    if (!this.opts.indexingEnabled) return;
+    const p: Promise<void> = this.ledger(id).then(() => undefined, () => undefined).finally(() => { this.preparing.delete(p); });
+    this.preparing.add(p);
   }
 
   /** The ledger if it is loaded (or loading), else undefined; never loads. */
@@ -211,7 +244,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Bulk-load N-Triples / N-Quads text into an empty ledger (see transact/bulk-load.ts). */
   async bulkLoad(ledgerId: string, source: AsyncIterable<string | Uint8Array>, opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
     const ledger = await this.ledger(ledgerId);
-    return ledger.lock.run(() => bulkLoad(this, ledger, source, opts));
+    // Writer first, lock second: a sweep waits for writers, and no lock holder may wait for a sweep.
+    return this.gc.writing(() => ledger.lock.run(() => bulkLoad(this, ledger, source, opts)));
   }
 
   /** Ledger info document (http-api.md §2.7). */
@@ -267,26 +301,63 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   /** Start a background index job when novelty passed reindex_min_bytes. */
   maybeIndex(ledger: Ledger): void {
-    if (!this.opts.indexingEnabled || ledger.indexing) return;
     if (ledger.novelty.bytes < this.opts.reindexMinBytes) return;
-    ledger.indexing = runIndexJob(this, ledger)
-      .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); })
-      .finally(() => { ledger.indexing = null; this.maybeIndex(ledger); });
+    this.startIndexJob(ledger);
+  }
+
+  /**
+   * Start a background index job, whatever the novelty's size, when a just-loaded ledger's novelty
+   * holds commits it did not index itself: its index head was built for another branch (inherited
+   * at a fork, taken with a fast-forward or rebase) or, for a branch, it has none. Such novelty
+   * would otherwise stay until the branch's own writes pass reindex_min_bytes — forever for a
+   * branch that is only read — and every head query would pay for merging it (docs/branches.md).
+   */
+  private indexInherited(ledger: Ledger): void {
+    if (ledger.novelty.size === 0) return;
+    const own = ledger.tree ? ledger.tree.root.ledger_id === ledger.id : ledger.record.source_branch === undefined;
+    if (!own) this.startIndexJob(ledger);
+  }
+
+  private startIndexJob(ledger: Ledger): void {
+    if (!this.opts.indexingEnabled || ledger.indexing) return;
+    ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger))
+      .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); return false; })
+      .then((published) => {
+        ledger.indexing = null;
+        // Not published: the ledger was superseded or dropped, and another job would fare no better.
+        if (published) this.maybeIndex(ledger);
+      });
   }
 
   /** Index now (the `/reindex` command): waits for a running job, then indexes what is left. */
   async reindex(ledgerId: string): Promise<{ ledger: string; index_t: number; index_id: string | null }> {
     const ledger = await this.ledger(ledgerId);
     if (ledger.indexing) await ledger.indexing;
-    if (ledger.novelty.size > 0 || !ledger.tree) await runIndexJob(this, ledger);
+    if (ledger.novelty.size > 0 || !ledger.tree) await this.gc.writing(() => runIndexJob(this, ledger));
     return { ledger: ledger.id, index_t: ledger.tree?.t ?? 0, index_id: ledger.record.index_head_id };
   }
 
-  /** Wait for background indexing of every loaded ledger (tests, shutdown). */
+  /** Index roots no record names any more: their objects are deleted after gcGraceMs (index-gc.ts). */
+  retireIndex(roots: readonly (string | null)[]): void {
+    this.gc.retire(roots);
+  }
+
+  /** Run deletes while no index writer of this connection runs. */
+  exclusively<T>(fn: () => Promise<T>): Promise<T> {
+    return this.gc.exclusively(fn);
+  }
+
+  /** Wait for background indexing of every loaded ledger and for due garbage collection (tests, shutdown). */
   async idle(): Promise<void> {
-    for (const p of this.loaded.values()) {
-      const l = await p.catch(() => null);
-      while (l?.indexing) await l.indexing;
+    for (;;) {
+      let waited = this.preparing.size > 0;
+      await Promise.all([...this.preparing]);
+      for (const p of [...this.loaded.values()]) {
+        const l = await p.catch(() => null);
+        while (l?.indexing) { waited = true; await l.indexing; }
+      }
+      await this.gc.idle();
+      if (!waited) return;
     }
   }
 
@@ -305,6 +376,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Forget loaded state (tests) and close storage. */
   async close(): Promise<void> {
     await this.idle();
+    this.gc.close();
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.records.clear();

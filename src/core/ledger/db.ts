@@ -16,6 +16,18 @@ import { rdf } from '../rdf/vocab.js';
 const RDF_TYPE = rdf.type;
 
 /** Sampled fan-outs per index snapshot (a snapshot's leaves never change). */
+/** Most graphs, and steps per graph, one estimate looks at (exact below these). */
+const ESTIMATE_GRAPHS = 16;
+const ESTIMATE_STEPS = 32;
+
+/** At most `k` items spread evenly over `xs` (all of them when there are no more than `k`). */
+function strided<T>(xs: readonly T[], k: number): readonly T[] {
+  if (xs.length <= k) return xs;
+  const out: T[] = [];
+  for (let i = 0; i < k; i++) out.push(xs[Math.floor((i * xs.length) / k)]!);
+  return out;
+}
+
 const sampleCache = new WeakMap<IndexTree, Map<string, number>>();
 const SAMPLE_ROWS = 4096;
 
@@ -172,16 +184,24 @@ export class Db implements DbView {
       if (pattern.o === undefined) return Math.max(0, st.properties.get(pattern.p) ?? 0);
       if (pattern.p === this.dict.idOfKey(RDF_TYPE)) return Math.max(0, st.classes.get(pattern.o) ?? 0);
     }
+    // Planning is synchronous and weighs every pattern: look at a bounded sample of graphs (a
+    // variable graph spans them all) and of steps (a literal object is probed once per predicate)
+    // and scale up, so a ledger with thousands of graphs or predicates cannot stall the server.
     const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
+    const gs = strided(graphs, ESTIMATE_GRAPHS);
     let n = 0;
-    for (const g of graphs) {
-      for (const step of this.steps(pattern, g)) {
+    for (const g of gs) {
+      const steps = this.steps(pattern, g);
+      const ss = strided(steps, ESTIMATE_STEPS);
+      let m = 0;
+      for (const step of ss) {
         const est = estimateOrder(this.src, step.order, step.prefix);
         // A post-prefix filter keeps a fraction of the range.
-        n += step.filter === NO_FILTER ? est : Math.ceil(est / 10);
+        m += step.filter === NO_FILTER ? est : Math.ceil(est / 10);
       }
+      n += ss.length === steps.length ? m : (m * steps.length) / ss.length;
     }
-    return n;
+    return Math.round(gs.length === graphs.length ? n : (n * graphs.length) / gs.length);
   }
 
   valuesPerKey(p: number, key: 's' | 'o'): number | undefined {

@@ -6,7 +6,7 @@
 import { CID } from 'multiformats/cid';
 import { internalError } from '../errors.js';
 import type { NsRecord } from '../store.js';
-import { collectReachable } from './reachable.js';
+import { collectReachable, reachableFromOthers } from './reachable.js';
 import type { LedgerStores } from './stores.js';
 
 /** Drop response (http-api.md §2.8). */
@@ -26,8 +26,15 @@ export async function dropLedger(conn: LedgerStores, name: string, records: NsRe
   }
   const objects = new Set<string>();
   for (const r of records) await collectReachable(conn.content, r, objects);
-  let deleted = 0;
-  for (const c of objects) if (await conn.content.delete(CID.parse(c))) deleted++;
+  // Objects another ledger also reaches stay (a restore into another name shares every commit),
+  // and the deletes wait for running index jobs (one may be writing an equal object).
+  const remove = async (): Promise<number> => {
+    const keep = await reachableFromOthers(conn.content, conn.ns, new Set(ids), 'all');
+    let deleted = 0;
+    for (const c of objects) if (!keep.has(c) && (await conn.content.delete(CID.parse(c)))) deleted++;
+    return deleted;
+  };
+  const deleted = conn.exclusively ? await conn.exclusively(remove) : await remove();
   // Leaf-first: branches created from another branch go before their source.
   const order = [...records].sort((a, b) => Number(!!b.source_branch) - Number(!!a.source_branch));
   for (const r of order) {

@@ -12,6 +12,7 @@ import { TermDict } from '../index/dict.js';
 import { Novelty } from '../index/novelty.js';
 import { parseJsonNode, type DictChunk, type IndexRoot } from '../index/root-codec.js';
 import { IndexTree, type LeafCache } from '../index/tree.js';
+import { rememberRoot } from '../index/root-headers.js';
 import { termKey, type NamedNode, type Term } from '../rdf/terms.js';
 import { rdf } from '../rdf/vocab.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
@@ -96,6 +97,7 @@ export class Ledger {
     if (record.index_head_id) {
       const rootCid = CID.parse(record.index_head_id);
       const root = parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root');
+      rememberRoot(record.index_head_id, root);
       if (root.dict.pages) {
         // The paged dictionary: pages and filters are read as lookups need them.
         l.tree = await IndexTree.fromRoot(store, rootCid, root, cache);
@@ -103,7 +105,7 @@ export class Ledger {
         await l.dict.pin([rdf.type]);
       } else {
         // An old-format root (JSON chunks): its keys are read whole into the delta, and the next
-        // index job writes them as pages.
+        // index job writes them as pages. Branch nodes and chunks are independent reads.
         const [tree, chunkBytes] = await Promise.all([
           IndexTree.fromRoot(store, rootCid, root, cache),
           Promise.all(root.dict.chunks.map((c) => store.get(CID.parse(c)))),
@@ -177,6 +179,8 @@ export class Ledger {
   /** Apply commits another process published after our head (a peer sharing the storage). */
   async catchUp(ns: NameService): Promise<void> {
     const rec = await ns.get(this.id);
+    // A default context replaced by another process: adopt it, so our next publish expects it.
+    if (rec && rec.default_context !== this.record.default_context) this.record = { ...this.record, default_context: rec.default_context };
     if (!rec || !rec.commit_head_id || rec.commit_head_id === this.head.cid) return;
     if (this.superseded || rec.commit_t <= this.t) throw moved(this.id);
     try {

@@ -12,6 +12,10 @@ export interface LedgerStores {
   readonly content: ContentStore;
   readonly ns: NameService;
   readonly leafCache: LeafCache;
+  /** Index roots no record names any more (an index published for nothing, a head moved to another chain): collected later. */
+  retireIndex?(roots: readonly (string | null)[]): void;
+  /** Run deletes while no index writer of this connection runs (an index job may be writing an equal object). */
+  exclusively?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /** Write and indexing settings (ConnectionOptions with defaults applied). */

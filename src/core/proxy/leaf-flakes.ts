@@ -8,7 +8,7 @@ import { prepObject } from '../commit/object-tags.js';
 import type { TermDict } from '../index/dict.js';
 import type { Run } from '../index/run.js';
 import type { GraphTable } from '../ledger/graph-table.js';
-import type { Term } from '../rdf/terms.js';
+import { graphNameTerm, type Term } from '../rdf/terms.js';
 import { rdf, xsd, ID_DATATYPE, XSD } from '../rdf/vocab.js';
 import type { WireFlake, WireObject, WireSid } from './flakes-codec.js';
 
@@ -68,7 +68,7 @@ export async function appendRunFlakes(run: Run, tables: LeafTables, visible: Fac
     const m = run.m[i]!;
     if (m >= 0) f.i = m;
     const g = run.g[i]!;
-    if (g !== 0) f.g = sidOf(ns, { termType: 'NamedNode', value: graphs.iri(g) ?? `#graph-${g}` });
+    if (g !== 0) f.g = sidOf(ns, graphNameTerm(graphs.iri(g) ?? `#graph-${g}`));
     out.push(f);
   }
 }

@@ -182,8 +182,11 @@ export function canonicalFloat(n: number): string {
 }
 
 function expForm(jsExp: string): string {
-  const [m, e] = jsExp.split('e') as [string, string];
-  return (m.includes('.') ? m : m + '.0') + 'E' + Number(e);
+  // Slices, not split + Number: one call per double made (casts, SUM), so it shows in aggregations.
+  const at = jsExp.indexOf('e');
+  const m = jsExp.slice(0, at);
+  const e = jsExp.charCodeAt(at + 1) === 43 /* + */ ? jsExp.slice(at + 2) : jsExp.slice(at + 1);
+  return (m.includes('.') ? m : m + '.0') + 'E' + e;
 }
 
 /**

@@ -75,6 +75,19 @@ export function keyKind(key: string): 0 | 1 | 2 {
   return 0;
 }
 
+/**
+ * The graph table key of a graph name: the IRI itself, or `_:` + label for a blank-node graph name
+ * (the dictionary key grammar above, so the two can never collide).
+ */
+export function graphNameKey(g: NamedNode | BlankNode): string {
+  return g.termType === 'BlankNode' ? '_:' + g.value : g.value;
+}
+
+/** The graph name a graph table key stands for (inverse of `graphNameKey`). */
+export function graphNameTerm(key: string): NamedNode | BlankNode {
+  return key.charCodeAt(0) === 95 /* _ */ && key.charCodeAt(1) === 58 /* : */ ? blankNode(key.slice(2)) : namedNode(key);
+}
+
 /** RDF term equality (sameTerm). */
 export function termEquals(a: AnyTerm | null | undefined, b: AnyTerm | null | undefined): boolean {
   if (!a || !b) return a === b;

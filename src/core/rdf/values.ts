@@ -31,12 +31,23 @@ export type DurationLiteralValue = { kind: 'duration' } & DurationValue;
 export type LiteralValue = NumericValue | BooleanValue | StringValue | TemporalLiteralValue | DurationLiteralValue;
 
 const cache = new WeakMap<Literal, LiteralValue | null>();
+/**
+ * The number literal made last and its value: an operator's or cast's result is most often read
+ * right away by the next operator or an aggregate, which then skips re-parsing the lexical form
+ * (and the WeakMap, costly for millions of short-lived literals).
+ */
+let lastMade: Literal | undefined;
+let lastValue: LiteralValue | undefined;
 
 /**
  * The value of a literal, or undefined when its datatype is unknown (custom IRIs, rdf:JSON, ...) or
  * its lexical form is invalid for its datatype (an ill-typed literal, e.g. "abc"^^xsd:integer).
  */
 export function parseLiteral(lit: Literal): LiteralValue | undefined {
+  if (lit === lastMade) return lastValue;
+  // Strings parse for free; caching them (most are made per row by STR() and friends) costs more.
+  const dt = lit.datatype.value;
+  if (dt === XSDT.string || dt === rdf.langString) return computeValue(lit);
   let v = cache.get(lit);
   if (v === undefined) {
     v = computeValue(lit) ?? null;
@@ -154,11 +165,24 @@ export function stringLiteral(s: string, lang = ''): Literal { return lang ? lit
  */
 export function numericLiteral(v: NumericValue): Literal {
   switch (v.kind) {
-    case 'integer': return integerLiteral(v.big);
+    case 'integer': return remember(integerLiteral(v.big), v);
     case 'decimal': return decimalLiteral(v);
-    case 'float': return floatLiteral(v.num);
-    case 'double': return doubleLiteral(v.num);
+    case 'float': {
+      const f = Math.fround(v.num);
+      return remember(floatLiteral(f), f === v.num || Number.isNaN(f) ? v : { kind: 'float', num: f });
+    }
+    case 'double': return remember(doubleLiteral(v.num), v);
   }
+}
+
+/**
+ * Note `lit`'s value for parseLiteral. Only for kinds whose canonical lexical form parses back to
+ * the very same value (a decimal's scale may not: "1.50" is made as "1.5").
+ */
+function remember(lit: Literal, v: NumericValue): Literal {
+  lastMade = lit;
+  lastValue = v;
+  return lit;
 }
 
 /**

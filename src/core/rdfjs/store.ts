@@ -13,9 +13,9 @@ import { badRequest } from '../errors.js';
 import type { Connection } from '../ledger/connection.js';
 import type { Db } from '../ledger/db.js';
 import { normalizeLedgerId } from '../ledger/ledger-id.js';
-import { defaultGraph, fromRdfJs, namedNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
+import { blankNode, defaultGraph, fromRdfJs, graphNameKey, graphNameTerm, namedNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import type { Receipt } from '../transact/pipeline.js';
-import type { GraphRef, TemplateQuad, TxnQuad } from '../transact/txn-request.js';
+import type { GraphName, TemplateQuad, TxnQuad } from '../transact/txn-request.js';
 import { withDictRetry } from '../index/dict.js';
 import { Emitter } from './emitter.js';
 import { PullStream } from './pull-stream.js';
@@ -51,13 +51,14 @@ function scansOf(db: Db, [s, p, o, g]: Pattern): { g: number; graph: RDF.Quad_Gr
   const graphs: [number, RDF.Quad_Graph][] = [];
   if (!g || g.termType === 'Variable') {
     graphs.push([0, DataFactory.defaultGraph()]);
-    for (const id of db.namedGraphs()) graphs.push([id, DataFactory.namedNode(db.graphIri(id)!)]);
+    for (const id of db.namedGraphs()) graphs.push([id, rdfJsGraph(db.graphIri(id)!)]);
   } else if (g.termType === 'DefaultGraph') {
     graphs.push([0, DataFactory.defaultGraph()]);
-  } else if (g.termType === 'NamedNode') {
-    const id = db.graphId(g.value);
+  } else if (g.termType === 'NamedNode' || g.termType === 'BlankNode') {
+    const key = graphNameKey(g);
+    const id = db.graphId(key);
     if (id === undefined || !db.namedGraphs().includes(id)) return null;
-    graphs.push([id, DataFactory.namedNode(g.value)]);
+    graphs.push([id, rdfJsGraph(key)]);
   } else {
     return null;
   }
@@ -116,11 +117,18 @@ export class DbSource implements RDF.Source {
   }
 }
 
-/** A graph position of a write: the default graph or a named graph IRI. */
-function graphRef(g: RDF.Term): GraphRef {
+/** A graph position of a write: the default graph, a named graph IRI or a blank graph name. */
+function graphRef(g: RDF.Term): GraphName {
   if (g.termType === 'DefaultGraph') return defaultGraph;
   if (g.termType === 'NamedNode') return namedNode(g.value);
-  throw badRequest(`a quad's graph must be the default graph or an IRI, not a ${g.termType}`);
+  if (g.termType === 'BlankNode') return blankNode(g.value);
+  throw badRequest(`a quad's graph must be the default graph, an IRI or a blank node, not a ${g.termType}`);
+}
+
+/** The RDF/JS term of a graph table key. */
+function rdfJsGraph(key: string): RDF.Quad_Graph {
+  const t = graphNameTerm(key);
+  return t.termType === 'BlankNode' ? DataFactory.blankNode(t.value) : DataFactory.namedNode(t.value);
 }
 
 /** An RDF/JS quad as a ground statement of a write. */
@@ -203,8 +211,10 @@ export class LedgerStore implements RDF.Store {
     return settle(drain(this.match(subject, predicate, object, graph)).then((quads) => this.retract(quads)));
   }
 
-  /** Drop a named graph (or clear the default graph) in one commit. */
+  /** Drop a named graph, one named by a blank node, or clear the default graph, in one commit. */
   deleteGraph(graph: RDF.Quad_Graph | string): Emitter {
+    // SPARQL DROP names graphs by IRI; a blank-named graph goes by its quads.
+    if (typeof graph !== 'string' && graph.termType === 'BlankNode') return this.removeMatches(null, null, null, graph);
     return settle((async () => {
       const g = typeof graph === 'string' ? DataFactory.namedNode(graph) : graph;
       const target = g.termType === 'DefaultGraph' ? 'default' as const : g.termType === 'NamedNode' ? namedNode(g.value) : null;

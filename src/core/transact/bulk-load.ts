@@ -88,7 +88,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, source: Asy
       if (!kq) continue;
       let g = GRAPH_DEFAULT;
       if (kq.g !== null) {
-        const iri = kq.g;
+        const iri = bnode(kq.g); // a blank graph name gets the same ledger label as a blank subject
         let id = ledger.graphs.id(iri) ?? newGraphs.get(iri);
         if (id === undefined) { id = nextGraph++; newGraphs.set(iri, id); }
         g = id;

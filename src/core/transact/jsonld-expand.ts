@@ -8,7 +8,7 @@
 import jsonld from 'jsonld';
 import { badRequest, isLedgraphError, LedgraphError } from '../errors.js';
 import { fastExpand, type Expanded } from './jsonld-fast.js';
-import { relativeIriError } from './iri-errors.js';
+import { hasScheme, relativeIriError } from './iri-errors.js';
 
 export { relativeIriError } from './iri-errors.js';
 
@@ -46,7 +46,12 @@ export async function expandJsonLd(doc: unknown, opts: ExpandOptions = {}): Prom
     documentLoader: loaderFor(opts.contexts),
     eventHandler: ({ event, next }: { event: { code: string; details?: Record<string, unknown> }; next: () => void }) => {
       if (event.code === 'invalid property') dropped.push(String(event.details?.['property']));
-      else if (RELATIVE_EVENTS.has(event.code)) relative.push(String(event.details?.['expandedId'] ?? event.details?.['id'] ?? event.details?.['type'] ?? event.details?.['vocab'] ?? ''));
+      else if (RELATIVE_EVENTS.has(event.code)) {
+        // jsonld.js reports an IRI with a scheme but a space in it as relative: that one is ill-formed,
+        // and the quad writer drops its statements as JSON-LD's toRdf does.
+        const v = String(event.details?.['expandedId'] ?? event.details?.['id'] ?? event.details?.['type'] ?? event.details?.['vocab'] ?? '');
+        if (!hasScheme(v)) relative.push(v);
+      }
       else next();
     },
   };

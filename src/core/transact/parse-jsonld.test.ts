@@ -3,7 +3,7 @@ import { LedgraphError } from '../errors.js';
 import type { Expr, Op } from '../query/algebra/algebra.js';
 import { type Term, type Variable, blankNode, defaultGraph, literal, namedNode, variable } from '../rdf/terms.js';
 import { parseJsonLdTxn } from './parse-jsonld.js';
-import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
+import type { GraphName, GraphRef, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
 
 // jsonld.js expands keys in sorted order, so quads and metadata come out in that order: compare their arrays as multisets.
 const isQuadArray = (a: unknown): a is object[] => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'object' && x !== null && 'predicate' in x);
@@ -32,7 +32,7 @@ const v = (n: string) => variable(n);
 const tv = (n: string): Expr => ({ type: 'var', name: n });
 const tt = (t: Term): Expr => ({ type: 'term', term: t });
 
-function q(s: TxnQuad['subject'], p: TxnQuad['predicate'], o: Term, g: GraphRef = defaultGraph, listIndex?: number): TxnQuad {
+function q(s: TxnQuad['subject'], p: TxnQuad['predicate'], o: Term, g: GraphName = defaultGraph, listIndex?: number): TxnQuad {
   const out: TxnQuad = { subject: s, predicate: p, object: o, graph: g };
   if (listIndex !== undefined) out.listIndex = listIndex;
   return out;
@@ -504,7 +504,8 @@ describe('nodes and values', () => {
     expect(await msg(() => one({ '@id': 'ex:a', 'ex:l': { '@list': [[1]] } }))).toBe('nested lists are not supported: a list item cannot be a list');
     expect(await msg(() => one({ '@id': 'ex:a', 'ex:l': { '@list': [{ '@list': [1] }] } }))).toBe('nested lists are not supported: a list item cannot be a list');
     expect(await msg(() => one({ '@id': '?s', 'ex:p': 1 }))).toBe('variables such as ?s are only allowed in update templates');
-    expect(await msg(() => one({ '@id': 'ex:a b', 'ex:p': 1 }))).toBe('invalid IRI "http://example.org/a b": an IRI cannot contain spaces or <>"{}|^`\\');
+    expect(await msg(() => one({ '@id': 'ex:a b', 'ex:p': 1 })))
+      .toBe('nothing to write: the transaction contains no facts; ill-formed IRI "http://example.org/a b": 1 statement not stored (JSON-LD drops it)');
     expect(await msg(() => one({ '@id': 'rel/a', 'ex:p': 1 })))
       .toBe('relative IRI "rel/a": give "@base" in the context or the base request parameter, or write an absolute IRI');
     expect(await msg(() => one({ '@id': 5, 'ex:p': 1 }))).toMatch(/^invalid JSON-LD \(invalid @id value\)/);
@@ -514,6 +515,34 @@ describe('nodes and values', () => {
       .toMatch(/^invalid JSON-LD \(loading remote context failed\): loading remote context failed: http:\/\/schema.org\/ is not fetched/);
     expect(await msg(() => parseJsonLdTxn('x', 'insert'))).toBe('a JSON-LD transaction must be a JSON object or an array of node objects');
     expect(await msg(() => parseJsonLdTxn([1], 'insert'))).toBe('each element of a transaction array must be a node object, got 1');
+  });
+
+  it('drops what JSON-LD toRdf drops (ill-formed IRIs and language tags, blank-node properties) and names each value in warnings', async () => {
+    const req = await parseJsonLdTxn({
+      '@context': C,
+      '@graph': [
+        { '@id': 'ex:a', 'ex:p': [1, { '@id': 'ex:b c' }, { '@value': 'x', '@language': 'a b' }], 'ex:bad#p#q': 2, '_:bp': 3, '@type': 'ex:T U' },
+        { '@id': 'ex:a b', 'ex:p': 4, 'ex:q': 5 },
+        { '@id': 'ex:g h', '@graph': [{ '@id': 'ex:c', 'ex:p': 6 }] },
+        { '@id': 'ex:d', 'ex:p': { '@value': 'v', '@type': 'ex:dt#a#b' } },
+      ],
+    }, 'insert');
+    expect(req.kind === 'insert' && req.quads).toEqual([q(ex('a'), ex('p'), int(1))]);
+    expect(req.warnings).toEqual([
+      'ill-formed IRI "http://example.org/T U": 1 statement not stored (JSON-LD drops it)',
+      'blank-node property "_:bp": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/bad#p#q": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/b c": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed language tag "a b": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/a b": 2 statements not stored (JSON-LD drops them)',
+      'ill-formed IRI "http://example.org/g h": 1 statement not stored (JSON-LD drops it)',
+      'ill-formed IRI "http://example.org/dt#a#b": 1 statement not stored (JSON-LD drops it)',
+    ]);
+    // Relative IRIs are never dropped: still a 400 naming the value.
+    expect(await msg(() => one({ '@id': 'ex:a', 'ex:p': { '@id': 'rel' } }))).toMatch(/^relative IRI "rel"/);
+    // Metadata keeps refusing: it is not JSON-LD data but the commit's own description.
+    expect(await msg(() => parseJsonLdTxn({ '@context': C, 'ex:m': { '@value': 'x', '@language': 'a b' }, '@graph': [{ '@id': 'ex:a', 'ex:p': 1 }] }, 'insert')))
+      .toBe('invalid @language "a b": not a BCP 47 language tag');
   });
 
   it('writes @reverse properties as the swapped triple (JSON-LD 1.1)', async () => {
@@ -537,6 +566,16 @@ describe('named graphs and limits', () => {
     expect(r.kind === 'insert' && r.quads).toEqual([q(ex('a'), ex('p'), int(1))]);
     expect(await msg(() => parseJsonLdTxn({ '@context': C, graph: 'txn-meta', insert: { '@id': 'ex:a', 'ex:p': 1 } }, 'update')))
       .toBe('the graph name "txn-meta" is reserved: txn-meta cannot be written directly; use document metadata');
+  });
+
+  it('graphs named by a blank node: the same node as where the label is a subject or object', async () => {
+    // A document whose @id is a blank node, a node's "@graph": "_:g" shorthand, and an @graph container.
+    const doc = await parseJsonLdTxn({ '@context': C, '@id': '_:d', '@graph': [{ '@id': 'ex:a', 'ex:p': 1 }] }, 'insert');
+    expect(doc.kind === 'insert' && doc.quads).toEqual([q(ex('a'), ex('p'), int(1), blankNode('d'))]);
+    const node = await parseJsonLdTxn({ '@context': C, '@graph': [{ '@id': 'ex:a', '@graph': '_:g', 'ex:p': 1 }, { '@id': 'ex:b', 'ex:in': { '@id': '_:g' } }] }, 'insert');
+    expect(node.kind === 'insert' && node.quads).toEqual([q(ex('a'), ex('p'), int(1), blankNode('g')), q(ex('b'), ex('in'), blankNode('g'))]);
+    const box = await parseJsonLdTxn({ '@context': [C, { box: { '@id': 'ex:box', '@container': '@graph' } }], '@id': 'ex:a', box: { '@id': 'ex:a', 'ex:p': 1 } }, 'insert');
+    expect(box.kind === 'insert' && box.quads).toEqual([q(ex('a'), ex('box'), blankNode('b0')), q(ex('a'), ex('p'), int(1), blankNode('b0'))]);
   });
 
   it('graph IRIs are at most 8 KiB', async () => {

@@ -14,7 +14,7 @@ import { type NamedNode, type Term, defaultGraph, variable } from '../rdf/terms.
 import type { Op } from '../query/algebra/algebra.js';
 import { isVariableString, varName } from '../query/jsonld/expr.js';
 import { WhereCompiler } from '../query/jsonld/where.js';
-import type { GraphRef, MetaEntry, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
+import type { GraphName, GraphRef, MetaEntry, TemplateQuad, TxnQuad, TxnRequest } from './txn-request.js';
 import { MAX_GRAPH_IRI_BYTES, checkMetaEntries, parseOpts, utf8Length } from './txn-opts.js';
 import { type Expanded, expandJsonLd } from './jsonld-expand.js';
 import {
@@ -106,8 +106,8 @@ async function dataForm(body: Record<string, unknown> | unknown[], kind: 'insert
   if (top) {
     // Document form: keys beside @graph are commit metadata (§8), the nodes go to the default graph or to @id's graph.
     const id = top['@id'] as string | undefined;
-    if (id !== undefined && (id.startsWith('_:') || id.startsWith(VAR_PREFIX))) throw badRequest('the @id of a document (its named graph) must be an IRI');
-    const g: GraphRef = id !== undefined ? checkedGraph(id) : defaultGraph;
+    if (id !== undefined && id.startsWith(VAR_PREFIX)) throw badRequest('the @id of a document (its named graph) must be an IRI or a blank node');
+    const g: GraphName = id !== undefined ? w.graphName(id) : defaultGraph;
     for (const n of top['@graph'] as Expanded[]) w.node(n, g, false);
     for (const n of (top['@included'] as Expanded[] | undefined) ?? []) w.node(n, defaultGraph, false);
     if (top['@type'] !== undefined) {
@@ -120,12 +120,15 @@ async function dataForm(body: Record<string, unknown> | unknown[], kind: 'insert
     for (const n of expanded) w.node(n, defaultGraph, false);
   }
   const quads = w.finish() as TxnQuad[];
+  const warnings = w.warnings();
   if (quads.length === 0) {
     const why = dropped.length > 0 ? ` (${dropped.map((k) => JSON.stringify(k)).join(', ')} expand to no IRI: define them in the @context or set @vocab)` : '';
-    throw badRequest(`nothing to write: the transaction contains no facts${why}`);
+    throw badRequest(`nothing to write: the transaction contains no facts${why}${warnings.length > 0 ? `; ${warnings.join('; ')}` : ''}`);
   }
   const ctx = lazyQueryContext(single ? (body as Record<string, unknown>)['@context'] : undefined, o);
-  return { kind, quads, meta, opts: parseOpts(rawOpts, { expandIri: (s, v) => ctx().expandIri(s, v) }).opts };
+  const req: TxnRequest = { kind, quads, meta, opts: parseOpts(rawOpts, { expandIri: (s, v) => ctx().expandIri(s, v) }).opts };
+  if (warnings.length > 0) req.warnings = warnings;
+  return req;
 }
 
 /** True when `obj` is in the document form (a `@graph` holding nodes, not naming a graph). */
@@ -147,7 +150,7 @@ function metaEntries(top: Expanded, bytes: number): MetaEntry[] {
 }
 
 function metaValue(key: string, v: Expanded): Term {
-  if ('@value' in v) return valueTerm(v).term;
+  if ('@value' in v) return valueTerm(v)!.term;
   const keys = Object.keys(v);
   const id = v['@id'];
   if (keys.length === 1 && typeof id === 'string' && !id.startsWith('_:')) return iri(id, 'metadata reference');
@@ -224,6 +227,8 @@ async function updateForm(obj: Record<string, unknown>, o: JsonLdTxnOptions): Pr
   const ins = await templates(t, 'insert', obj['insert']);
   w.finish();
   const req: TxnRequest = { kind: 'update', where, delete: dedupeQuads(del), insert: dedupeQuads(ins), meta: [], opts };
+  const warnings = w.warnings();
+  if (warnings.length > 0) req.warnings = warnings;
   if (using) req.using = using;
   if (named) req.usingNamed = named;
   return req;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LedgraphError } from '../errors.js';
 import { type Term, blankNode, defaultGraph, literal, namedNode } from '../rdf/terms.js';
 import { parseRdfTxn } from './parse-rdf.js';
-import type { GraphRef, TxnQuad } from './txn-request.js';
+import type { GraphName, TxnQuad } from './txn-request.js';
 
 const EX = 'http://example.org/';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -10,7 +10,7 @@ const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 const F = 'https://ns.ledgraph.dev/';
 const ex = (l: string) => namedNode(EX + l);
 const int = (n: number) => literal(String(n), namedNode(XSD + 'integer'));
-const q = (s: TxnQuad['subject'], p: TxnQuad['predicate'], o: Term, g: GraphRef = defaultGraph): TxnQuad => ({ subject: s, predicate: p, object: o, graph: g });
+const q = (s: TxnQuad['subject'], p: TxnQuad['predicate'], o: Term, g: GraphName = defaultGraph): TxnQuad => ({ subject: s, predicate: p, object: o, graph: g });
 
 function msg(fn: () => unknown): string {
   try { fn(); } catch (e) {
@@ -113,6 +113,17 @@ ex:g2 { ex:a ex:p 3 }
     ]);
   });
 
+  it('blank graph names are labelled like blank subjects and objects (TriG, N-Quads)', () => {
+    const r = parseRdfTxn(`_:g { <${EX}a> <${EX}p> [ <${EX}q> 2 ] }\n<${EX}b> <${EX}p> _:g .`, 'application/trig', 'insert');
+    expect(r.kind === 'insert' && r.quads).toEqual([
+      q(blankNode('b0'), ex('q'), int(2), blankNode('g')),
+      q(ex('a'), ex('p'), blankNode('b0'), blankNode('g')),
+      q(ex('b'), ex('p'), blankNode('g')),
+    ]);
+    const n = parseRdfTxn(`<${EX}a> <${EX}p> "x" _:h .\n_:h <${EX}p> "y" .\n`, 'application/n-quads', 'insert');
+    expect(n.kind === 'insert' && n.quads).toEqual([q(ex('a'), ex('p'), literal('x'), blankNode('h')), q(blankNode('h'), ex('p'), literal('y'))]);
+  });
+
   it('syntax errors are 400 with line and column', () => {
     expect(msg(() => parseRdfTxn('@prefix ex: <http://e/> .\nex:a ex:b\n  ex:c ex:d .', 'text/turtle', 'insert')))
       .toBe('invalid Turtle: Expected punctuation to follow "http://e/c" (line 3, column 8)');
@@ -124,11 +135,10 @@ ex:g2 { ex:a ex:p 3 }
       .toBe('invalid N-Quads: Invalid IRI (line 1, column 1)');
   });
 
-  it('rejects empty documents, reserved graphs, blank graph names, RDF-star and bad metadata', () => {
+  it('rejects empty documents, reserved graphs, RDF-star and bad metadata', () => {
     expect(msg(() => parseRdfTxn('# nothing\n', 'text/turtle', 'insert'))).toBe('nothing to write: the document contains no triples');
     expect(msg(() => parseRdfTxn(`<#txn-meta> { [] <${F}message> "only meta" }`, 'application/trig', 'insert'))).toBe('nothing to write: the document contains no triples');
     expect(msg(() => parseRdfTxn(`<txn-meta> { <${EX}a> <${EX}p> 1 }`, 'application/trig', 'insert'))).toBe('the graph name "txn-meta" is reserved');
-    expect(msg(() => parseRdfTxn(`_:g { <${EX}a> <${EX}p> 1 }`, 'application/trig', 'insert'))).toBe('a graph name must be an IRI, not a blank node');
     expect(msg(() => parseRdfTxn(`<< <${EX}a> <${EX}b> <${EX}c> >> <${EX}p> 1 .`, 'text/turtle', 'insert'))).toBe('RDF-star triple terms are not supported');
     expect(msg(() => parseRdfTxn(`<${EX}a> <${EX}p> 1 .\n<#txn-meta> { [] <${F}t> 5 }`, 'application/trig', 'insert')))
       .toBe('<https://ns.ledgraph.dev/t> is written by the server and cannot be supplied as metadata');

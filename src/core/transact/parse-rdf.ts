@@ -86,7 +86,9 @@ export function txnFromRdfJs(parsed: readonly RdfJsQuad[], mode: 'insert' | 'ups
     const p = term(q.predicate);
     const o = term(q.object);
     if (s.termType === 'Literal' || p.termType !== 'NamedNode') throw badRequest('invalid triple: literal subject or non-IRI predicate');
-    quads.push({ subject: s, predicate: p, object: o, graph: graphOf(q.graph) });
+    // A blank graph name (TriG `_:g { … }`, N-Quads) is labelled like blank subjects and objects.
+    const g = q.graph.termType === 'BlankNode' ? term(q.graph) as BlankNode : graphOf(q.graph);
+    quads.push({ subject: s, predicate: p, object: o, graph: g });
   }
   let n = 0;
   for (const b of order) {
@@ -100,7 +102,7 @@ export function txnFromRdfJs(parsed: readonly RdfJsQuad[], mode: 'insert' | 'ups
 
 function graphOf(g: RdfJsTerm): GraphRef {
   if (g.termType === 'DefaultGraph') return defaultGraph;
-  if (g.termType !== 'NamedNode') throw badRequest('a graph name must be an IRI, not a blank node');
+  if (g.termType !== 'NamedNode') throw badRequest(`a graph name must be an IRI or a blank node, not a ${g.termType}`);
   if (g.value === 'txn-meta' || g.value === 'default') throw badRequest(`the graph name "${g.value}" is reserved`);
   if (!hasScheme(g.value)) throw relativeIriError(g.value);
   if (utf8Length(g.value) > MAX_GRAPH_IRI_BYTES) throw badRequest(`graph IRI too long: at most ${MAX_GRAPH_IRI_BYTES} bytes`);

@@ -21,6 +21,7 @@ import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
 import { admitNovelty } from './novelty-limits.js';
 import type { NsRecord } from '../store.js';
 import type { WriteEnv } from '../ledger/stores.js';
+import { nextTurn } from '../util/next-turn.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
 import { stageRequest } from './stage-request.js';
 import type { TxnRequest } from './txn-request.js';
@@ -50,6 +51,13 @@ export async function writeGenesis(env: WriteEnv, ledger: Ledger): Promise<{ cid
   ledger.applyCommit(data, cid.toString(), bytes);
   return { cid: cid.toString(), record: { ...ledger.record, commit_head_id: cid.toString(), commit_t: 0 } };
 }
+
+/**
+ * A commit with more flakes than this gives the event loop a turn between its synchronous steps
+ * (listing, encoding, interning): each is linear in the flakes, and a delta near reindex_max_bytes
+ * takes a few hundred ms per step on a quiet machine.
+ */
+const BIG_COMMIT_FLAKES = 4096;
 
 /** Most requests committed together in one publish. */
 const MAX_BATCH = 64;
@@ -193,55 +201,69 @@ async function publish(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | nu
     return false;
   }
   return ledger.lock.run(async () => {
-    if (blobError !== null) {
-      ledger.dict.truncate(g.dictSize);
-      for (const w of all) w.reject(blobError);
-      return false;
-    }
-    // A commit applied since staging (another process's, caught up by a reader) means a new base.
-    if (ledger.head.cid !== g.baseCid) {
-      ledger.dict.truncate(g.dictSize);
-      g.retry = all;
-      return false;
-    }
-    if (g.prepared.length > 0) {
-      // Pages of the commits' terms (metadata included) are loaded before publishing, so the
-      // synchronous apply after it cannot miss.
-      for (const x of g.prepared) await ledger.resolveCommitTerms({ ...x.data, nsDelta: x.nsDelta }, x.cid);
-      const last = g.prepared[g.prepared.length - 1]!;
-      const expected = ledger.record;
-      const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };
-      if (!(await env.ns.compareAndSet(ledger.id, expected, next))) {
-        ledger.dict.truncate(g.dictSize); // nothing staged here will be published
-        g.retry = [];
-        for (const w of all) {
-          w.attempts = (w.attempts ?? 0) + 1;
-          if (w.attempts >= MAX_ATTEMPTS) w.reject(commitConflict(`ledger ${ledger.id}: the head kept moving; gave up after ${MAX_ATTEMPTS} attempts`));
-          else g.retry.push(w);
-        }
+    let headMoved = false;
+    try {
+      if (blobError !== null) {
+        ledger.dict.truncate(g.dictSize);
+        for (const w of all) w.reject(blobError);
         return false;
       }
-      ledger.record = next;
-      for (const x of g.prepared) ledger.applyCommit({ ...x.data, nsDelta: x.nsDelta }, x.cid, x.bytes);
+      // A commit applied since staging (another process's, caught up by a reader) means a new base.
+      if (ledger.head.cid !== g.baseCid) {
+        ledger.dict.truncate(g.dictSize);
+        g.retry = all;
+        return false;
+      }
+      if (g.prepared.length > 0) {
+        // Pages of the commits' terms (metadata included) are loaded before publishing, so the
+        // synchronous apply after it cannot miss.
+        for (const x of g.prepared) await ledger.resolveCommitTerms({ ...x.data, nsDelta: x.nsDelta }, x.cid);
+        const last = g.prepared[g.prepared.length - 1]!;
+        const expected = ledger.record;
+        const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };
+        if (!(await env.ns.compareAndSet(ledger.id, expected, next))) {
+          ledger.dict.truncate(g.dictSize); // nothing staged here will be published
+          g.retry = [];
+          for (const w of all) {
+            w.attempts = (w.attempts ?? 0) + 1;
+            if (w.attempts >= MAX_ATTEMPTS) w.reject(commitConflict(`ledger ${ledger.id}: the head kept moving; gave up after ${MAX_ATTEMPTS} attempts`));
+            else g.retry.push(w);
+          }
+          return false;
+        }
+        headMoved = true;
+        ledger.record = next;
+        for (const x of g.prepared) ledger.applyCommit({ ...x.data, nsDelta: x.nsDelta }, x.cid, x.bytes);
+      }
+      for (const x of g.prepared) {
+        x.w.resolve(finish(x.w, {
+          ledger_id: ledger.id, t: x.t, timestamp: x.time, commit_id: x.cid, previous_commit_id: x.prevCid,
+          flakes_added: x.asserts, flakes_retracted: x.retracts, 'tx-id': x.w.txId, commit: { hash: x.cid },
+        }));
+      }
+      for (const u of g.unchanged) {
+        u.w.resolve(finish(u.w, {
+          ledger_id: ledger.id, t: u.t, timestamp: u.time, commit_id: u.cid, previous_commit_id: u.cid,
+          flakes_added: 0, flakes_retracted: 0, 'tx-id': u.w.txId, commit: { hash: u.cid },
+        }));
+      }
+      return true;
+    } catch (e) {
+      // A storage or programming error must settle every write of the group, never leave them
+      // (and the queue behind them) waiting. Before the head moved nothing was published; after
+      // it, the in-memory state may be half applied, so the next use reloads the ledger.
+      if (headMoved) ledger.superseded = true;
+      else ledger.dict.truncate(g.dictSize);
+      g.retry = [];
+      for (const w of all) w.reject(e);
+      return false;
     }
-    for (const x of g.prepared) {
-      x.w.resolve(finish(x.w, {
-        ledger_id: ledger.id, t: x.t, timestamp: x.time, commit_id: x.cid, previous_commit_id: x.prevCid,
-        flakes_added: x.asserts, flakes_retracted: x.retracts, 'tx-id': x.w.txId, commit: { hash: x.cid },
-      }));
-    }
-    for (const u of g.unchanged) {
-      u.w.resolve(finish(u.w, {
-        ledger_id: ledger.id, t: u.t, timestamp: u.time, commit_id: u.cid, previous_commit_id: u.cid,
-        flakes_added: 0, flakes_retracted: 0, 'tx-id': u.w.txId, commit: { hash: u.cid },
-      }));
-    }
-    return true;
   });
 }
 
 function finish(w: PendingWrite, r: Receipt): Receipt {
   if (w.req.opts.meta) r.time = `${Date.now() - w.started}ms`;
+  if (w.req.warnings !== undefined && w.req.warnings.length > 0) r.warnings = w.req.warnings;
   return r;
 }
 
@@ -270,9 +292,12 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
         signal: ctx.signal,
         deadline: ctx.whereTimeoutMs ? Date.now() + ctx.whereTimeoutMs : undefined,
         maxFuel: fuels.length ? Math.min(...fuels) : undefined,
+        maxDeltaBytes: env.opts.reindexMaxBytes,
       };
       const stager = await stageRequest(view, ledger, req, t + 1, limits, ctx.identity);
       const flakes = stager.flakes();
+      const big = flakes.length > BIG_COMMIT_FLAKES;
+      if (big) await nextTurn();
       if (flakes.length === 0) {
         // Nothing changed: no commit, the receipt names the head (jsonld-transactions.md §2).
         unchanged.push({ w, t, cid, time });
@@ -292,10 +317,12 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       const encoded = encodeCommit(data, ns);
       const delta = encoded.bytes.length;
       admitNovelty(env, ledger, base.pendingBytes + ownBytes, delta);
+      if (big) await nextTurn();
       const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
       const events = stager.idFlakes(t + 1);
+      if (big) await nextTurn();
       prepared.push({
         w, t: t + 1, time: commitTime, prevCid: cid, cid: commitCid, data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, txnBytes,
         asserts, retracts, events, newGraphs: new Map(stager.newGraphs),

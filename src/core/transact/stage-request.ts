@@ -7,22 +7,23 @@ import type { DbView } from '../index/view.js';
 import { whereView, writePolicyInputs, type PolicyInputs } from '../policy/index.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { blankNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
-import { Stager } from './stage.js';
-import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from './txn-request.js';
+import { Stager, type StageOptions } from './stage.js';
+import type { GraphName, GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from './txn-request.js';
 import type { Op } from '../query/algebra/algebra.js';
 import { badRequest } from '../errors.js';
 import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
 import { defaultGraph } from '../rdf/terms.js';
-import { evaluateWhere, looseMatches, type Solution, type WhereLimits } from './where-eval.js';
+import { stageHandle } from './stage-program.js';
+import { checkWhereLimits, evaluateWhere, looseMatches, type Solution, type WhereLimits } from './where-eval.js';
 
 /**
  * Stage a whole request; blank nodes get their ledger labels `lg<T>-<label>`. Staging reads the
  * unrestricted snapshot (it must see what it retracts); an update's WHERE reads only what the
  * writer's identity may view (policy.md §6), so a permitted write cannot copy hidden values.
  */
-export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, limits: WhereLimits = {}, identity?: string | null): Promise<Stager> {
+export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: number, limits: WhereLimits & StageOptions = {}, identity?: string | null): Promise<Stager> {
   const inputs = writePolicyInputs(req.opts, identity);
-  const stager = new Stager(db, db.nextGraphId);
+  const stager = new Stager(db, db.nextGraphId, { maxDeltaBytes: limits.maxDeltaBytes });
   const rename = (label: string) => blankNode(`lg${t}-${label}`);
   switch (req.kind) {
     case 'insert':
@@ -40,14 +41,19 @@ export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: n
     case 'sparql-update':
       await stageSparqlUpdate(stager, db, req.ops, t, inputs, limits);
       break;
+    case 'program':
+      await req.run(stageHandle(stager, db, t, inputs, limits));
+      break;
   }
   return stager;
 }
 
+/** Blank nodes in any position, the graph name included, get their ledger labels. */
 function renameQuad(q: TxnQuad, rename: (label: string) => BlankNode): TxnQuad {
   const s = q.subject.termType === 'BlankNode' ? rename(q.subject.value) : q.subject;
   const o = q.object.termType === 'BlankNode' ? rename(q.object.value) : q.object;
-  return s === q.subject && o === q.object ? q : { ...q, subject: s, object: o };
+  const g = q.graph.termType === 'BlankNode' ? rename(q.graph.value) : q.graph;
+  return s === q.subject && o === q.object && g === q.graph ? q : { ...q, subject: s, object: o, graph: g };
 }
 
 /** Current (o, list index) values of (g, s, p). */
@@ -63,9 +69,9 @@ async function currentValues(stager: Stager, g: number, s: Term, p: NamedNode): 
 }
 
 async function stageUpsert(stager: Stager, quads: TxnQuad[]): Promise<void> {
-  const groups = new Map<string, { graph: GraphRef; s: NamedNode | BlankNode; p: NamedNode; quads: TxnQuad[] }>();
+  const groups = new Map<string, { graph: GraphName; s: NamedNode | BlankNode; p: NamedNode; quads: TxnQuad[] }>();
   for (const q of quads) {
-    const k = `${q.graph.value}\u0001${q.subject.termType}:${q.subject.value}\u0001${q.predicate.value}`;
+    const k = `${q.graph.termType}:${q.graph.value}\u0001${q.subject.termType}:${q.subject.value}\u0001${q.predicate.value}`;
     let grp = groups.get(k);
     if (!grp) groups.set(k, (grp = { graph: q.graph, s: q.subject, p: q.predicate, quads: [] }));
     grp.quads.push(q);
@@ -82,8 +88,8 @@ async function stageUpsert(stager: Stager, quads: TxnQuad[]): Promise<void> {
   }
 }
 
-async function stageReplace(stager: Stager, graphs: GraphRef[], quads: TxnQuad[]): Promise<void> {
-  const wanted = new Set(quads.map((q) => `${q.graph.value}\u0001${valueKey(q.subject, -1)}\u0001${q.predicate.value}\u0001${valueKey(q.object, q.listIndex ?? -1)}`));
+async function stageReplace(stager: Stager, graphs: GraphName[], quads: TxnQuad[]): Promise<void> {
+  const wanted = new Set(quads.map((q) => `${q.graph.termType}:${q.graph.value}\u0001${valueKey(q.subject, -1)}\u0001${q.predicate.value}\u0001${valueKey(q.object, q.listIndex ?? -1)}`));
   const dict = stager.db.dict;
   for (const graph of graphs) {
     const g = stager.existingGraphId(graph);
@@ -92,7 +98,7 @@ async function stageReplace(stager: Stager, graphs: GraphRef[], quads: TxnQuad[]
     for await (const b of stager.db.scan({ g })) {
       for (let k = 0; k < b.n; k++) {
         const s = dict.term(b.s[k]!) as NamedNode | BlankNode, p = dict.term(b.p[k]!) as NamedNode, o = dict.term(b.o[k]!);
-        if (!wanted.has(`${graph.value}\u0001${valueKey(s, -1)}\u0001${p.value}\u0001${valueKey(o, b.m[k]!)}`)) drop.push([s, p, o, b.m[k]!]);
+        if (!wanted.has(`${graph.termType}:${graph.value}\u0001${valueKey(s, -1)}\u0001${p.value}\u0001${valueKey(o, b.m[k]!)}`)) drop.push([s, p, o, b.m[k]!]);
       }
     }
     for (const [s, p, o, i] of drop) await stager.stage(g, s, p, o, i, false);
@@ -119,6 +125,10 @@ async function stageUpdate(stager: Stager, db: DbView, req: ModifySpec, t: numbe
     await applyTemplate(stager, tpl, {}, op, (l) => blankNode(`lg${t}-${l}`));
   }
   for (let k = 0; k < solutions.length; k++) {
+    // Applying the templates is part of the update's WHERE work: the same deadline, signal and
+    // turns of the event loop bound it (a solution that stages nothing still costs scans).
+    await stager.breathe();
+    checkWhereLimits(limits);
     const sol = solutions[k]!;
     // Blank nodes in templates are fresh per solution.
     const fresh = (l: string) => blankNode(solutions.length === 1 ? `lg${t}-${l}` : `lg${t}-${l}-${k}`);
@@ -132,21 +142,19 @@ async function stageUpdate(stager: Stager, db: DbView, req: ModifySpec, t: numbe
 function isVar(x: { termType: string }): boolean { return x.termType === 'Variable'; }
 
 async function applyTemplate(stager: Stager, tpl: TemplateQuad, sol: Solution, op: boolean, fresh: (l: string) => BlankNode): Promise<void> {
-  const bind = (x: Term | { termType: 'Variable'; value: string } | GraphRef): Term | GraphRef | undefined => {
+  const bind = (x: Term | { termType: 'Variable'; value: string } | GraphName): Term | GraphName | undefined => {
     if (x.termType === 'Variable') return sol[x.value];
     // Insert templates mint fresh blank nodes; in delete templates `_:label` names a stored node.
     if (x.termType === 'BlankNode') return op ? fresh(x.value) : x;
-    return x as Term | GraphRef;
+    return x as Term | GraphName;
   };
   const s = bind(tpl.subject), p = bind(tpl.predicate), o = bind(tpl.object);
-  const gr = tpl.graph.termType === 'Variable' ? sol[tpl.graph.value] : tpl.graph;
+  const gr = bind(tpl.graph);
   if (!s || !p || !o || !gr) return; // an unbound variable skips the template for this solution
   if (s.termType === 'Literal' || s.termType === 'DefaultGraph') return;
   if (p.termType !== 'NamedNode') return;
-  if (gr.termType !== 'NamedNode' && gr.termType !== 'DefaultGraph') {
-    throw badRequest('a graph template must be bound to an IRI');
-  }
-  const graph = gr as GraphRef;
+  if (gr.termType === 'Literal') throw badRequest('a graph template must be bound to an IRI or a blank node');
+  const graph = gr as GraphName;
   if (o.termType === 'DefaultGraph') return;
   const q: TxnQuad = { subject: s as NamedNode | BlankNode, predicate: p, object: o, graph };
   if (tpl.listIndex !== undefined) q.listIndex = tpl.listIndex;

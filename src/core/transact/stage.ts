@@ -3,16 +3,17 @@
  * current fact or retracting a non-current one produces nothing; an assert and a retract of the same
  * fact in one transaction cancel out (jsonld-transactions.md §2).
  */
-import type { CommitFlake } from '../commit/commit-codec.js';
-import { badRequest } from '../errors.js';
+import { MIN_FLAKE_BYTES, type CommitFlake } from '../commit/commit-codec.js';
+import { badRequest, noveltyDeltaTooLarge } from '../errors.js';
 import { excerpt } from '../excerpt.js';
 import { exceedsUtf8Bytes, inputLimits, sizeLimitError } from '../limits.js';
 import { GRAPH_DEFAULT, type Flake } from '../flake/flake.js';
 import type { Db } from '../ledger/db.js';
 import { isDictMiss } from '../index/dict.js';
 import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
-import { termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
-import type { GraphRef, TxnQuad } from './txn-request.js';
+import { graphNameKey, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
+import { TimeSlice } from '../util/next-turn.js';
+import type { GraphName, GraphRef, TxnQuad } from './txn-request.js';
 
 /** Refuse asserting a literal larger than maxLiteralBytes (413; retractions of stored values stay possible). */
 export function checkLiteralSize(o: Term): void {
@@ -26,26 +27,49 @@ export const MAX_NEW_GRAPHS = 256;
 /** Longest graph IRI. */
 export const MAX_GRAPH_IRI_BYTES = 8192;
 
+/** Longest stretch (ms) staging runs without giving the event loop a turn. */
+const STAGE_SLICE_MS = 5;
+
+/** What bounds one request's staging. */
+export interface StageOptions {
+  /**
+   * The commit's flake section may not reach this many bytes (reindex_max_bytes): staging stops
+   * with 413 as soon as the staged flakes cannot fit, instead of building and encoding them all.
+   */
+  maxDeltaBytes?: number | undefined;
+}
+
 interface Staged { g: number; s: NamedNode | BlankNode; p: NamedNode; o: Term; i: number; op: boolean }
 
 export class Stager {
   private readonly staged = new Map<string, Staged>();
-  /** New named graphs: IRI -> id. */
+  /** New named graphs: graph key (IRI, or `_:label` for a blank graph name) -> id. */
   readonly newGraphs = new Map<string, number>();
   private nextGraph: number;
+  private readonly maxFlakes: number;
+  // Staging a large delta (an update with many solutions, a CLEAR of a big graph) is a long run of
+  // scans that resolve through microtasks only; without a turn now and then it would hold the
+  // event loop, and every other request, for seconds.
+  private readonly slice = new TimeSlice(STAGE_SLICE_MS);
 
   /** The state operations read: the snapshot, or an overlay with earlier operations' changes. */
   db: Db;
 
-  constructor(db: Db, nextGraphId: number) {
+  constructor(db: Db, nextGraphId: number, opts: StageOptions = {}) {
     this.db = db;
     this.nextGraph = nextGraphId;
+    this.maxFlakes = opts.maxDeltaBytes !== undefined ? Math.ceil(opts.maxDeltaBytes / MIN_FLAKE_BYTES) : Infinity;
+  }
+
+  /** Give the event loop a turn when this slice of staging work is used up. */
+  async breathe(): Promise<void> {
+    if (this.slice.due()) await this.slice.pause();
   }
 
   /** Graph id for a graph reference, allocating new named graphs. */
-  graphId(ref: GraphRef): number {
+  graphId(ref: GraphName): number {
     if (ref.termType === 'DefaultGraph') return GRAPH_DEFAULT;
-    const iri = ref.value;
+    const iri = graphNameKey(ref);
     if (iri === TXN_META_IRI || iri === CONFIG_GRAPH_IRI || iri === 'txn-meta' || iri === 'default') {
       throw badRequest(`graph name "${iri}" is reserved and cannot be written directly`);
     }
@@ -59,9 +83,10 @@ export class Stager {
   }
 
   /** Graph id if the graph exists (no allocation). */
-  existingGraphId(ref: GraphRef): number | undefined {
+  existingGraphId(ref: GraphName): number | undefined {
     if (ref.termType === 'DefaultGraph') return GRAPH_DEFAULT;
-    return this.db.graphId(ref.value) ?? this.newGraphs.get(ref.value);
+    const key = graphNameKey(ref);
+    return this.db.graphId(key) ?? this.newGraphs.get(key);
   }
 
   private key(g: number, s: Term, p: NamedNode, o: Term, i: number): string {
@@ -114,6 +139,7 @@ export class Stager {
 
   /** Stage by graph id (used when the fact came from a scan). */
   async stage(g: number, s: NamedNode | BlankNode, p: NamedNode, o: Term, i: number, op: boolean): Promise<void> {
+    await this.breathe();
     const k = this.key(g, s, p, o, i);
     const prev = this.staged.get(k);
     if (prev) {
@@ -123,6 +149,9 @@ export class Stager {
     const current = await this.isCurrent(g, s, p, o, i);
     if (current === op) return; // asserting a current fact / retracting an absent one: no flake
     this.staged.set(k, { g, s, p, o, i, op });
+    if (this.staged.size >= this.maxFlakes) {
+      throw noveltyDeltaTooLarge(`the transaction stages at least ${this.staged.size} flakes, at least ${this.staged.size * MIN_FLAKE_BYTES} bytes of novelty, at or above reindex_max_bytes; split it into smaller transactions`);
+    }
   }
 
   /** The staged flakes in commit form. */

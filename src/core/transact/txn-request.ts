@@ -3,18 +3,24 @@
  * pipeline: parsed, IRI-expanded, but not yet resolved against the ledger. Blank nodes carry their
  * document labels; the pipeline renames them to `lg<T>-<label>` once T is known.
  */
+import type { DbView } from '../index/view.js';
 import type { Op } from '../query/algebra/algebra.js';
 import type { BlankNode, DefaultGraph, NamedNode, Term, Variable } from '../rdf/terms.js';
 
 /** A graph target: the default graph or a named graph IRI. */
 export type GraphRef = NamedNode | DefaultGraph;
+/**
+ * The graph of a statement: a graph target, or a blank-node graph name (JSON-LD `@graph`
+ * containers, TriG `_:g { … }`); the pipeline renames its label like any blank node.
+ */
+export type GraphName = GraphRef | BlankNode;
 
 /** A ground statement to assert or retract. */
 export interface TxnQuad {
   subject: NamedNode | BlankNode;
   predicate: NamedNode;
   object: Term;
-  graph: GraphRef;
+  graph: GraphName;
   /** Position in an ordered list (`@list`), when the value is a list item. */
   listIndex?: number;
 }
@@ -27,7 +33,7 @@ export interface TemplateQuad {
   subject: NamedNode | BlankNode | Variable;
   predicate: NamedNode | Variable;
   object: Term | Variable;
-  graph: GraphRef | Variable;
+  graph: GraphName | Variable;
   listIndex?: number;
   /**
    * For delete templates: the object was a plain JSON literal without `@type`/`@language`, so it
@@ -53,6 +59,20 @@ export interface TxnOpts {
   defaultAllow?: boolean;
 }
 
+/** What a `program` request works with while its commit is staged (transact/stage-program.ts). */
+export interface StageHandle {
+  /** The t of the commit being staged. */
+  readonly t: number;
+  /** The request's query limits (signal, deadline, fuel). */
+  readonly limits: { signal?: AbortSignal | undefined; deadline?: number | undefined; maxFuel?: number | undefined };
+  /** The state before the transaction plus everything staged so far, restricted to what the writer may view. */
+  view(): Promise<DbView>;
+  /** Stage an assertion (asserting a current fact stages nothing). */
+  assert(q: TxnQuad): Promise<void>;
+  /** Stage a retraction (retracting an absent fact stages nothing; an assertion staged earlier cancels). */
+  retract(q: TxnQuad): Promise<void>;
+}
+
 /** One operation of a SPARQL 1.1 Update request (W3C SPARQL 1.1 Update §3). */
 export type UpdateOperation =
   | { type: 'insertData'; quads: TxnQuad[] }
@@ -71,28 +91,38 @@ export type UpdateOperation =
   /** LOAD: refused (the server has no network access) unless SILENT, which makes it a no-op. */
   | { type: 'load'; source: NamedNode; into?: NamedNode; silent: boolean };
 
+/**
+ * `warnings`: what the parser dropped as JSON-LD requires (an
+ * ill-formed IRI or language tag, a blank-node property), one line per value; the receipt carries them.
+ */
 export type TxnRequest =
   /** Assert every quad. */
-  | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
+  | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
    * For every (graph, subject, predicate) present in `quads`, retract current values not in the
    * payload and assert payload values not present (`@type` arrives as rdf:type quads).
    */
-  | { kind: 'upsert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }
+  | { kind: 'upsert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
    * Evaluate `where` (with `values` already joined in, null = one empty solution) against the
    * state before the transaction, then instantiate `delete` and `insert` per solution.
    */
   | { kind: 'update'; where: Op | null; delete: TemplateQuad[]; insert: TemplateQuad[]; meta: MetaEntry[]; opts: TxnOpts;
+      warnings?: string[];
       /** Default graph(s) of the WHERE (USING / `from`), IRIs; absent = the ledger's default graph. */
       using?: NamedNode[];
       /** Named graphs visible to WHERE (USING NAMED / `fromNamed`). */
       usingNamed?: NamedNode[];
     }
+  /**
+   * A front end that reads and stages as it goes (Cypher writes): `run` is called while the commit is
+   * staged, under the ledger's write lock, and may be called again when the head moved. One commit.
+   */
+  | { kind: 'program'; run: (h: StageHandle) => Promise<void>; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /** A SPARQL Update request: operations in order, each seeing the effects of the ones before; one commit. */
-  | { kind: 'sparql-update'; ops: UpdateOperation[]; meta: MetaEntry[]; opts: TxnOpts }
+  | { kind: 'sparql-update'; ops: UpdateOperation[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
    * Replace a whole graph (or the default graph) with exactly these quads: retract current facts
    * not present, assert new ones (sync, Graph Store PUT).
    */
-  | { kind: 'replace'; graphs: GraphRef[]; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts };
+  | { kind: 'replace'; graphs: GraphName[]; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] };

@@ -2,7 +2,9 @@
  * Evaluating an update's WHERE with the shared query engine (no second matcher), and the loose
  * value match that retractions of plain JSON literals use (jsonld-transactions.md §3.5).
  */
+import { timeoutError } from '../errors.js';
 import type { Op } from '../query/algebra/algebra.js';
+import { abortError } from '../query/exec/runtime.js';
 import { checkAlgebraShape } from '../query/algebra/shape-limits.js';
 import { isHidden, mentionedVars } from '../query/algebra/vars.js';
 import type { DbView } from '../index/view.js';
@@ -18,6 +20,12 @@ export type Solution = Record<string, Term>;
  * (the client going away), a deadline (ms since the epoch) and a fuel budget.
  */
 export interface WhereLimits { signal?: AbortSignal | undefined; deadline?: number | undefined; maxFuel?: number | undefined }
+
+/** Throw when the request was aborted or its WHERE deadline passed (between solutions, while templates apply). */
+export function checkWhereLimits(limits: WhereLimits): void {
+  if (limits.signal?.aborted) throw abortError(limits.signal);
+  if (limits.deadline !== undefined && Date.now() > limits.deadline) throw timeoutError('query timeout exceeded');
+}
 
 /** Every solution of `where` against the snapshot, with USING / USING NAMED graphs when given. */
 export async function evaluateWhere(db: DbView, where: Op, opts: { using?: GraphRef[]; usingNamed?: NamedNode[] } & WhereLimits): Promise<Solution[]> {

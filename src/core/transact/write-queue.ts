@@ -18,6 +18,8 @@ export interface Receipt {
   commit: { hash: string };
   time?: string;
   fuel?: number;
+  /** Values the parser dropped as JSON-LD requires, each naming the value (docs/jsonld-transactions.md). */
+  warnings?: string[];
 }
 
 /** What the front end knows about the request besides its parsed form. */

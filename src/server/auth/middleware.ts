@@ -91,6 +91,10 @@ export function classifyRoute(method: string, relPath: string): RouteClass {
     default:
       // Listing branches is a read of the ledger (branches.md §2); creating one is admin.
       if (s0 === 'branch' && (method === 'GET' || method === 'HEAD')) return { group: 'data', kind: 'read', signable: false, body: 'none', tail: decodeTail(rest) };
+      // Reading a default context is a read of the ledger; replacing it is admin.
+      if (s0 === 'context') {
+        return method === 'GET' || method === 'HEAD' ? { group: 'data', kind: 'read', signable: false, body: 'none', tail: decodeTail(rest) } : { group: 'admin', kind: 'admin', signable: false, body: 'none', tail: null };
+      }
       if (ADMIN_ROUTES.has(s0)) return { group: 'admin', kind: 'admin', signable: false, body: 'none', tail: null };
       if (READ_ROUTES.has(s0)) return { group: 'data', kind: 'read', signable: false, body: 'none', tail: decodeTail(rest) };
       return NONE;

@@ -25,6 +25,8 @@ export class DirPlace implements Place {
     if (!r || r.retracted || !r.commit_head_id) return null;
     return { t: r.commit_t, commitId: r.commit_head_id, indexId: r.index_head_id, indexT: r.index_t };
   }
+  context(ledger: string): Promise<unknown> { return this.conn.defaultContext(ledger); }
+  async setContext(ledger: string, context: unknown): Promise<void> { await this.conn.setDefaultContext(ledger, context); }
   async commitsSince(ledger: string, base: string | null): Promise<CommitBatch> {
     const l = await this.conn.ledger(ledger);
     return collectCommitsSince(async (cursor) => {

@@ -26,6 +26,10 @@ export interface Place {
   archive(ledger: string, includeIndexes: boolean, watch?: FrameWatcher): Promise<AsyncIterable<Uint8Array>>;
   /** Restore a ledger from verified frames; `trailer` names the heads when the frames carry none. */
   restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, watch: FrameWatcher): Promise<RestoreResult>;
+  /** The ledger's stored default context, or null. */
+  context(ledger: string): Promise<unknown>;
+  /** Replace the ledger's stored default context (clone and pull carry it). */
+  setContext(ledger: string, context: unknown): Promise<void>;
   /** Store a batch's objects without moving any head (`fetch` into a storage directory). */
   storeObjects?(batch: CommitBatch): Promise<number>;
   close(): Promise<void>;

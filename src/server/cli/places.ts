@@ -11,7 +11,7 @@ import type { PackFrame } from '../../core/pack/reader.js';
 import type { RestoreResult } from '../../core/pack/restore.js';
 import { reframe } from '../../core/pack/writer.js';
 import {
-  discoverApi, fetchCommitsSince, fetchPack, postArchive, pushCommits, remoteHeads,
+  discoverApi, fetchCommitsSince, fetchPack, postArchive, pushCommits, putRemoteContext, remoteContext, remoteHeads,
   type CommitBatch, type RemoteHeads, type RemoteTarget,
 } from '../replication/remote-client.js';
 import { counted, verified, type FrameWatcher, type Place } from './place.js';
@@ -22,6 +22,8 @@ export type { Place } from './place.js';
 class ServerPlace implements Place {
   constructor(readonly name: string, private readonly r: RemoteTarget) {}
   heads(ledger: string) { return remoteHeads(this.r, ledger); }
+  context(ledger: string) { return remoteContext(this.r, ledger); }
+  setContext(ledger: string, context: unknown) { return putRemoteContext(this.r, ledger, context); }
   commitsSince(ledger: string, base: string | null) { return fetchCommitsSince(this.r, ledger, base); }
   apply(ledger: string, batch: CommitBatch, key?: string) { return pushCommits(this.r, ledger, batch, key); }
   forkPoint(ledger: string) { const { name, branch } = splitLedgerId(ledger); return remoteForkPoint(this.r, name, branch); }

@@ -61,6 +61,12 @@ async function branchFromFork(from: Place, to: Place, ledger: string, create: bo
   return to.heads(ledger);
 }
 
+/** Give `to`'s ledger the stored default context of `from`'s when they differ (clone and pull carry it). */
+async function carryContext(from: Place, to: Place, ledger: string, as: string): Promise<void> {
+  const theirs = await from.context(ledger);
+  if (JSON.stringify(theirs) !== JSON.stringify(await to.context(as))) await to.setContext(as, theirs);
+}
+
 /** Run one replication command; `remotesFile` is the resolved remotes config path. */
 export async function replicateMain(command: string, args: string[], remotesFile: (flag?: string) => string, io: CliIo): Promise<number> {
   const { values: v, positionals: pos } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
@@ -83,6 +89,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
           phase: 'nameservice', ledger_id: id, name: id.slice(0, id.lastIndexOf(':')), branch: id.slice(id.lastIndexOf(':') + 1),
           commit_head_id: h.commitId, commit_t: h.t, index_head_id: h.indexId, index_t: h.indexId ? h.indexT : 0,
         }, progress.watcher());
+        await carryContext(src, dst, ledger, as);
         progress.done();
         io.out(JSON.stringify(res) + '\n');
         return 0;
@@ -98,6 +105,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
         const local = (await dst.heads(ledger)) ?? await branchFromFork(src, dst, ledger, command === 'pull');
         if (!local) throw notFound(`ledger ${ledger} is not in ${dst.name}; clone it first`);
         const batch = await src.commitsSince(ledger, local.commitId);
+        if (command === 'pull') await carryContext(src, dst, ledger, ledger);
         if (batch.commits.length === 0) { io.out(`${ledger}: up to date at t ${local.t}\n`); return 0; }
         if (command === 'fetch') {
           const stored = dst.storeObjects ? await dst.storeObjects(batch) : 0;

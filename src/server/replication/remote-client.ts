@@ -171,6 +171,22 @@ export async function remoteHeads(r: RemoteTarget, ledger: string): Promise<Remo
   return { t: i.t, commitId: i.commitId, indexId: i.indexId ?? null, indexT: i.index?.t ?? 0 };
 }
 
+/** A remote ledger's stored default context (`GET /context`), or null when it has none or the remote lacks the route. */
+export async function remoteContext(r: RemoteTarget, ledger: string): Promise<unknown> {
+  const res = await call(r, ledger, 'reading the default context of', `${r.api}/context/${ledgerPath(ledger)}`, { headers: headers(r) });
+  if (res.status === 404) return null;
+  if (!res.ok) throw await remoteError(r, ledger, res, 'reading the default context of');
+  return ((await res.json()) as { '@context'?: unknown })['@context'] ?? null;
+}
+
+/** Replace a remote ledger's stored default context (`PUT /context`). */
+export async function putRemoteContext(r: RemoteTarget, ledger: string, context: unknown): Promise<void> {
+  const res = await call(r, ledger, 'setting the default context of', `${r.api}/context/${ledgerPath(ledger)}`, {
+    method: 'PUT', headers: { ...headers(r), 'Content-Type': 'application/json' }, body: JSON.stringify({ '@context': context }),
+  });
+  if (!res.ok) throw await remoteError(r, ledger, res, 'setting the default context of');
+}
+
 /** The body of `POST /pack` as a byte stream (after checking the status). */
 export async function fetchPack(r: RemoteTarget, ledger: string, req: Record<string, unknown>): Promise<AsyncIterable<Uint8Array>> {
   const res = await call(r, ledger, 'packing', `${r.api}/pack/${ledgerPath(ledger)}`, {

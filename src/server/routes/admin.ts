@@ -30,15 +30,16 @@ function requiredLedger(body: Record<string, unknown>, what: string): string {
 export const adminRoutes: Registrar = (api, ctx) => {
   route(api, ctx.table, {
     method: 'POST', path: '/create', tag: 'admin', summary: 'Create a ledger (genesis commit, t = 0)',
-    description: 'Body {"ledger": "name:branch"}; a bare name means name:main.',
+    description: 'Body {"ledger": "name:branch", "@context"?: object}; a bare name means name:main; "@context" is stored as the ledger\'s default JSON-LD context.',
     requestTypes: JSON_TYPES,
     responses: {
-      201: 'Create response {ledger, t, tx-id, commit {commit_id}}', 400: 'Missing or invalid ledger id', 409: 'err:db/LedgerExists',
+      201: 'Create response {ledger, t, tx-id, commit {commit_id}}', 400: 'Missing or invalid ledger id or @context', 409: 'err:db/LedgerExists',
       415: 'Body is not JSON', 503: 'Too many write operations in flight',
     },
   }, async (c) => {
-    const id = normalizeLedgerId(requiredLedger(await commandBody(c, 'create'), 'create'));
-    const created = await ctx.admission.run(() => ctx.conn.create(id));
+    const body = await commandBody(c, 'create');
+    const id = normalizeLedgerId(requiredLedger(body, 'create'));
+    const created = await ctx.admission.run(() => ctx.conn.create(id, '@context' in body ? { context: body['@context'] } : {}));
     c.get('log').info('ledger created', { ledger: created.ledger, commit_id: created.commit.commit_id });
     return c.json(created, 201);
   });

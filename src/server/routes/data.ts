@@ -13,10 +13,10 @@ import { badRequest, isLedgraphError, notFound } from '../../core/errors.js';
 import { parseLedgerRef, type LedgerRef } from '../../core/ledger/ledger-id.js';
 import { toNQuads, toNTriples, toRdfXml, toTriG, toTurtle } from '../../core/query/results/rdf-writers.js';
 import { toJsonLd } from '../../core/query/results/jsonld-writer.js';
-import { defaultGraph, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
+import { defaultGraph, graphNameTerm, namedNode, type NamedNode, type Quad } from '../../core/rdf/terms.js';
 import { rdf, xsd } from '../../core/rdf/vocab.js';
 import type { Receipt } from '../../core/transact/pipeline.js';
-import type { GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
+import type { GraphName, GraphRef, MetaEntry, TxnOpts, TxnQuad, TxnRequest } from '../../core/transact/txn-request.js';
 import type { Db } from '../../core/ledger/db.js';
 import type { AppEnv } from '../app.js';
 import { decodeUtf8, negotiate, parseJsonText, pathLedger as pathLedgerId, readBytes, requireMediaType } from '../http-util.js';
@@ -48,7 +48,7 @@ function targetGraph(c: Ctx): GraphRef | null {
 }
 
 /** The payload as quads; RDF/XML goes through its own parser, an empty document is no quads. */
-async function readPayload(ct: string, text: string, json: unknown, base: string | undefined): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
+async function readPayload(ct: string, text: string, json: unknown, base: string | undefined): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }> {
   if (ct !== RDF_XML) return graphPayload(ct, text, json, base);
   try {
     const req = await parseRdfXmlTxn(text, 'insert', base);
@@ -58,6 +58,9 @@ async function readPayload(ct: string, text: string, json: unknown, base: string
     throw e;
   }
 }
+
+/** The parser's warnings (values JSON-LD drops), for the receipt. */
+function warningsOf(p: { warnings?: string[] }): { warnings?: string[] } { return p.warnings ? { warnings: p.warnings } : {}; }
 
 /** True when a named graph holds triples at the head (the default graph always exists). */
 async function graphExists(db: Db, target: GraphRef): Promise<boolean> {
@@ -93,8 +96,8 @@ async function readGraph(c: Ctx, ctx: ServerContext, ref: LedgerRef, target: Gra
   if (target === null) {
     const quads: Quad[] = [];
     for (const g of [0, ...db.namedGraphs()]) {
-      const iri = db.graphIri(g);
-      const name = iri === undefined ? defaultGraph : namedNode(iri);
+      const key = db.graphIri(g);
+      const name = key === undefined ? defaultGraph : graphNameTerm(key);
       for (const q of await scanGraph(view, db, g, compactor)) quads.push({ ...q, graph: name });
     }
     return { quads, prefixes: compactor.context() };
@@ -143,10 +146,13 @@ function serialise(type: string, quads: Quad[], prefixes: Record<string, string>
   }
 }
 
-/** 204 (201 when the write created the graph) carrying where the write left the ledger. */
+/** 204 (201 when the write created the graph; 200 with the receipt when it has warnings) carrying where the write left the ledger. */
 function written(c: Ctx, receipt: Receipt, created = false): Response {
   c.header('Ledgraph-T', String(receipt.t));
   c.header('Ledgraph-Commit-Id', receipt.commit_id);
+  // Values the payload dropped (JSON-LD's ill-formed IRIs, ...) must reach the client: the receipt
+  // is the body then (200 instead of 204; the protocol allows either).
+  if (receipt.warnings) return c.json(receipt, created ? 201 : 200);
   return c.body(null, created ? 201 : 204);
 }
 
@@ -155,7 +161,8 @@ const GRAPH_PARAMS: ParamSpec[] = [
   { name: 'default', description: 'Present (no value) to address the default graph instead; with neither, the whole dataset' },
 ];
 const WRITE_RESPONSES = {
-  201: 'Written, and the named graph did not exist before; Ledgraph-T and Ledgraph-Commit-Id as for 204',
+  200: 'Written, but the payload had values JSON-LD drops (ill-formed IRIs or language tags): the commit receipt with its warnings is the body',
+  201: 'Written, and the named graph did not exist before; Ledgraph-T and Ledgraph-Commit-Id as for 204 (with a receipt body when there are warnings)',
   204: 'Written; Ledgraph-T and Ledgraph-Commit-Id headers give the resulting t and head commit',
   400: 'Missing or both graph selectors, relative graph IRI, time pin, invalid payload, or GRAPH blocks naming another graph',
   404: 'Ledger not found', 409: 'Commit conflict after retries', 413: 'Body over --body-limit',
@@ -202,18 +209,18 @@ export const dataRoutes: Registrar = (api, ctx) => {
     let created = false;
     if (target === null) {
       // The whole dataset: quads stay in the graphs they name; PUT replaces every graph there is.
-      const graphs = new Map<string, GraphRef>([['', defaultGraph]]);
-      for (const g of head.namedGraphs()) { const iri = head.graphIri(g); if (iri !== undefined) graphs.set(iri, namedNode(iri)); }
+      const graphs = new Map<string, GraphName>([['', defaultGraph]]);
+      for (const g of head.namedGraphs()) { const key = head.graphIri(g); if (key !== undefined) graphs.set(key, graphNameTerm(key)); }
       for (const q of payload.quads) if (q.graph.termType === 'NamedNode') graphs.set(q.graph.value, q.graph);
       req = kind === 'replace'
-        ? { kind: 'replace', graphs: [...graphs.values()], quads: payload.quads, meta: payload.meta, opts: payload.opts }
-        : { kind: 'insert', quads: payload.quads, meta: payload.meta, opts: payload.opts };
+        ? { kind: 'replace', graphs: [...graphs.values()], quads: payload.quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) }
+        : { kind: 'insert', quads: payload.quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) };
     } else {
       const quads = retarget(payload.quads, target, what);
       created = quads.length > 0 && !(await graphExists(head, target));
       req = kind === 'replace'
-        ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts }
-        : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts };
+        ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) }
+        : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) };
     }
     return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: ct, body: json ?? text, rawBody: bytes }), created);
   };
@@ -232,8 +239,8 @@ export const dataRoutes: Registrar = (api, ctx) => {
     const target = targetGraph(c);
     const db = await ctx.conn.db(ref.id);
     if (target !== null && !(await graphExists(db, target))) throw notFound(`${graphLabel(target)} not found in ledger ${ref.id}`);
-    const graphs: GraphRef[] = target !== null ? [target]
-      : [defaultGraph, ...db.namedGraphs().map((g) => db.graphIri(g)).filter((i): i is string => i !== undefined).map((i) => namedNode(i))];
+    const graphs: GraphName[] = target !== null ? [target]
+      : [defaultGraph, ...db.namedGraphs().map((g) => db.graphIri(g)).filter((k): k is string => k !== undefined).map(graphNameTerm)];
     const req: TxnRequest = { kind: 'replace', graphs, quads: [], meta: [], opts: {} };
     return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: 'application/n-triples', body: '', rawBody: new Uint8Array() }));
   });

@@ -28,7 +28,8 @@ type Ctx = Context<AppEnv>;
 async function openSchema(c: Ctx, ctx: ServerContext): Promise<{ derived: DerivedSchema; view: DbView; contextJson: unknown; pinned: boolean; deadline: number; viewAt: (t: number) => Promise<DbView>; ledgerId: string }> {
   const ref = parseLedgerRef(pathLedger(c));
   if (ref.fragment !== null) throw badRequest('GraphQL reads the default graph of one ledger; named graphs (#fragment) are not expressible');
-  const contextJson = contextParam(c) ?? null;
+  // `context=` overrides the ledger's stored default context (graphql.md §5 naming; docs/default-context.md).
+  const contextJson = contextParam(c) ?? (await ctx.conn.defaultContext(ref.id)) ?? null;
   const policy = resolvePolicy(c, ctx, policyFromHeaders(c.req.raw.headers), true);
   const { deadline } = queryDeadline(ctx);
   const minT = parseMinT(c.req.raw.headers);

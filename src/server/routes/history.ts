@@ -100,7 +100,7 @@ export function flakeTuple(f: CommitFlake, c: Compactor, graphIri: (g: number) =
   if (f.i !== undefined) meta.i = f.i;
   if (f.g !== GRAPH_DEFAULT) {
     const g = graphIri(f.g);
-    meta.g = g === undefined ? String(f.g) : g.startsWith('#') ? g : c.iri(g);
+    meta.g = g === undefined ? String(f.g) : g.startsWith('#') || g.startsWith('_:') ? g : c.iri(g);
   }
   return Object.keys(meta).length ? [...tuple, meta] as FlakeTuple : tuple;
 }

@@ -7,6 +7,7 @@ import type { RouteGroup } from '../app.js';
 import type { Registrar, ServerState } from '../server-context.js';
 import { authRoutes } from '../auth/index.js';
 import { adminRoutes } from './admin.js';
+import { contextRoutes } from './context.js';
 import { branchRoutes } from './branches.js';
 import { dataRoutes } from './data.js';
 import { diagnosticsRoutes } from './diagnostics.js';
@@ -21,6 +22,7 @@ import { multiQueryRoutes } from './multi-query.js';
 import { queryRoutes } from './query.js';
 import { queryAdmissionRoutes } from './query-admission.js';
 import { storageRoutes } from './storage.js';
+import { storageCredentialRoutes } from './storage-credentials.js';
 import { sparqlEndpointRoutes } from './sparql-endpoint.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
@@ -33,6 +35,7 @@ export const REGISTRARS: readonly Registrar[] = [
   queryAdmissionRoutes,
   diagnosticsRoutes,
   adminRoutes,
+  contextRoutes,
   branchRoutes,
   writeRoutes,
   dataRoutes,
@@ -48,6 +51,7 @@ export const REGISTRARS: readonly Registrar[] = [
   multiQueryRoutes,
   eventsRoutes,
   storageRoutes,
+  storageCredentialRoutes,
 ];
 
 /** The registrars bound to the server state, as the app's route groups. */

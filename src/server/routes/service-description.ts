@@ -56,7 +56,8 @@ export async function serviceDescriptionQuads(ctx: ServerContext, endpoint: stri
   add(dflt, rdf.type, sd('Graph'));
   add(ds, 'http://purl.org/dc/terms/title', literal(`${ref.id} at t ${db.t}`));
   add(ds, 'https://ns.ledgraph.dev/t', literal(String(db.t), namedNode(xsd.integer)));
-  const names = db.namedGraphs().map((g) => db.graphIri(g)).filter((iri): iri is string => iri !== undefined).sort();
+  // sd:name is an IRI: graphs named by a blank node are in the dataset but have no name to list.
+  const names = db.namedGraphs().map((g) => db.graphIri(g)).filter((iri): iri is string => iri !== undefined && !iri.startsWith('_:')).sort();
   names.forEach((iri, i) => {
     const ng = blankNode(`namedGraph${i}`);
     add(ds, SD + 'namedGraph', ng);

@@ -8,7 +8,7 @@
  *   GET  /storage/ns/<ledger>              record + `serving`
  *   GET  /storage/objects/{cid}?ledger=    raw bytes, verified, immutable, single Range → 206
  *   POST /storage/block {cid, ledger}      raw bytes, or a leaf as policy-filtered flakes
- *   GET  /storage/credentials?ledger=      404: file storage vends no credentials
+ *   (GET /storage/credentials is storage-credentials.ts)
  */
 import type { Context } from 'hono';
 import { Codec, parseCid, type CID } from '../../core/commit/cid.js';
@@ -154,14 +154,6 @@ export const storageRoutes: Registrar = (api, ctx) => {
     return responseWithId(c, body(encodeFlakes(flakes)), 200, { 'content-type': FLAKES_MEDIA_TYPE, ...headers });
   });
 
-  route(api, ctx.table, {
-    method: 'GET', path: '/storage/credentials', tag: 'storage-proxy', summary: 'Scoped object-store credentials (object stores only)',
-    description: 'This server stores objects in files and vends no credentials: always 404, and peers fall back to proxied reads.',
-    query: [{ name: 'ledger', required: true, description: 'Ledger id' }],
-    responses: { 404: 'Not available on file storage' },
-  }, () => {
-    throw notFound('storage credentials are vended by object-store servers only; use /storage/objects');
-  });
 };
 
 /** Bytes as a response body (store reads may be views over a shared pool, which Response copies out). */

@@ -5,7 +5,7 @@
  * serialises per ledger and retries a moved head itself (16 attempts, then 409).
  */
 import type { Context } from 'hono';
-import { badRequest, isLedgraphError, unsupportedMediaType } from '../../core/errors.js';
+import { badRequest, isLedgraphError } from '../../core/errors.js';
 import type { Connection } from '../../core/ledger/connection.js';
 import { normalizeLedgerId, parseLedgerRef } from '../../core/ledger/ledger-id.js';
 import { parseSparqlUpdate } from '../../core/query/sparql/update.js';
@@ -24,6 +24,7 @@ import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
 import { writePolicyOpts } from '../auth/index.js';
 import { parseMaxFuel } from '../query-headers.js';
+import { cypherUpdate } from './cypher.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -35,7 +36,7 @@ const DATA_TYPES = [...JSONLD_TYPES, ...RDF_TYPES];
 const SPARQL_UPDATE = 'application/sparql-update';
 const FORM = 'application/x-www-form-urlencoded';
 const CYPHER = 'application/cypher';
-const UPDATE_TYPES = [...JSONLD_TYPES, SPARQL_UPDATE, FORM];
+const UPDATE_TYPES = [...JSONLD_TYPES, SPARQL_UPDATE, FORM, CYPHER];
 
 const USING_GRAPH = 'using-graph-uri';
 const USING_NAMED = 'using-named-graph-uri';
@@ -120,13 +121,13 @@ async function readData(c: Ctx, contentType: string, mode: 'insert' | 'upsert'):
 }
 
 /** The quads, metadata and options of a graph payload; an empty document gives no quads (not a 400). */
-export async function graphPayload(contentType: string, text: string, json: unknown, base?: string): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts }> {
+export async function graphPayload(contentType: string, text: string, json: unknown, base?: string): Promise<{ quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }> {
   try {
     const req = JSONLD_TYPES.includes(contentType)
       ? await parseJsonLdTxn(json, 'insert', base !== undefined ? { base } : {})
       : parseRdfTxn(text, contentType as RdfContentType, 'insert', base);
     if (req.kind !== 'insert') throw badRequest('expected graph data, not an update');
-    return { quads: req.quads, meta: req.meta, opts: req.opts };
+    return { quads: req.quads, meta: req.meta, opts: req.opts, ...(req.warnings ? { warnings: req.warnings } : {}) };
   } catch (e) {
     // The parsers refuse empty documents for insert; replacing a graph with nothing is meaningful.
     if (isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write')) return { quads: [], meta: [], opts: {} };
@@ -139,13 +140,15 @@ export async function graphPayload(contentType: string, text: string, json: unkn
  * all name the target and may not sit beside default-graph triples (§4.2 sync).
  */
 export function retarget(quads: TxnQuad[], target: GraphRef, what: string): TxnQuad[] {
-  const named = quads.filter((q) => q.graph.termType === 'NamedNode');
+  // A blank-node graph (a JSON-LD @graph container, TriG _:g) is a graph block too: it never names the target.
+  const named = quads.filter((q) => q.graph.termType !== 'DefaultGraph');
+  const label = (g: TxnQuad['graph']) => (g.termType === 'BlankNode' ? `_:${g.value}` : `<${g.value}>`);
   if (named.length === 0) return target.termType === 'DefaultGraph' ? quads : quads.map((q) => ({ ...q, graph: target }));
   if (target.termType === 'DefaultGraph') {
-    throw badRequest(`${what}: the payload has a GRAPH block (<${named[0]!.graph.value}>) but the target is the default graph; name the graph in the graph parameter`);
+    throw badRequest(`${what}: the payload has a GRAPH block (${label(named[0]!.graph)}) but the target is the default graph; name the graph in the graph parameter`);
   }
-  const other = named.find((q) => q.graph.value !== target.value);
-  if (other) throw badRequest(`${what}: GRAPH <${other.graph.value}> does not name the target graph <${target.value}>`);
+  const other = named.find((q) => q.graph.termType !== 'NamedNode' || q.graph.value !== target.value);
+  if (other) throw badRequest(`${what}: GRAPH ${label(other.graph)} does not name the target graph <${target.value}>`);
   if (named.length !== quads.length) throw badRequest(`${what}: GRAPH blocks may not sit beside default-graph triples`);
   return quads;
 }
@@ -205,16 +208,15 @@ const WRITE_ERRORS = {
   415: 'Unsupported Content-Type', 422: 'Constraint violation (eventTime order, datatype limit)',
   503: 'Novelty at reindex_max_bytes, or too many writes in flight (Retry-After)',
 };
-const RECEIPT = 'Commit receipt {ledger_id, t, timestamp, commit_id, previous_commit_id, flakes_added, flakes_retracted, tx-id, commit}';
+const RECEIPT = 'Commit receipt {ledger_id, t, timestamp, commit_id, previous_commit_id, flakes_added, flakes_retracted, tx-id, commit, warnings?}';
 
 /**
  * Handle an update request: a JSON-LD update, or SPARQL UPDATE as `application/sparql-update` or a
  * form with `update=` (and the using-* parameters from the URL and the form).
  */
 export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response> {
-  // Cypher has its own 415 until a Cypher engine lands; it is not listed as accepted.
   if (parseMediaType(c.req.header('Content-Type'))?.type === CYPHER) {
-    throw unsupportedMediaType('Cypher writes (application/cypher) are not available on this server yet; use JSON-LD or SPARQL UPDATE');
+    return cypherUpdate(c, ctx, (ledger, req, tx) => commitWrite(c, ctx, ledger, req, tx));
   }
   const ct = requireMediaType(c, UPDATE_TYPES, 'update');
   const bytes = await readBytes(c);
@@ -222,6 +224,7 @@ export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response
   if (JSONLD_TYPES.includes(ct)) {
     rejectUsing(c, 'a JSON-LD update');
     const json = parseJsonText(text);
+    if (typeof (json as { cypher?: unknown } | null)?.cypher === 'string') throw badRequest('this looks like a Cypher envelope {"cypher", "params"}: send it with Content-Type: application/cypher');
     const ledger = requireLedger(c, json);
     const req = await parseJsonLdTxn(json, 'update', jsonLdOptions(c));
     return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json, rawBody: bytes }));
@@ -249,15 +252,17 @@ export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response
 export const writeRoutes: Registrar = (api, ctx) => {
   const update = (c: Ctx) => handleUpdate(c, ctx);
   const updateSpec = (path: string) => ({
-    method: 'POST' as const, path, tag: 'write', summary: 'Update: JSON-LD where/delete/insert or SPARQL UPDATE',
-    description: 'JSON-LD bodies without where/delete/insert/values are inserts. Turtle and TriG are not accepted here (use insert or upsert).',
+    method: 'POST' as const, path, tag: 'write', summary: 'Update: JSON-LD where/delete/insert, SPARQL UPDATE, or a Cypher write statement',
+    description: 'JSON-LD bodies without where/delete/insert/values are inserts. Turtle and TriG are not accepted here (use insert or upsert). '
+      + 'application/cypher (raw text or {"cypher", "params"}) needs the ledger in the path; a trailing RETURN adds the result envelope beside the receipt.',
     query: [
       LEDGER_PARAM, CONTEXT_PARAM, BASE_PARAM,
       { name: USING_GRAPH, repeatable: true, description: 'SPARQL UPDATE only: the WHERE default graph of every DELETE/INSERT ... WHERE (as USING)' },
       { name: USING_NAMED, repeatable: true, description: 'SPARQL UPDATE only: the WHERE named graphs (as USING NAMED)' },
     ],
-    headers: [LEDGER_HEADER_PARAM],
-    requestTypes: [...JSONLD_TYPES, SPARQL_UPDATE, FORM],
+    headers: [LEDGER_HEADER_PARAM, { name: 'Idempotency-Key', description: 'Cypher writes: replays the stored response (24 h) for the same key and body' }],
+    // Cypher has no dataset clause: only the path form accepts it (cypher.md §1).
+    requestTypes: path.includes('{ledger}') ? UPDATE_TYPES : UPDATE_TYPES.filter((t) => t !== CYPHER),
     responses: { 200: RECEIPT, ...WRITE_ERRORS },
   });
   route(api, ctx.table, updateSpec('/update'), update);
@@ -297,7 +302,7 @@ export const writeRoutes: Registrar = (api, ctx) => {
     if (quads.length === 0 && !allowEmpty) {
       throw badRequest('the payload is empty, which would clear the graph; pass allowEmpty=true to confirm');
     }
-    const req: TxnRequest = { kind: 'replace', graphs: [graph], quads, meta: payload.meta, opts: payload.opts };
+    const req: TxnRequest = { kind: 'replace', graphs: [graph], quads, meta: payload.meta, opts: payload.opts, ...(payload.warnings ? { warnings: payload.warnings } : {}) };
     if (dryRun) return c.json(await ctx.admission.run(() => syncDelta(ctx.conn, ledger, req, graph)));
     return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json ?? text, rawBody: bytes }));
   };

@@ -1,4 +1,4 @@
-/** The syntax tree of a Cypher read statement (the subset of cypher.md §5–§6). */
+/** The syntax tree of a Cypher statement (the subset of cypher.md §5–§7). */
 
 export type Expr =
   | { k: 'lit'; v: unknown }
@@ -36,7 +36,30 @@ export type Clause =
   | { k: 'with'; proj: Projection }
   | { k: 'return'; proj: Projection }
   /** `CALL db.labels()` and friends (§5), with the columns they yield. */
-  | { k: 'call'; proc: 'db.labels' | 'db.relationshiptypes' | 'db.propertykeys'; yields: string[] };
+  | { k: 'call'; proc: 'db.labels' | 'db.relationshiptypes' | 'db.propertykeys'; yields: string[] }
+  // Writing clauses (§7).
+  | { k: 'create'; patterns: PathPat[] }
+  | { k: 'merge'; pattern: PathPat; onCreate: SetItem[]; onMatch: SetItem[] }
+  | { k: 'set'; items: SetItem[] }
+  | { k: 'remove'; items: RemoveItem[] }
+  | { k: 'delete'; detach: boolean; exprs: Expr[] };
+
+/** One item of SET (§7): `v.key = e`, `v += e`, `v = e`, `v:L:M`. */
+export type SetItem =
+  | { k: 'prop'; v: string; key: string; e: Expr }
+  | { k: 'merge'; v: string; e: Expr }
+  | { k: 'replace'; v: string; e: Expr }
+  | { k: 'labels'; v: string; labels: string[] };
+/** One item of REMOVE: `v.key` or `v:L:M`. */
+export type RemoveItem = { k: 'prop'; v: string; key: string } | { k: 'labels'; v: string; labels: string[] };
+
+/** The clause kinds that write. */
+export const WRITE_CLAUSES: ReadonlySet<Clause['k']> = new Set(['create', 'merge', 'set', 'remove', 'delete']);
 
 /** One statement: single queries joined by UNION (all or distinct, never mixed). */
 export interface Statement { clauses: Clause[]; unions?: { all: boolean; clauses: Clause[] }[] }
+
+/** True when the statement has a writing clause (it belongs on /update). */
+export function isWriteStatement(s: Statement): boolean {
+  return s.clauses.some((c) => WRITE_CLAUSES.has(c.k));
+}

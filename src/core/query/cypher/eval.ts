@@ -129,7 +129,7 @@ export async function evaluate(e: Expr, row: Row, env: Env): Promise<Value> {
     case 'op': return operator(e.op, e.args, row, env);
     case 'exists': {
       // EXISTS { pattern [WHERE …] }: the pattern matched from this row, by the one engine
-      const exts = (await matchRows(env.g, env.names, e.patterns, [row], (x, r) => evaluate(x, r, env)))[0]!;
+      const exts = env.exists?.get(e)?.get(row) ?? (await matchRows(env.g, env.names, e.patterns, [row], (x, r) => evaluate(x, r, env)))[0]!;
       for (const ext of exts) {
         if (!e.where || (await evaluate(e.where, new Map([...row, ...ext]), env)) === true) return true;
       }

@@ -1,7 +1,7 @@
 /**
- * The property-graph view's reads (cypher.md §2): every lookup is an algebra operator run by the
- * one engine (executeQuery) over the request's view, so policy filtering applies as for SPARQL.
- * Facts of a node are fetched once per statement and cached.
+ * The property-graph view's reads (cypher.md §2): lookups are algebra operators run by the one
+ * engine (executeQuery) over the request's view, and a node's own facts a scan of that view, so
+ * policy filtering applies as for SPARQL. Facts of a node are fetched once per statement and cached.
  */
 import type { Op } from '../algebra/algebra.js';
 import { executeQuery, type QueryContext } from '../engine.js';
@@ -20,7 +20,60 @@ export const MAX_EXPANSIONS = 100_000;
 export class Graph {
   private facts = new Map<string, Map<string, Term[]>>();
   expansions = 0;
-  constructor(readonly ctx: QueryContext) {}
+  constructor(public ctx: QueryContext) {}
+
+  /** Read another state from now on (a write statement's overlay after its writes); drops cached facts. */
+  rebase(view: QueryContext['view']): void {
+    if (view === this.ctx.view) return;
+    this.ctx = { ...this.ctx, view };
+    this.facts.clear();
+    this.values.clear();
+    this.reifierFacts = undefined;
+  }
+
+  /** Objects of single (subject, predicate) pairs read so far. */
+  private values = new Map<string, Term[]>();
+
+  /**
+   * The objects of (s, p), stored order: a scan of that pair only, so reading one property of many
+   * nodes does not decode every fact of each (from the node's facts when those were read already).
+   */
+  async valuesOf(s: Term, p: string): Promise<Term[]> {
+    const whole = this.facts.get(s.termType[0] + s.value);
+    if (whole) return whole.get(p) ?? [];
+    const key = s.termType[0] + s.value + '\u0001' + p;
+    let out = this.values.get(key);
+    if (out) return out;
+    out = [];
+    const view = this.ctx.view;
+    const dict = view.dict;
+    const si = await dict.lookup(s), pi = await dict.lookup(namedNode(p));
+    if (si !== undefined && pi !== undefined) {
+      const signal = this.ctx.signal;
+      for await (const b of view.scan({ g: 0, s: si, p: pi }, signal ? { signal } : undefined)) {
+        for (let k = 0; k < b.n; k++) out.push(dict.term(b.o[k]!));
+      }
+    }
+    this.values.set(key, out);
+    return out;
+  }
+
+  private reifierFacts: boolean | undefined;
+
+  /**
+   * Whether the view holds any reifier (an `f:reifiesSubject` fact in the default graph): without
+   * one, patterns need no filter keeping reifiers out of nodes.
+   */
+  async hasReifiers(): Promise<boolean> {
+    if (this.reifierFacts !== undefined) return this.reifierFacts;
+    const view = this.ctx.view;
+    const p = await view.dict.lookup(namedNode(REIFIES.s));
+    let found = false;
+    if (p !== undefined) {
+      for await (const b of view.scan({ g: 0, p })) { if (b.n > 0) { found = true; break; } }
+    }
+    return (this.reifierFacts = found);
+  }
 
   /** Run an operator and collect its solutions. */
   async select(op: Op, variables: string[]): Promise<Binding[]> {
@@ -37,11 +90,21 @@ export class Graph {
     let m = this.facts.get(key);
     if (m) return m;
     m = new Map();
-    const rows = await this.select({ type: 'bgp', patterns: [{ s, p: variable('p'), o: variable('o') }] }, ['p', 'o']);
-    for (const r of rows) {
-      const p = r.p!.value;
-      const l = m.get(p);
-      if (l) l.push(r.o!); else m.set(p, [r.o!]);
+    // A direct scan of the view (policy views filter their scans): a node's facts are read for every
+    // row that touches its properties, and planning an engine query per node would cost more than the read.
+    const view = this.ctx.view;
+    const dict = view.dict;
+    const si = await dict.lookup(s);
+    if (si !== undefined) {
+      const signal = this.ctx.signal;
+      for await (const b of view.scan({ g: 0, s: si }, signal ? { signal } : undefined)) {
+        for (let k = 0; k < b.n; k++) {
+          const p = dict.term(b.p[k]!).value;
+          const o = dict.term(b.o[k]!);
+          const l = m.get(p);
+          if (l) l.push(o); else m.set(p, [o]);
+        }
+      }
     }
     this.facts.set(key, m);
     return m;

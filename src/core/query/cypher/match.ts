@@ -11,6 +11,7 @@ import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
 import { XSD } from '../../rdf/vocab.js';
 import type { Expr, NodePat, PathPat, RelPat } from './ast.js';
 import { cypherError } from './errors.js';
+import { pushdownFilters } from './pushdown.js';
 import { F_NODE, RDF_TYPE, REIFIES, type Graph } from './graph.js';
 import type { Names } from './names.js';
 import { equals, fromTerm, keyOf, type NodeV, type PathV, type RelV, type Value } from './values.js';
@@ -36,8 +37,11 @@ export function toTerm(x: Value): Term | undefined {
 
 interface Seg { rel: RelPat; a: string; b: string; pv?: string; dv?: string; idx: number }
 
-/** Translate and run one MATCH clause for the given rows: for each input row, its extensions. */
-export async function matchRows(g: Graph, names: Names, patterns: PathPat[], rows: Row[], ev: Evaluate): Promise<Row[][]> {
+/**
+ * Translate and run one MATCH clause for the given rows: for each input row, its extensions. `where`
+ * (the clause's WHERE) lends its numeric comparisons as pre-filters; the caller still evaluates it.
+ */
+export async function matchRows(g: Graph, names: Names, patterns: PathPat[], rows: Row[], ev: Evaluate, where?: Expr): Promise<Row[][]> {
   const bound = new Set(rows.length ? [...rows[0]!.keys()] : []);
   const ops: Op[] = [];
   const filters: AExpr[] = [];
@@ -47,6 +51,9 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
   let anon = 0;
   const fresh = (p: string) => `${p}${anon++}`;
   const constRow: Row = new Map();
+  /** Node variables with a constant `@id`, and variables bound to a constant after the join. */
+  const consts = new Map<string, Term>();
+  const binds: { variable: string; term: Term }[] = [];
 
   const nodeOf = async (n: NodePat): Promise<string> => {
     let av: string;
@@ -57,7 +64,10 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
       if (k === '@id') {
         const id = await ev(e, constRow).catch(() => undefined);
         if (typeof id !== 'string') throw cypherError('TypeError', '`@id` in a pattern must be a string');
-        ops.push({ type: 'values', variables: [av], rows: [[namedNode(names.id(id))]] });
+        // A constant identity goes into the triple patterns themselves (substituted below), so the
+        // indexes find the node; incoming bound variables keep their VALUES join.
+        if (n.v !== undefined && bound.has(n.v)) ops.push({ type: 'values', variables: [av], rows: [[namedNode(names.id(id))]] });
+        else consts.set(av, namedNode(names.id(id)));
         continue;
       }
       const val = await ev(e, constRow).catch(() => undefined);
@@ -76,7 +86,7 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
       const next = await nodeOf(pat.nodes[i + 1]!);
       const seg: Seg = { rel: pat.rels[i]!, a: prev, b: next, idx: segs.length };
       segs.push(seg);
-      ops.push(hopOp(seg, names, filters));
+      ops.push(hopOp(seg, names, filters, binds));
       prev = next;
     }
     // a lone node with neither labels nor properties: any subject that is not a reifier
@@ -87,14 +97,27 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     }
   }
   // nodes must not be reifiers (§2.1 rule 3), nor the hidden f:Node marker matters for labels only
-  for (const [, av] of nodeVar) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
+  if (await g.hasReifiers()) {
+    for (const [, av] of nodeVar) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
+  }
+
+  // numeric comparisons of the WHERE prune in the engine (pre-filters; Cypher still checks every row)
+  const pushed = await pushdownFilters(where, nodeVar, names, ev);
+  for (const p of pushed) { ops.push({ type: 'bgp', patterns: p.patterns }); filters.push(p.expr); }
 
   // incoming bound node variables join through VALUES keyed by the row number
   const shared = [...nodeVar.keys()].filter((k) => bound.has(k));
   const out: Row[][] = rows.map(() => []);
-  let op: Op = ops.length ? { type: 'join', inputs: ops } : { type: 'unit' };
+  // Every plain triple pattern in one BGP, as SPARQL's would be: the planner orders them together
+  // (index nested loops from the most selective) instead of joining separately evaluated patterns.
+  const triples = ops.flatMap((o) => (o.type === 'bgp' ? o.patterns : []));
+  const merged: Op[] = [...(triples.length ? [{ type: 'bgp' as const, patterns: triples }] : []), ...ops.filter((o) => o.type !== 'bgp')];
+  let op: Op = merged.length ? { type: 'join', inputs: merged.map((o) => withConstants(o, consts)) } : { type: 'unit' };
+  for (const [variable, term] of consts) binds.push({ variable, term });
+  for (const b of binds) op = { type: 'extend', variable: b.variable, expr: { type: 'term', term: b.term }, input: op };
   for (const f of filters) op = { type: 'filter', expr: f, input: op };
-  const vars = [...new Set([...nodeVar.values(), ...segs.flatMap((s) => [s.a, s.b, ...(s.pv ? [s.pv] : []), ...(s.dv ? [s.dv] : [])])])];
+  // Anonymous nodes with a non-constant property map are checked on the solutions, so they are projected too.
+  const vars = [...new Set([...nodeVar.values(), ...segs.flatMap((s) => [s.a, s.b, ...(s.pv ? [s.pv] : []), ...(s.dv ? [s.dv] : [])]), ...post.map((p) => p.node)])];
   let targets: number[][];
   if (shared.length) {
     const vrows: (Term | undefined)[][] = [];
@@ -109,6 +132,8 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     vars.push('__row');
     targets = [];
   } else targets = [rows.map((_, i) => i)];
+  // the pushed property variables are projected away again: the MATCH's own solutions, filtered
+  if (pushed.length) op = { type: 'distinct', input: { type: 'project', variables: vars, input: op } };
   const sols = await g.select(op, vars);
   for (const s of sols) {
     const rowIdx = shared.length ? [Number(s.__row!.value)] : targets[0]!;
@@ -117,6 +142,7 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     const alts = await expandSegments(g, names, segs, s, patterns, ev, base);
     for (const ri of rowIdx) {
       for (const ext of alts) {
+        if (!post.length) { out[ri]!.push(ext); continue; }
         const full = new Map([...rows[ri]!, ...ext]);
         let ok = true;
         for (const p of post) {
@@ -138,8 +164,21 @@ function typesPath(rel: RelPat, names: Names): PathExpr {
   return links.length === 1 ? links[0]! : { type: 'alt', items: links };
 }
 
-/** The algebra of one relationship part between node variables a and b. */
-function hopOp(seg: Seg, names: Names, filters: AExpr[]): Op {
+/** Put constant node identities into the triple patterns (and paths) of an operator. */
+function withConstants(op: Op, consts: Map<string, Term>): Op {
+  if (!consts.size) return op;
+  const sub = <T extends { termType: string; value: string }>(t: T): T => (t.termType === 'Variable' && consts.has(t.value) ? consts.get(t.value)! as unknown as T : t);
+  switch (op.type) {
+    case 'bgp': return { ...op, patterns: op.patterns.map((p) => ({ ...p, s: sub(p.s), o: sub(p.o) } as typeof p)) };
+    case 'path': return { ...op, s: sub(op.s), o: sub(op.o) } as Op;
+    case 'join': case 'union': return { ...op, inputs: op.inputs.map((i) => withConstants(i, consts)) } as Op;
+    case 'extend': case 'distinct': case 'project': case 'filter': return { ...op, input: withConstants(op.input, consts) } as Op;
+    default: return op;
+  }
+}
+
+/** The algebra of one relationship part between node variables a and b (`binds`: constants bound after the join). */
+function hopOp(seg: Seg, names: Names, filters: AExpr[], binds: { variable: string; term: Term }[]): Op {
   const { rel, a, b } = seg;
   if (rel.range) {
     if (rel.range.max !== undefined && rel.range.max > 32) throw cypherError('Unsupported', 'a variable-length upper bound above 32; leave it unbounded');
@@ -170,25 +209,33 @@ function hopOp(seg: Seg, names: Names, filters: AExpr[]): Op {
   }
   const pv = `p_${seg.idx}`;
   seg.pv = pv;
-  const inputs: Op[] = [];
-  if (rel.types.length) inputs.push({ type: 'values', variables: [pv], rows: rel.types.map((t) => [namedNode(names.iri(t))]) });
-  else filters.push(call('&&', call('!=', vx(pv), { type: 'term', term: namedNode(RDF_TYPE) }), call('!', call('strstarts', call('str', vx(pv)), { type: 'term', term: literal(F) }))));
+  if (!rel.types.length) filters.push(call('&&', call('!=', vx(pv), { type: 'term', term: namedNode(RDF_TYPE) }), call('!', call('strstarts', call('str', vx(pv)), { type: 'term', term: literal(F) }))));
   filters.push(call('!', call('isliteral', vx(rel.dir === 'in' ? a : b))));
-  let triples: Op;
+  // A typed part puts each type's IRI into its triple pattern (so the indexes find it) and binds pv to it.
+  const hop = (s: string, o: string): Op => {
+    if (!rel.types.length) return { type: 'bgp', patterns: [{ s: v(s), p: v(pv), o: v(o) }] };
+    if (rel.types.length === 1 && rel.dir !== 'both') {
+      // One type: a plain triple pattern the planner can order and merge; pv is bound after the join.
+      const iri = namedNode(names.iri(rel.types[0]!));
+      binds.push({ variable: pv, term: iri });
+      return { type: 'bgp', patterns: [{ s: v(s), p: iri, o: v(o) }] };
+    }
+    const each: Op[] = rel.types.map((t) => {
+      const iri = namedNode(names.iri(t));
+      return { type: 'extend', variable: pv, expr: { type: 'term', term: iri }, input: { type: 'bgp', patterns: [{ s: v(s), p: iri, o: v(o) }] } };
+    });
+    return each.length === 1 ? each[0]! : { type: 'union', inputs: each };
+  };
   if (rel.dir === 'both') {
     const dv = `d_${seg.idx}`;
     seg.dv = dv;
-    triples = { type: 'union', inputs: [
-      { type: 'extend', variable: dv, expr: { type: 'term', term: literal('out') }, input: { type: 'bgp', patterns: [{ s: v(a), p: v(pv), o: v(b) }] } },
-      { type: 'extend', variable: dv, expr: { type: 'term', term: literal('in') }, input: { type: 'bgp', patterns: [{ s: v(b), p: v(pv), o: v(a) }] } },
-    ] };
     filters.push(call('!', call('isliteral', vx(a))));
-  } else {
-    const [s, o] = rel.dir === 'in' ? [b, a] : [a, b];
-    triples = { type: 'bgp', patterns: [{ s: v(s), p: v(pv), o: v(o) }] };
+    return { type: 'union', inputs: [
+      { type: 'extend', variable: dv, expr: { type: 'term', term: literal('out') }, input: hop(a, b) },
+      { type: 'extend', variable: dv, expr: { type: 'term', term: literal('in') }, input: hop(b, a) },
+    ] };
   }
-  inputs.push(triples);
-  return inputs.length === 1 ? inputs[0]! : { type: 'join', inputs };
+  return rel.dir === 'in' ? hop(b, a) : hop(a, b);
 }
 
 /** Whether every walk the property path finds contains a trail with the same ends and a length within the bounds. */
@@ -198,6 +245,22 @@ type Ext = { row: Row; used: Set<string>; path: Map<number, { nodes: NodeV[]; re
 
 /** Per engine solution: the rows after relationship, reifier and trail expansion. */
 async function expandSegments(g: Graph, names: Names, segs: Seg[], s: Record<string, Term>, patterns: PathPat[], ev: Evaluate, base: Row): Promise<Row[]> {
+  // Fixed hops with neither relationship variables, property maps nor path variables: the row is the
+  // solution's nodes, provided no two hops bind the same base fact (relationship uniqueness).
+  if (segs.every((sg) => !sg.rel.range && sg.rel.v === undefined && !sg.rel.props.length) && !patterns.some((pp) => pp.pathVar !== undefined)) {
+    if (segs.length > 1) {
+      const keys = new Set<string>();
+      for (const seg of segs) {
+        const a = s[seg.a]!, b = s[seg.b]!;
+        const out = !seg.dv || s[seg.dv]!.value === 'out' ? seg.rel.dir !== 'in' : false;
+        const [st, en] = seg.rel.dir === 'in' ? [b, a] : seg.dv ? (out ? [a, b] : [b, a]) : [a, b];
+        const k = `${st.termType[0]}${st.value}\u0001${s[seg.pv!]!.value}\u0001${en.termType[0]}${en.value}`;
+        if (keys.has(k)) return [];
+        keys.add(k);
+      }
+    }
+    return [base];
+  }
   let exts: Ext[] = [{ row: base, used: new Set(), path: new Map() }];
   for (const seg of segs) {
     const a = s[seg.a]!, b = s[seg.b]!;

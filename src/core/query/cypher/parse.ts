@@ -3,14 +3,13 @@
  * taken from npm: the maintained JS Cypher parsers are either grammar-generated (antlr4, heavy and
  * without our error positions) or unmaintained. Nesting is bounded (MAX_DEPTH) so hostile input
  * fails with a 400 instead of a stack overflow. Forms outside the subset (§10) are named in a
- * 400 err:cypher/Unsupported; write clauses in a 400 err:cypher/SemanticError.
+ * 400 err:cypher/Unsupported. Writing clauses (§7) parse here too; run.ts and write.ts run them.
  */
-import type { Clause, Expr, Item, NodePat, PathPat, Projection, RelPat, Statement } from './ast.js';
+import { WRITE_CLAUSES, type Clause, type Expr, type Item, type NodePat, type PathPat, type Projection, type RelPat, type RemoveItem, type SetItem, type Statement } from './ast.js';
 import { cypherError, syntaxError } from './errors.js';
 import { lex, type Token } from './lexer.js';
 
 const MAX_DEPTH = 200;
-const WRITE = new Set(['CREATE', 'MERGE', 'SET', 'DELETE', 'DETACH', 'REMOVE']);
 const UNSUPPORTED: Record<string, string> = {
   FOREACH: 'FOREACH', LOAD: 'LOAD CSV (use UNWIND $rows)',USE: 'USE', START: 'explicit transactions', BEGIN: 'explicit transactions', COMMIT: 'explicit transactions',
   DROP: 'index and constraint commands', SHOW: 'SHOW commands',
@@ -58,6 +57,7 @@ class Parser {
     if (this.eat(';') && this.t.kind !== 'eof') throw cypherError('SemanticError', 'one statement per request: a second statement follows the ;');
     if (this.t.kind !== 'eof') this.fail(`unexpected '${this.t.text}'`);
     if (unions.length && [clauses, ...unions.map((u) => u.clauses)].some((cs) => cs.some((c) => c.k === 'call'))) throw cypherError('Unsupported', 'CALL inside UNION');
+    if (unions.length && [clauses, ...unions.map((u) => u.clauses)].some((cs) => cs.some((c) => WRITE_CLAUSES.has(c.k)))) throw cypherError('Unsupported', 'writing clauses inside UNION');
     return { clauses, ...(unions.length ? { unions } : {}) };
   }
 
@@ -67,7 +67,11 @@ class Parser {
     if (!clauses.length) this.fail('empty statement');
     const last = clauses[clauses.length - 1]!;
     const standaloneCall = clauses.length === 1 && last.k === 'call';
-    if (last.k !== 'return' && !standaloneCall) this.fail('a read statement ends with RETURN', this.t);
+    const writes = clauses.some((c) => WRITE_CLAUSES.has(c.k));
+    if (writes && clauses.some((c) => c.k === 'call')) throw cypherError('Unsupported', 'CALL in a write statement');
+    if (last.k !== 'return' && !standaloneCall && !(writes && WRITE_CLAUSES.has(last.k))) {
+      this.fail(writes ? 'a write statement ends with a writing clause or RETURN' : 'a read statement ends with RETURN', this.t);
+    }
     clauses.slice(0, -1).forEach((c) => { if (c.k === 'return') this.fail('RETURN must be the last clause'); });
     clauses.forEach((c, i) => { if (c.k === 'call' && i !== 0) throw cypherError('Unsupported', 'CALL after other clauses (a procedure call is a standalone statement or starts one)'); });
     return clauses;
@@ -99,9 +103,74 @@ class Parser {
     if (w === 'WITH') { this.i++; return { k: 'with', proj: this.projection(true) }; }
     if (w === 'RETURN') { this.i++; return { k: 'return', proj: this.projection(false) }; }
     if (w === 'CALL') { this.i++; return this.call(); }
-    if (WRITE.has(w)) throw cypherError('SemanticError', `${w} is a write clause: send write statements to /update (Cypher writes are not available on this server yet)`);
+    if (w === 'CREATE') { this.i++; return { k: 'create', patterns: this.patternList() }; }
+    if (w === 'MERGE') { this.i++; return this.merge(); }
+    if (w === 'SET') { this.i++; return { k: 'set', items: this.setItems() }; }
+    if (w === 'REMOVE') { this.i++; return { k: 'remove', items: this.removeItems() }; }
+    if (w === 'DELETE') { this.i++; return { k: 'delete', detach: false, exprs: this.exprList() }; }
+    if (w === 'DETACH') { this.i++; this.needKw('DELETE'); return { k: 'delete', detach: true, exprs: this.exprList() }; }
     if (UNSUPPORTED[w]) throw cypherError('Unsupported', `${UNSUPPORTED[w]} is outside Ledgraph's Cypher subset`);
-    return this.fail(`expected a clause (MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN), got '${t.text}'`);
+    return this.fail(`expected a clause (MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN, CREATE, MERGE, SET, REMOVE, DELETE), got '${t.text}'`);
+  }
+
+  private patternList(): PathPat[] {
+    const out = [this.path()];
+    while (this.eat(',')) out.push(this.path());
+    return out;
+  }
+  private exprList(): Expr[] {
+    const out = [this.expr()];
+    while (this.eat(',')) out.push(this.expr());
+    return out;
+  }
+
+  private merge(): Clause {
+    const pattern = this.path();
+    const onCreate: SetItem[] = [], onMatch: SetItem[] = [];
+    while (this.isKw('ON')) {
+      this.i++;
+      const which = this.kw('CREATE') ? onCreate : this.kw('MATCH') ? onMatch : this.fail('expected CREATE or MATCH after ON');
+      this.needKw('SET');
+      which.push(...this.setItems());
+    }
+    return { k: 'merge', pattern, onCreate, onMatch };
+  }
+
+  private setItems(): SetItem[] {
+    const out: SetItem[] = [];
+    do {
+      const v = this.name();
+      if (this.eat('.')) {
+        const key = this.name();
+        if (this.is('.')) throw cypherError('Unsupported', 'chained property access n.a.b');
+        this.need('=');
+        out.push({ k: 'prop', v, key, e: this.expr() });
+      } else if (this.eat('+=')) out.push({ k: 'merge', v, e: this.expr() });
+      else if (this.eat('=')) out.push({ k: 'replace', v, e: this.expr() });
+      else if (this.is(':')) out.push({ k: 'labels', v, labels: this.labelList() });
+      else this.fail("expected '.', '=', '+=' or ':' in SET");
+    } while (this.eat(','));
+    return out;
+  }
+
+  private removeItems(): RemoveItem[] {
+    const out: RemoveItem[] = [];
+    do {
+      const v = this.name();
+      if (this.eat('.')) out.push({ k: 'prop', v, key: this.name() });
+      else if (this.is(':')) out.push({ k: 'labels', v, labels: this.labelList() });
+      else this.fail("expected '.' or ':' in REMOVE");
+    } while (this.eat(','));
+    return out;
+  }
+
+  private labelList(): string[] {
+    const out: string[] = [];
+    while (this.eat(':')) {
+      if (this.t.kind === 'param') throw cypherError('Unsupported', 'labels given by parameters');
+      out.push(this.name());
+    }
+    return out;
   }
 
   private match(optional: boolean): Clause {

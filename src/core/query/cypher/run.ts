@@ -1,5 +1,5 @@
-/** Runs a parsed Cypher read statement clause by clause (cypher.md §5). */
-import type { Clause, Statement } from './ast.js';
+/** Runs a parsed Cypher statement clause by clause (cypher.md §5); writing clauses go to env.writer (§7). */
+import type { Clause, Expr, Statement } from './ast.js';
 import { evaluate, type Env } from './eval.js';
 import { matchRows, type Row } from './match.js';
 import { columnsOf, project } from './project.js';
@@ -11,14 +11,37 @@ import { checkScope } from './scope.js';
 /** The columns and rows of a statement's RETURN. */
 export interface CypherTable { columns: string[]; rows: Value[][] }
 
-function introduced(c: Extract<Clause, { k: 'match' }>): string[] {
+function introduced(c: Extract<Clause, { k: 'match' | 'create' | 'merge' }>): string[] {
   const out: string[] = [];
-  for (const p of c.patterns) {
+  for (const p of c.k === 'merge' ? [c.pattern] : c.patterns) {
     if (p.pathVar) out.push(p.pathVar);
     for (const n of p.nodes) if (n.v !== undefined) out.push(n.v);
     for (const r of p.rels) if (r.v !== undefined) out.push(r.v);
   }
   return [...new Set(out)];
+}
+
+/** The `EXISTS { … }` subexpressions of a WHERE (not those nested in another EXISTS). */
+function existsIn(e: Expr, out: Extract<Expr, { k: 'exists' }>[]): void {
+  if (e.k === 'exists') { out.push(e); return; }
+  if (e.k === 'op' || e.k === 'call') e.args.forEach((a) => existsIn(a, out));
+  else if (e.k === 'case') { if (e.subject) existsIn(e.subject, out); e.whens.forEach(([a, b]) => { existsIn(a, out); existsIn(b, out); }); if (e.else) existsIn(e.else, out); }
+}
+
+/**
+ * Match every EXISTS pattern of a WHERE for all candidate rows at once (one engine query each, not
+ * one per row); evaluate() then reads the extensions of its row from env.exists.
+ */
+async function batchExists(where: Expr, rows: Row[], env: Env): Promise<void> {
+  if (rows.length < 2) return;
+  const found: Extract<Expr, { k: 'exists' }>[] = [];
+  existsIn(where, found);
+  for (const e of found) {
+    const exts = await matchRows(env.g, env.names, e.patterns, rows, (x, r) => evaluate(x, r, env));
+    const byRow = new WeakMap<Row, Row[]>();
+    rows.forEach((r, i) => byRow.set(r, exts[i]!));
+    (env.exists ??= new WeakMap()).set(e, byRow);
+  }
 }
 
 /** Run a statement (with its UNION branches) to its table. */
@@ -42,15 +65,23 @@ async function runSingle(clauses: Clause[], env: Env): Promise<CypherTable> {
   let vars: string[] = [];
   const ev = (e: Parameters<typeof evaluate>[0], row: Row) => evaluate(e, row, env);
   for (const c of clauses) {
+    await env.writer?.sync();
     switch (c.k) {
+      case 'create': case 'merge': case 'set': case 'remove': case 'delete': {
+        if (!env.writer) throw cypherError('SemanticError', `${c.k === 'delete' && c.detach ? 'DETACH DELETE' : c.k.toUpperCase()} is a writing clause: send write statements to /update`);
+        rows = await env.writer.run(c, rows, env);
+        if (c.k === 'create' || c.k === 'merge') vars = [...vars, ...introduced(c).filter((v) => !vars.includes(v))];
+        break;
+      }
       case 'match': {
         const fresh = introduced(c).filter((v) => !vars.includes(v));
-        const exts = await matchRows(env.g, env.names, c.patterns, rows, ev);
+        const exts = await matchRows(env.g, env.names, c.patterns, rows, ev, c.where);
+        const cands = exts.map((es, i) => es.map((ext) => new Map([...rows[i]!, ...ext])));
+        if (c.where) await batchExists(c.where, cands.flat(), env);
         const next: Row[] = [];
         for (let i = 0; i < rows.length; i++) {
           let any = false;
-          for (const ext of exts[i]!) {
-            const row = new Map([...rows[i]!, ...ext]);
+          for (const row of cands[i]!) {
             if (c.where && (await evaluate(c.where, row, env)) !== true) continue;
             any = true;
             next.push(row);

@@ -2,7 +2,7 @@
  * Static variable scoping of a statement (cypher.md §9): a variable used before any clause binds
  * it is a 400 SemanticError even when no row would ever evaluate it.
  */
-import type { Clause, Expr, PathPat, Projection } from './ast.js';
+import type { Clause, Expr, PathPat, Projection, SetItem } from './ast.js';
 import { cypherError } from './errors.js';
 
 function refs(e: Expr, out: string[]): void {
@@ -41,6 +41,11 @@ function projection(p: Projection, scope: Set<string>): Set<string> {
   return next;
 }
 
+function setItem(i: SetItem, scope: Set<string>): void {
+  if (!scope.has(i.v)) throw cypherError('SemanticError', `unknown variable ${i.v}`);
+  if (i.k !== 'labels') check(i.e, scope);
+}
+
 /** Throw on the first variable used out of scope. */
 export function checkScope(clauses: Clause[]): void {
   let scope = new Set<string>();
@@ -56,6 +61,23 @@ export function checkScope(clauses: Clause[]): void {
       case 'with': scope = projection(c.proj, scope); break;
       case 'return': projection(c.proj, scope); break;
       case 'call': scope = new Set([...scope, ...c.yields]); break;
+      case 'create': case 'merge': {
+        const ps = c.k === 'create' ? c.patterns : [c.pattern];
+        for (const p of ps) {
+          for (const n of p.nodes) {
+            if (n.v !== undefined && scope.has(n.v) && (n.labels.length || n.props.length)) throw cypherError('SemanticError', `variable ${n.v} is already bound: ${c.k.toUpperCase()} cannot add labels or properties to it (use SET)`);
+          }
+          for (const r of p.rels) if (r.v !== undefined && scope.has(r.v)) throw cypherError('SemanticError', `variable ${r.v} is already bound: ${c.k.toUpperCase()} makes a new relationship`);
+        }
+        const inner = new Set([...scope, ...patternVars(ps)]);
+        ps.forEach((p) => [...p.nodes, ...p.rels].forEach((x) => x.props.forEach(([, e]) => check(e, inner))));
+        scope = inner;
+        if (c.k === 'merge') [...c.onCreate, ...c.onMatch].forEach((i) => setItem(i, scope));
+        break;
+      }
+      case 'set': c.items.forEach((i) => setItem(i, scope)); break;
+      case 'remove': c.items.forEach((i) => { if (!scope.has(i.v)) throw cypherError('SemanticError', `unknown variable ${i.v}`); }); break;
+      case 'delete': c.exprs.forEach((e) => check(e, scope)); break;
     }
   }
 }

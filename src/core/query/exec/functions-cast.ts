@@ -14,7 +14,7 @@ import { type TemporalType, formatDuration, formatTemporal, parseTemporal } from
 import type { Literal, Term } from '../../rdf/terms.js';
 import {
   type LiteralValue, type NumericValue, booleanLiteral, doubleLiteral, floatLiteral, isIllTyped, numericToXPathString,
-  parseLiteral, typedLiteral,
+  numericLiteral, parseLiteral, typedLiteral,
 } from '../../rdf/values.js';
 import { XSD } from '../../rdf/vocab.js';
 import { type FunctionDef, def, show } from './functions-common.js';
@@ -111,7 +111,8 @@ export function castTo(target: string, t: Term): Literal {
       case 'float': case 'double': n = v.num; break;
     }
     if (n === undefined) fail(target, t);
-    return nk === 'double' ? doubleLiteral(n) : floatLiteral(n);
+    // Through numericLiteral, so the next reader (an operator, an aggregate) gets the value unparsed.
+    return numericLiteral({ kind: nk, num: n });
   }
   if (target === XSDT.boolean) {
     switch (v.kind) {

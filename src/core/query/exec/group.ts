@@ -7,11 +7,13 @@
  * SAMPLE return the selected input term as written (docs/sparql.md "Numeric results").
  */
 import type { Term } from '../../rdf/terms.js';
-import { integerLiteral, stringLiteral } from '../../rdf/values.js';
+import { type NumericValue, integerLiteral, numericLiteral, stringLiteral } from '../../rdf/values.js';
 import type { AggregateName } from '../algebra/algebra.js';
 import { type EvalContext, type ExprFn, type Frame, tryEval } from './expr.js';
 import { callFunction, compareForOrder, isExprError } from './expr-eval.js';
 import { existsAnswers, type ExistsSpec } from './filter.js';
+import { numArg } from './functions-common.js';
+import { arithmetic } from './functions-numeric.js';
 import { RowBuffer, hashSlots } from './rows.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND, type GraphCtx, type PNode, type Stream } from './types.js';
@@ -30,11 +32,18 @@ export interface GroupAgg {
 }
 
 const ZERO = integerLiteral(0);
+const ZERO_NUM: NumericValue = { kind: 'integer', big: 0n };
 
 /** One aggregate's running state in one group. */
 class Acc {
   count = 0;
   value: Term | undefined;
+  /**
+   * SUM/AVG's running total as a number value, not a literal: building and re-parsing a literal
+   * per input row cost most of a large aggregation (the `+` operator's own arithmetic, so the same
+   * promotion and rounding).
+   */
+  sum: NumericValue | undefined;
   error = false;
   parts: string[] = [];
   seen: Set<number | string> | undefined;
@@ -55,7 +64,7 @@ class Acc {
       switch (this.agg.name) {
         case 'count': this.count++; break;
         case 'sum': case 'avg':
-          this.value = this.value === undefined ? callFunction('+', [ZERO, t], fctx) : callFunction('+', [this.value, t], fctx);
+          this.sum = arithmetic('+', this.sum ?? ZERO_NUM, numArg(t, '+'));
           this.count++;
           break;
         case 'min': if (this.value === undefined || compareForOrder(t, this.value) < 0) this.value = t; break;
@@ -76,10 +85,10 @@ class Acc {
     if (this.error) return undefined;
     switch (this.agg.name) {
       case 'count': return integerLiteral(this.count);
-      case 'sum': return this.value ?? ZERO;
+      case 'sum': return this.sum === undefined ? ZERO : numericLiteral(this.sum);
       case 'avg':
-        if (this.count === 0) return ZERO;
-        try { return callFunction('/', [this.value!, integerLiteral(this.count)], fctx); } catch (e) { if (isExprError(e)) return undefined; throw e; }
+        if (this.count === 0 || this.sum === undefined) return ZERO;
+        try { return numericLiteral(arithmetic('/', this.sum, { kind: 'integer', big: BigInt(this.count) })); } catch (e) { if (isExprError(e)) return undefined; throw e; }
       case 'min': case 'max': case 'sample': return this.value;
       case 'group_concat': return stringLiteral(this.parts.join(this.agg.separator));
     }

@@ -30,6 +30,7 @@ export async function* probeJoin(rt: Runtime, input: Stream, idx: RowIndex, slot
     for (let r = 0; r < b.n; r++) {
       const off = r * w;
       for (let m = idx.first(b.rows, off); m >= 0; m = idx.next(m, b.rows, off)) {
+        if (rt.spin()) await rt.pause();
         const mo = m * w;
         if (!compatible(b.rows, off, rel, mo, slots)) continue;
         const at = out.push(b.rows, off);

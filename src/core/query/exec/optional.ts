@@ -104,6 +104,7 @@ export class MinusNode implements PNode {
         const off = r * w;
         let drop = false;
         for (let m = idx.first(b.rows, off); m >= 0 && !drop; m = idx.next(m, b.rows, off)) {
+          if (rt.spin()) await rt.pause();
           const mo = m * w;
           if (!compatible(b.rows, off, rel, mo, shared)) continue;
           if (this.keys.length) { drop = true; break; }

@@ -97,6 +97,14 @@ export class PathNode implements PNode {
   }
 }
 
+/**
+ * Append `more` to `out` in place. Node sets are data-sized: `out.push(...more)` passes every
+ * element as an argument and throws RangeError past about 10^5 of them (a predicate on many facts).
+ */
+function append(out: number[], more: readonly number[]): void {
+  for (const x of more) out.push(x);
+}
+
 function put(r: Int32Array, at: number, v: number): boolean {
   const cur = r[at]!;
   if (cur === UNBOUND) { r[at] = v; return true; }
@@ -171,8 +179,8 @@ class Walker {
         if (node >= OVERFLOW_BASE) return [];
         const out: number[] = [];
         // Forward part follows s->o edges (o->s when walking backward); the inverse part the reverse.
-        if (p.fwd) out.push(...await (fwd ? this.collect({ s: node }, graphs, 'o', p.fwd) : this.collect({ o: node }, graphs, 's', p.fwd)));
-        if (p.inv) out.push(...await (fwd ? this.collect({ o: node }, graphs, 's', p.inv) : this.collect({ s: node }, graphs, 'o', p.inv)));
+        if (p.fwd) append(out, await (fwd ? this.collect({ s: node }, graphs, 'o', p.fwd) : this.collect({ o: node }, graphs, 's', p.fwd)));
+        if (p.inv) append(out, await (fwd ? this.collect({ o: node }, graphs, 's', p.inv) : this.collect({ s: node }, graphs, 'o', p.inv)));
         return out;
       }
     }
@@ -194,7 +202,7 @@ class Walker {
       }
       case 'alt': {
         const out: number[] = [];
-        for (const it of p.items) out.push(...await this.sources(it, graphs));
+        for (const it of p.items) append(out, await this.sources(it, graphs));
         return out;
       }
       case 'oneOrMore': return this.sources(p.path, graphs);

@@ -78,6 +78,7 @@ export class Runtime {
   private readonly graphTerms = new Map<number, number>();
   private readonly termGraphs = new Map<number, number>();
   private ticks = 0;
+  private spins = 0;
   /** Counted in longRunning (it has paused). */
   private long = false;
   /** The current slice of uninterrupted work. */
@@ -101,6 +102,15 @@ export class Runtime {
   /** True when this slice of work is used up and the operator should `await pause()` (call per batch, not per row). */
   due(): boolean {
     return this.slice.due();
+  }
+
+  /**
+   * Count one step of an inner loop that may produce nothing (a probe over a build side whose
+   * matches all fail a compatibility check): true every 1,024 steps once the slice is used up, and
+   * the loop should `await pause()`. Loops that yield only when their output fills need this.
+   */
+  spin(): boolean {
+    return (++this.spins & 1023) === 0 && this.slice.due();
   }
 
   /** Give the event loop a turn, start a new slice, then throw if the query was aborted or ran out of time meanwhile. */

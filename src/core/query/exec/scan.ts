@@ -145,6 +145,7 @@ export class TriplePatternNode implements PNode {
       for (let r = 0; r < b.n; r++) {
         const off = r * w;
         for (let m = idx.first(b.rows, off); m >= 0; m = idx.next(m, b.rows, off)) {
+          if (rt.spin()) await rt.pause();
           if (!compatible(b.rows, off, rel, m * w, slots)) continue;
           const at = out.push(b.rows, off);
           fillFrom(out.rows, at, rel, m * w, slots);

@@ -4,10 +4,23 @@
  * `insert`), committed through the ordinary write pipeline by the caller. Checks (already exists,
  * not found) run against the snapshot before anything is written.
  */
+import { LedgraphError } from '../../errors.js';
 import type { DbView } from '../../index/view.js';
 import { XSD, rdf } from '../../rdf/vocab.js';
 import type { FieldModel } from './model.js';
 import type { DerivedSchema, PublishedType } from './schema.js';
+
+/**
+ * The input types already hold writes to the published shapes (§7: non-null create inputs for
+ * `sh:minCount >= 1`, single values for `sh:maxCount 1`, enums for `sh:in`, scalars for
+ * datatypes); what they cannot express — removing every value of a required field, or an empty
+ * list for it — is the shape violation of §12: 422 `err:db/ConstraintViolation`.
+ */
+function checkRequired(t: PublishedType, name: string, f: FieldModel, value: unknown): void {
+  if (f.required && (value === null || (Array.isArray(value) && value.length === 0))) {
+    throw new LedgraphError(422, 'err:db/ConstraintViolation', `${t.name}.${name} is required (sh:minCount ${'>='} 1): it cannot be left without a value`);
+  }
+}
 
 /** A mutation root field that cannot run: its message, and whether it is an unsupported form. */
 export class MutationError extends Error {
@@ -49,6 +62,7 @@ export async function planMutations(d: DerivedSchema, view: DbView, fields: NonN
       for (const [name, value] of Object.entries(item.args.input as Record<string, unknown>)) {
         if (name === 'id' || value === null || value === undefined) continue;
         const f = t.fields.get(name)!;
+        checkRequired(t, name, f, value);
         node[ctx.compactIri(f.property, false)] = jsonValues(f, value, insertOnly, idOf);
       }
       ins.push(node);
@@ -59,6 +73,7 @@ export async function planMutations(d: DerivedSchema, view: DbView, fields: NonN
       for (const [name, value] of Object.entries(item.args.input as Record<string, unknown>)) {
         if (value === undefined) continue;
         const f = t.fields.get(name)!;
+        checkRequired(t, name, f, value);
         const p = ctx.compactIri(f.property, false);
         const v = `?u${n++}`;
         where.push(['optional', { '@id': id, [p]: v }]);

@@ -65,7 +65,8 @@ export const JSONScalar = new GraphQLScalarType({ name: 'JSON', serialize: (v) =
 export const OrderDirection = new GraphQLEnumType({ name: 'OrderDirection', values: { ASC: {}, DESC: {} } });
 export const Resource = new GraphQLObjectType({
   name: 'Resource',
-  fields: { id: { type: new GraphQLNonNull(GraphQLID) } },
+  // The per-request resolvers (graphql-js context) turn a node into its compacted id.
+  fields: { id: { type: new GraphQLNonNull(GraphQLID), resolve: (src: unknown, _a: unknown, r: { id(src: unknown): string }) => r.id(src) } },
 });
 
 const list = (t: GraphQLInputType) => new GraphQLList(new GraphQLNonNull(t));

@@ -24,10 +24,11 @@ export interface PublishedType {
 
 /** What the executor resolves through: implemented by resolve.ts per request. */
 export interface Resolvers {
-  single(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
+  single(t: PublishedType, args: Record<string, unknown>, path: string): unknown;
   list(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
   count(t: PublishedType, args: Record<string, unknown>, path: string): Promise<unknown>;
-  field(src: unknown, t: PublishedType, f: FieldModel, args: Record<string, unknown>): Promise<unknown>;
+  /** The values of a nested field: an array, or a promise of one when facts must be fetched. */
+  field(src: unknown, t: PublishedType, f: FieldModel, args: Record<string, unknown>): unknown;
   id(src: unknown): string;
   /** The node (or id) a mutation root field produced; computed before execution (§12). */
   mutationResult(key: string): unknown;
@@ -64,14 +65,18 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
   const roots = rootNames(classes.map((c) => ({ name: typeNames.get(c.iri)!, plural: c.plural })));
   const types = new Map<string, PublishedType>();
   const byClass = new Map<string, PublishedType>();
+  const fieldNameMemo = new Map<string, Map<string, string>>();
   for (const c of classes) {
     const name = typeNames.get(c.iri)!;
     const keyOf = (f: FieldModel) => (f.reverse ? '^' : '') + f.property;
     const declared = new Map(c.fields.filter((f) => f.declaredName !== undefined).map((f) => [keyOf(f), f.declaredName!]));
     const named = new Map(c.fields.filter((f) => f.shapeName !== undefined).map((f) => [keyOf(f), f.shapeName!]));
-    const fieldNames = allocateNames(c.fields.map(keyOf), ctx, new Set(['id']), declared, named);
+    // Classes often carry the same properties (a class hierarchy's members): name each list once.
+    const memoKey = JSON.stringify([c.fields.map(keyOf), [...declared], [...named]]);
+    let fieldNames = fieldNameMemo.get(memoKey);
+    if (!fieldNames) fieldNameMemo.set(memoKey, fieldNames = allocateNames(c.fields.map(keyOf), ctx, new Set(['id']), declared, named));
     const fields = new Map<string, FieldModel>();
-    for (const f of [...c.fields].sort((a, b) => (fieldNames.get(keyOf(a))! < fieldNames.get(keyOf(b))! ? -1 : 1))) fields.set(fieldNames.get(keyOf(f))!, f);
+    for (const f of [...c.fields].sort((a, b) => (fieldNames!.get(keyOf(a))! < fieldNames!.get(keyOf(b))! ? -1 : 1))) fields.set(fieldNames!.get(keyOf(f))!, f);
     const t: PublishedType = { name, cls: c.iri, fields, root: roots.get(name)! };
     types.set(name, t);
     byClass.set(c.iri, t);
@@ -159,7 +164,7 @@ function build(model: InferredModel, ctx: ActiveContext, extraWarnings: string[]
             continue;
           }
           if (f.single) {
-            out[name] = { type: f.required ? new GraphQLNonNull(item) : item, ...description, resolve: (src, _a, r) => r.field(src, t, f, {}).then((v) => (v as unknown[])[0] ?? null) };
+            out[name] = { type: f.required ? new GraphQLNonNull(item) : item, ...description, resolve: (src, _a, r) => first(r.field(src, t, f, {})) };
             continue;
           }
           const args = f.kind === 'ref'
@@ -280,3 +285,8 @@ function qualifyHelperClashes(names: Map<string, string>, classes: ClassModel[],
   for (const [iri, n] of allocateNames(clashing.map((c) => c.iri), ctx, reserved)) names.set(iri, n);
 }
 
+
+/** The first value of a single-valued field (null when none), keeping a synchronous answer synchronous. */
+function first(v: unknown): unknown {
+  return v instanceof Promise ? v.then((x) => (x as unknown[])[0] ?? null) : (v as unknown[])[0] ?? null;
+}

@@ -5,7 +5,7 @@
  */
 import {
   execute, getArgumentValues, getVariableValues, GraphQLError, Kind, lexicographicSortSchema, parse, printSchema, TypeInfo, validate, visit, visitWithTypeInfo,
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode,
+  type DocumentNode, type FieldNode, type GraphQLSchema, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import type { DbView } from '../../index/view.js';
 import { ActiveContext } from '../../rdf/jsonld-context.js';
@@ -15,6 +15,7 @@ import { applyCurated, readCurated } from './curated.js';
 import { DeclarationError } from './naming.js';
 import { isLedgraphError } from '../../errors.js';
 import { MutationError, planMutations, type MutationItem } from './mutate.js';
+import { executeFast } from './execute.js';
 import { RequestResolvers } from './resolve.js';
 import { buildDerivedSchema, type DerivedSchema, type PublishedType } from './schema.js';
 
@@ -93,23 +94,19 @@ function withCode(e: GraphQLError, code: ErrorCode): unknown {
 export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: unknown, run: GraphQLRun): Promise<GraphQLBody> {
   if (d.error !== undefined) return failure('SCHEMA_ERROR', d.error);
   if (!d.schema) return failure('EMPTY_SCHEMA', 'the schema is empty: no classes are visible to this caller');
-  let doc: DocumentNode;
-  try { doc = parse(run.query); } catch (e) {
-    return { errors: [withCode(e instanceof GraphQLError ? e : new GraphQLError(String(e)), 'GRAPHQL_PARSE_FAILED')] };
-  }
+  const prep = prepared(d, run.query);
+  if (prep.parseError) return { errors: [withCode(prep.parseError, 'GRAPHQL_PARSE_FAILED')] };
+  const doc = prep.doc!;
   const limits = run.limits ?? DEFAULT_LIMITS;
   const op = selectedOperation(doc, run.operationName ?? undefined);
-  const frags = new Map(doc.definitions.filter((x): x is FragmentDefinitionNode => x.kind === Kind.FRAGMENT_DEFINITION).map((x) => [x.name.value, x]));
-  for (const o of doc.definitions) {
-    if (o.kind !== Kind.OPERATION_DEFINITION) continue;
-    const m = measure(o.selectionSet, frags, 1, []);
+  const frags = prep.frags;
+  for (const { o, m } of prep.sizes) {
     if (m.depth > limits.maxDepth) return failure('UNSUPPORTED_QUERY', `the document nests ${m.depth} levels deep; the limit is ${limits.maxDepth}`, [o]);
     if (m.fields > limits.maxFields) return failure('UNSUPPORTED_QUERY', `the document selects ${m.fields} fields; the limit is ${limits.maxFields}`, [o]);
   }
-  const unsupported = prePass(doc, d, op, run);
+  const unsupported = prep.subscription ?? readOnlyError(op, run) ?? prep.nestedWhere;
   if (unsupported) return { errors: [withCode(unsupported, 'UNSUPPORTED_QUERY')] };
-  const invalid = validate(d.schema, doc);
-  if (invalid.length) return { errors: invalid.map((e) => withCode(e, 'SCHEMA_ERROR')) };
+  if (prep.invalid.length) return { errors: prep.invalid.map((e) => withCode(e, 'SCHEMA_ERROR')) };
   if (op && !d.schema.getRootType(op.operation)) {
     return failure('SCHEMA_ERROR', `the schema has no ${op.operation} type: mutations are published only by a curated schema instance`, [op]);
   }
@@ -123,7 +120,8 @@ export async function runGraphQL(d: DerivedSchema, view: DbView, contextJson: un
   }
   const resolvers = new RequestResolvers({ view: readView, derived: d, contextJson, ...(run.signal ? { signal: run.signal } : {}), ...(run.deadline ? { deadline: run.deadline } : {}) });
   if (mutated) resolvers.mutationResults = mutated.results;
-  const res = await execute({ schema: d.schema, document: doc, contextValue: resolvers, variableValues: run.variables ?? null, operationName: run.operationName ?? null });
+  const res = (op && !mutated ? await fastData(d.schema, op, frags, run, resolvers) : undefined)
+    ?? await execute({ schema: d.schema, document: doc, contextValue: resolvers, variableValues: run.variables ?? null, operationName: run.operationName ?? null });
   const body: GraphQLBody = {};
   if (res.errors?.length) {
     // Errors before execution starts (variables, operation selection) are request errors: no data.
@@ -178,6 +176,20 @@ async function runMutations(d: DerivedSchema, view: DbView, op: OperationDefinit
   }
 }
 
+/** A query's data from the fast path (execute.ts); undefined when graphql-js must execute it. */
+async function fastData(schema: GraphQLSchema, op: OperationDefinitionNode, frags: Map<string, FragmentDefinitionNode>, run: GraphQLRun,
+  resolvers: RequestResolvers): Promise<{ data: Record<string, unknown>; errors?: undefined } | undefined> {
+  if (op.operation !== 'query') return undefined;
+  const vars = getVariableValues(schema, op.variableDefinitions ?? [], run.variables ?? {});
+  if (vars.errors) return undefined;
+  try {
+    return { data: await executeFast(schema, op, frags, vars.coerced, resolvers) };
+  } catch {
+    // Fallback, or a resolver's error: graphql-js executes the request and reports errors per §14.
+    return undefined;
+  }
+}
+
 function selectedOperation(doc: DocumentNode, name: string | undefined): OperationDefinitionNode | undefined {
   const ops = doc.definitions.filter((x): x is OperationDefinitionNode => x.kind === Kind.OPERATION_DEFINITION);
   return name !== undefined ? ops.find((o) => o.name?.value === name) : ops.length === 1 ? ops[0] : undefined;
@@ -201,26 +213,65 @@ function measure(set: SelectionSetNode, frags: Map<string, FragmentDefinitionNod
   return { depth: max, fields };
 }
 
-/** §15 forms answered UNSUPPORTED_QUERY before validation. */
-function prePass(doc: DocumentNode, d: DerivedSchema, op: OperationDefinitionNode | undefined, run: GraphQLRun): GraphQLError | undefined {
-  for (const o of doc.definitions) {
-    if (o.kind === Kind.OPERATION_DEFINITION && o.operation === 'subscription') return new GraphQLError('subscription operations are not supported', { nodes: [o] });
+/** What a document gives against one schema, whatever the request: parsed once per (schema, text). */
+interface Prepared {
+  doc?: DocumentNode;
+  parseError?: GraphQLError;
+  frags: Map<string, FragmentDefinitionNode>;
+  /** Depth and field count of every operation (§15 limits), fragments expanded. */
+  sizes: { o: OperationDefinitionNode; m: { depth: number; fields: number } }[];
+  /** §15 forms answered UNSUPPORTED_QUERY before validation. */
+  subscription?: GraphQLError;
+  nestedWhere?: GraphQLError;
+  /** graphql-js validation errors (specifiedRules). */
+  invalid: readonly GraphQLError[];
+}
+
+/** Prepared documents per schema (one schema per cache key), by document text; bounded. */
+const preparedDocs = new WeakMap<GraphQLSchema, Map<string, Prepared>>();
+const DOCS_PER_SCHEMA = 256;
+
+/** Parse, measure, pre-check and validate `text` against `d`'s schema, or reuse that work. */
+function prepared(d: DerivedSchema, text: string): Prepared {
+  const schema = d.schema!;
+  let docs = preparedDocs.get(schema);
+  if (!docs) preparedDocs.set(schema, docs = new Map());
+  let hit = docs.get(text);
+  if (hit) return hit;
+  hit = prepare(d, text);
+  if (docs.size >= DOCS_PER_SCHEMA) docs.delete(docs.keys().next().value!);
+  docs.set(text, hit);
+  return hit;
+}
+
+function prepare(d: DerivedSchema, text: string): Prepared {
+  let doc: DocumentNode;
+  try { doc = parse(text); } catch (e) {
+    return { parseError: e instanceof GraphQLError ? e : new GraphQLError(String(e)), frags: new Map(), sizes: [], invalid: [] };
   }
-  if (op?.operation === 'mutation' && run.readOnly) {
-    return new GraphQLError(run.readOnly === 'get' ? 'mutations cannot be sent with GET; use POST' : 'mutations cannot run against a ledger pinned to a time', { nodes: [op] });
-  }
+  const frags = new Map(doc.definitions.filter((x): x is FragmentDefinitionNode => x.kind === Kind.FRAGMENT_DEFINITION).map((x) => [x.name.value, x]));
+  const sizes = doc.definitions.filter((o): o is OperationDefinitionNode => o.kind === Kind.OPERATION_DEFINITION).map((o) => ({ o, m: measure(o.selectionSet, frags, 1, []) }));
+  const out: Prepared = { doc, frags, sizes, invalid: [] };
+  const sub = sizes.find(({ o }) => o.operation === 'subscription');
+  if (sub) out.subscription = new GraphQLError('subscription operations are not supported', { nodes: [sub.o] });
   const info = new TypeInfo(d.schema!);
-  let found: GraphQLError | undefined;
   visit(doc, visitWithTypeInfo(info, {
     Argument(node) {
-      if (found || node.name.value !== 'where') return;
+      if (out.nestedWhere || node.name.value !== 'where') return;
       const parent = info.getParentType();
       const def = info.getFieldDef();
       if (!parent || !def || parent.name === 'Query') return;
-      found = new GraphQLError(`"where" is only supported on root list fields (${parent.name}.${def.name}).`, { nodes: [node] });
+      out.nestedWhere = new GraphQLError(`"where" is only supported on root list fields (${parent.name}.${def.name}).`, { nodes: [node] });
     },
   }));
-  return found;
+  if (!out.subscription && !out.nestedWhere) out.invalid = validate(d.schema!, doc);
+  return out;
+}
+
+/** Mutations over GET or at a pinned t (§15). */
+function readOnlyError(op: OperationDefinitionNode | undefined, run: GraphQLRun): GraphQLError | undefined {
+  if (op?.operation !== 'mutation' || !run.readOnly) return undefined;
+  return new GraphQLError(run.readOnly === 'get' ? 'mutations cannot be sent with GET; use POST' : 'mutations cannot run against a ledger pinned to a time', { nodes: [op] });
 }
 
 /** `extensions.explain.fields`: every selected field path in document order (§13). */

@@ -64,7 +64,7 @@ export interface JsonLdQueryResponse {
 /** Run a JSON-LD query and return its result JSON. */
 export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<JsonLdQueryResponse> {
   const started = now();
-  const q = parseCached(body, req.defaultContext);
+  const q = parseCached(body, await storedDefault(conn, body, req));
   const run = await prepare(conn, q, req);
   const fmt = formatter(q.ctx, q.opts.format ?? req.outputFormat ?? 'json');
   let result: unknown;
@@ -113,7 +113,7 @@ export async function streamJsonLdSelect(conn: Connection, body: unknown, req: J
     try { body = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
   if (isHistoryBody(body)) throw badRequest('history queries (to) cannot be streamed');
-  const q = parseCached(body, req.defaultContext);
+  const q = parseCached(body, await storedDefault(conn, body, req));
   if (q.form === 'construct' || q.form === 'ask' || q.form === 'selectOne') throw badRequest(`${q.form} queries cannot be streamed; only select and selectDistinct`);
   const run = await prepare(conn, q, req);
   const c = run.compiled!;
@@ -135,6 +135,26 @@ export function policyInputsOf(body: unknown, defaultContext?: unknown): PolicyI
   const inputs = parseQueryOpts(body['opts'], ctx).policy;
   const sources = sourcePolicies({ from: body['from'] ?? (isObject(body['opts']) ? body['opts']['from'] : undefined) });
   return sources ? { ...inputs, sources } : inputs;
+}
+
+/**
+ * The default context a body is parsed under (jsonld-query.md §2.3): the caller's, else the stored
+ * default context of the one ledger the query reads (the path ledger, or a single `from`); undefined
+ * when the ledger has none. A body with its own `@context` ignores it, so it is not looked up then.
+ */
+async function storedDefault(conn: Connection, body: unknown, req: JsonLdQueryRequest): Promise<unknown> {
+  if (req.defaultContext !== undefined) return req.defaultContext;
+  if (isObject(body) && ('@context' in body || 'context' in body)) return undefined;
+  let ledger = req.ledger;
+  if (ledger === undefined && isObject(body)) {
+    const opts = isObject(body['opts']) ? body['opts'] : {};
+    const from = body['from'] ?? opts['from'];
+    const one = Array.isArray(from) && from.length === 1 ? from[0] : from;
+    if (typeof one === 'string') ledger = one;
+  }
+  if (ledger === undefined) return undefined;
+  const ctx = await conn.defaultContext(ledger).catch(() => null);
+  return ctx ?? undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

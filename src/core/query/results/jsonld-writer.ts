@@ -32,7 +32,7 @@ export async function* writeJsonLd(result: QueryResult): AsyncIterable<string> {
     if (q.listIndex !== undefined) out.listIndex = q.listIndex;
     quads.push(out);
   }
-  const nodes = await jsonld.fromRDF(withListChains(quads) as never) as Record<string, unknown>[];
+  const nodes = await jsonld.fromRDF(withListChains(quads).map(graphNameForJsonLd) as never) as Record<string, unknown>[];
   if (nodes.length === 0) { yield '[]\n'; return; }
   yield '[';
   for (let i = 0; i < nodes.length; i++) yield (i === 0 ? '\n' : ',\n') + JSON.stringify(sortedKeys(nodes[i]!));
@@ -78,6 +78,15 @@ function withListChains(quads: Quad[]): Quad[] {
     });
   }
   return out;
+}
+
+/**
+ * jsonld.js 9 fromRDF names a graph by `graph.value` where it names subjects and objects by
+ * `_:` + label, so a blank graph name would lose its `_:` and read as a relative IRI; give it the
+ * prefix it expects (the graph name's termType is only tested against DefaultGraph).
+ */
+function graphNameForJsonLd(q: Quad): Quad {
+  return q.graph.termType === 'BlankNode' ? { ...q, graph: { termType: 'BlankNode', value: '_:' + q.graph.value } } : q;
 }
 
 function key(t: Term | Quad['graph']): string {
