@@ -21,7 +21,8 @@ export const FILTER_BITS = PAGE_IDS * 16;
 /** 32-bit words of one page's filter. */
 export const FILTER_WORDS = FILTER_BITS >>> 5;
 const FILTER_MASK = FILTER_BITS - 1;
-const FILTER_K = 8;
+/** Probes per key (double hashing). */
+export const FILTER_K = 8;
 /** Page filters per filter-group blob. */
 export const FILTERS_PER_GROUP = 16;
 

@@ -7,7 +7,7 @@
 import { Codec } from '../commit/cid.js';
 import type { ContentStore } from '../store.js';
 import type { DictRootJson, TermDict } from './dict.js';
-import { encodeDictPage, encodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, PAGE_IDS, PAGE_SHIFT, pageFilter } from './dict-page.js';
+import { encodeDictPage, encodeFilterGroup, FILTERS_PER_GROUP, PAGE_IDS, PAGE_SHIFT, pageFilter } from './dict-page.js';
 
 /**
  * The dictionary of ids [0, size) as pages on top of `prev` (the root the dictionary's base came
@@ -30,12 +30,11 @@ export async function writeDictPages(store: ContentStore, dict: TermDict, prev: 
   }
   // Filters of unchanged pages in a rewritten group come from the loaded base.
   const firstGroup = (firstPage / FILTERS_PER_GROUP) | 0;
-  const old = firstGroup * FILTERS_PER_GROUP < firstPage ? await dict.filterWords() : null;
   const lastPage = ((size - 1) >>> PAGE_SHIFT);
   for (let g = firstGroup; g * FILTERS_PER_GROUP <= lastPage; g++) {
     const filters: Uint32Array[] = [];
     for (let k = g * FILTERS_PER_GROUP; k < Math.min((g + 1) * FILTERS_PER_GROUP, lastPage + 1); k++) {
-      filters.push(fresh.get(k) ?? old!.slice(k * FILTER_WORDS, (k + 1) * FILTER_WORDS));
+      filters.push(fresh.get(k) ?? await dict.pageFilter(k));
     }
     writes.push(store.put(Codec.dict, encodeFilterGroup(g * FILTERS_PER_GROUP, filters)).then((cid) => { groups[g] = cid.toString(); }));
   }

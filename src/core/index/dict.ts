@@ -13,9 +13,8 @@
  */
 import { LedgraphError, internalError } from '../errors.js';
 import { keyKind, keyToTerm, termKey, type Term } from '../rdf/terms.js';
-import {
-  decodeDictPage, decodeFilterGroup, filterAdd, filterHas, FILTER_WORDS, FILTERS_PER_GROUP, keyHashes, PAGE_IDS, PAGE_SHIFT,
-} from './dict-page.js';
+import { decodeDictPage, decodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, keyHashes, PAGE_IDS, PAGE_SHIFT } from './dict-page.js';
+import { SlicedFilters } from './dict-slices.js';
 
 /** Estimated bytes of one term cache slot: the decoded Term object, its value string, the slot. */
 export const TERM_SLOT_BYTES = 128;
@@ -75,6 +74,16 @@ export async function withDictRetry<T>(fn: () => T | Promise<T>, undo?: () => vo
 
 interface Page { keys: string[]; index: Map<string, number> | null; used: number; cid: string }
 
+/** Pages in use by page number: an array, since id → key looks its page up for every id. */
+class PageTable {
+  private readonly a: (Page | undefined)[] = [];
+  get(k: number): Page | undefined { return this.a[k]; }
+  set(k: number, p: Page): void { this.a[k] = p; }
+  delete(k: number): void { this.a[k] = undefined; }
+  *values(): IterableIterator<Page> { for (const p of this.a) if (p) yield p; }
+  *[Symbol.iterator](): IterableIterator<[number, Page]> { for (let k = 0; k < this.a.length; k++) { const p = this.a[k]; if (p) yield [k, p]; } }
+}
+
 const NO_SLOTS = new Int32Array(0);
 /** Most page lookups remembered (≈ 100 bytes each). */
 const HIT_KEYS = 16_384;
@@ -111,10 +120,10 @@ export class TermDict {
   private src: DictSource | null = null;
   private shared: DictObjectCache | null = null;
   /** Pages used within the grace window, by page number. */
-  private readonly recent = new Map<number, Page>();
+  private readonly recent = new PageTable();
   private readonly loading = new Map<number, Promise<Page>>();
-  /** FILTER_WORDS per base page; valid where `filterLoaded[group]`. */
-  private filters = new Uint32Array(0);
+  /** The base pages' filters, bit-sliced; valid for the pages of groups where `filterLoaded[group]`. */
+  private slices = new SlicedFilters();
   private filterLoaded: boolean[] = [];
   private filtersLoading: Promise<void> | null = null;
   private clock = Date.now();
@@ -152,15 +161,14 @@ export class TermDict {
       // Opening: nothing in memory yet, every id is in pages.
       this.from = S;
       this.base = { size: S, pages: root.pages, filters: root.filters };
-      this.filters = new Uint32Array(pages * FILTER_WORDS);
+      this.slices = new SlicedFilters();
+      this.slices.resize(pages);
       this.filterLoaded = root.filters.map(() => false);
       return;
     }
     if (S < this.from || S > this.size) throw internalError(`dictionary root of ${S} terms does not fit a dictionary of ${this.size}`);
     const oldFrom = this.from;
-    const filters = new Uint32Array(pages * FILTER_WORDS);
-    filters.set(this.filters.subarray(0, Math.min(this.filters.length, filters.length)));
-    this.filters = filters;
+    this.slices.resize(pages);
     // A group's filter is known when it was loaded, or when all its keys come from the delta.
     const hadBase = this.base !== null;
     this.filterLoaded = root.filters.map((_, g) => (g * FILTERS_PER_GROUP) << PAGE_SHIFT >= oldFrom || (hadBase && this.filterLoaded[g] === true));
@@ -168,7 +176,7 @@ export class TermDict {
       const k = id >>> PAGE_SHIFT;
       if (!this.filterLoaded[(k / FILTERS_PER_GROUP) | 0]) continue;
       keyHashes(this.keys[id - oldFrom]!, this.h);
-      filterAdd(this.filters, k * FILTER_WORDS, this.h);
+      this.slices.add(k, this.h);
     }
     // Pages that now hold delta keys: extend or create them from the delta.
     for (let k = oldFrom >>> PAGE_SHIFT; k < pages && k << PAGE_SHIFT < S; k++) {
@@ -204,7 +212,7 @@ export class TermDict {
     let pages = 0;
     for (const p of this.recent.values()) pages += pageBytes(p.keys) + (p.index ? p.keys.length * 40 : 0);
     return {
-      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.filters.byteLength + this.hits.size * 100,
+      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.hits.size * 100,
       dictPageBytes: pages,
       termCacheBytes: this.slotIds.length * TERM_SLOT_BYTES,
       termCacheLimitBytes: this.maxSlots * TERM_SLOT_BYTES,
@@ -242,23 +250,24 @@ export class TermDict {
   private baseId(key: string): number {
     if (!this.filtersReady()) return -2;
     keyHashes(key, this.h);
-    const pages = this.base!.pages.length;
-    let missing = false;
-    for (let k = 0; k < pages; k++) {
-      if (!filterHas(this.filters, k * FILTER_WORDS, this.h)) continue;
+    let missing = false, found = -1;
+    this.slices.candidates(this.h, this.base!.pages.length, (k) => {
       const p = this.page(k);
-      if (!p) { missing = true; continue; }
+      if (!p) { missing = true; return false; }
       if (!p.index) {
         p.index = new Map();
         for (let i = 0; i < p.keys.length; i++) p.index.set(p.keys[i]!, i);
       }
       const i = p.index.get(key);
-      if (i !== undefined) {
-        // Keys found in pages are remembered (bounded): a lookup probes every page's filter.
-        if (this.hits.size >= HIT_KEYS) this.hits.clear();
-        this.hits.set(key, (k << PAGE_SHIFT) + i);
-        return (k << PAGE_SHIFT) + i;
-      }
+      if (i === undefined) return false;
+      found = (k << PAGE_SHIFT) + i;
+      return true;
+    });
+    if (found >= 0) {
+      // Keys found in pages are remembered (bounded): the page's key map may be dropped with the page.
+      if (this.hits.size >= HIT_KEYS) this.hits.clear();
+      this.hits.set(key, found);
+      return found;
     }
     return missing ? -2 : -1;
   }
@@ -396,12 +405,11 @@ export class TermDict {
     if (!this.filtersReady()) await this.loadFilters();
     const missing = new Set<number>();
     const pages = this.base!.pages.length;
+    const note = (k: number) => { if (!this.page(k)) missing.add(k); return false; };
     for (const key of keys) {
-      if (this.ids.has(key)) continue;
+      if (this.ids.has(key) || this.pinned.has(key) || this.hits.has(key)) continue;
       keyHashes(key, this.h);
-      for (let k = 0; k < pages; k++) {
-        if (filterHas(this.filters, k * FILTER_WORDS, this.h) && !this.page(k)) missing.add(k);
-      }
+      this.slices.candidates(this.h, pages, note);
     }
     if (missing.size) await Promise.all([...missing].map((k) => this.loadPage(k)));
   }
@@ -420,10 +428,18 @@ export class TermDict {
     return out;
   }
 
-  /** Page filters of the current base (loaded on first need). */
-  async filterWords(): Promise<Uint32Array> {
+  /** Page k's filter words (FILTER_WORDS; loaded on first need), to write its filter group again. */
+  async pageFilter(k: number): Promise<Uint32Array> {
     if (!this.filtersReady()) await this.loadFilters();
-    return this.filters;
+    return this.slices.pageWords(k);
+  }
+
+  /** Every base page's filter, concatenated (FILTER_WORDS each; loaded on first need). */
+  async filterWords(): Promise<Uint32Array> {
+    const pages = this.base?.pages.length ?? 0;
+    const out = new Uint32Array(pages * FILTER_WORDS);
+    for (let k = 0; k < pages; k++) out.set(await this.pageFilter(k), k * FILTER_WORDS);
+    return out;
   }
 
   private tick(): void {
@@ -443,7 +459,7 @@ export class TermDict {
         const f = decodeFilterGroup(await this.src!.get(cid));
         if (this.base !== base) return; // a newer base came meanwhile: its own load fills it
         if (f.firstPage !== g * FILTERS_PER_GROUP) throw internalError('dictionary filter group out of place');
-        this.filters.set(f.words, f.firstPage * FILTER_WORDS);
+        for (let i = 0; i < f.count; i++) this.slices.setPage(f.firstPage + i, f.words, i * FILTER_WORDS);
         this.filterLoaded[g] = true;
       }));
     })().finally(() => { this.filtersLoading = null; });
