@@ -99,10 +99,10 @@ export class Ledger {
       const root = parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root');
       rememberRoot(record.index_head_id, root);
       if (root.dict.pages) {
-        // The paged dictionary: pages and filters are read as lookups need them.
-        l.tree = await IndexTree.fromRoot(store, rootCid, root, cache);
-        l.attachDict(l.tree);
-        await l.dict.pin([rdf.type]);
+        // The paged dictionary: pages and filters are read as lookups need them. rdf:type's page
+        // (and the filters) load while the branch nodes do: on a peer each is a round trip.
+        l.dict.attachBase(root.dict, l.pageSource(), cache);
+        [l.tree] = await Promise.all([IndexTree.fromRoot(store, rootCid, root, cache), l.dict.pin([rdf.type])]);
       } else {
         // An old-format root (JSON chunks): its keys are read whole into the delta, and the next
         // index job writes them as pages. Branch nodes and chunks are independent reads.
@@ -250,7 +250,11 @@ export class Ledger {
 
   /** Serve the dictionary's persisted ids from the pages of an index tree's root. */
   attachDict(tree: IndexTree): void {
-    this.dict.attachBase(tree.root.dict, { get: (c) => this.store.get(CID.parse(c)) }, tree.objects);
+    this.dict.attachBase(tree.root.dict, this.pageSource(), tree.objects);
+  }
+
+  private pageSource(): { get(cid: string): Promise<Uint8Array> } {
+    return { get: (c) => this.store.get(CID.parse(c)) };
   }
 
   /**
