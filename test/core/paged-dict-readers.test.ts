@@ -17,7 +17,7 @@ import type { TxnQuad } from '../../src/core/transact/txn-request.js';
 import { openMemoryStorage, type Storage } from '../../src/storage/index.js';
 
 const EX = 'http://ex.org/';
-const N = PAGE_IDS * 2;
+const N = 4096;
 const ex = (s: string) => namedNode(EX + s);
 
 function data(): TxnQuad[] {

@@ -16,7 +16,7 @@ import { defaultGraph, literal, namedNode } from '../../src/core/rdf/terms.js';
 import type { TxnQuad } from '../../src/core/transact/txn-request.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
 
-const N = PAGE_IDS * 2; // subjects: with their values and links, ≈ 3 × N terms over 6 pages
+const N = 4096; // subjects: with their values and links, ≈ 3 × N terms over several pages
 const ex = (s: string | number) => namedNode('http://ex.org/' + s);
 
 function data(): TxnQuad[] {

@@ -13,7 +13,7 @@
 import { constraintViolation } from '../errors.js';
 
 /** log2 of the ids per page. */
-export const PAGE_SHIFT = 11;
+export const PAGE_SHIFT = 10;
 /** Ids per page. */
 export const PAGE_IDS = 1 << PAGE_SHIFT;
 /** Bits of one page's Bloom filter (16 per key of a full page: ≈ 0.05 % false positives with 8 probes). */
@@ -24,7 +24,7 @@ const FILTER_MASK = FILTER_BITS - 1;
 /** Probes per key (double hashing). */
 export const FILTER_K = 8;
 /** Page filters per filter-group blob. */
-export const FILTERS_PER_GROUP = 16;
+export const FILTERS_PER_GROUP = 32;
 
 const PAGE_MAGIC = 0xd1;
 const FILTER_MAGIC = 0xf1;

@@ -43,7 +43,7 @@ export interface IndexRoot {
   /** Number of distinct non-reserved datatypes ever used (the 16,369 limit). */
   datatypes: string[];
   /**
-   * The dictionary: `pages` (ids [k·2048, (k+1)·2048) each) and `filters` (one blob per 16 pages)
+   * The dictionary: `pages` (ids [k·1024, (k+1)·1024) each) and `filters` (one blob per 32 pages)
    * since the paged format (docs/dictionary.md); roots written before it list JSON `chunks`.
    */
   dict: DictRootJson;
