@@ -53,4 +53,13 @@ describe('bit-sliced page filters', () => {
     expect(grown.pageWords(66)).toEqual(filters[66]);
     expect(grown.pageWords(0)).toEqual(new Uint32Array(FILTER_WORDS));
   });
+
+  it('keeps pages after the last complete run of 32 as one filter each (a small dictionary stays small)', () => {
+    const small = new SlicedFilters();
+    small.resize(1);
+    expect(small.byteLength).toBe(FILTER_WORDS * 4);
+    small.resize(33);
+    expect(small.byteLength).toBe(32 * FILTER_WORDS * 4 + FILTER_WORDS * 4);
+    expect(sliced.byteLength).toBe(70 * FILTER_WORDS * 4); // two runs and six pages: 2 bytes per key slot either way
+  });
 });
