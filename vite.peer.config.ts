@@ -19,7 +19,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: true,
-    minify: false,
+    minify: true,
     reportCompressedSize: false,
     lib: { entry: resolve(root, 'src/browser-peer/bundle.ts'), formats: ['es'], fileName: () => 'ledgraph-peer.js' },
   },

@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | shacl | soak | all (all but soak)
+ *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | shacl | dict | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
@@ -37,18 +37,19 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js', bi: 'query-wo
  * under load; replication: export, import, clone and pull between two servers against `cp -r`;
  * isolation: point queries beside hostile queries, on its own generated 10,000 triples; branches:
  * fork, merge and a head query on an old fork; storage: the explore mix and single-fact commits/s on
- * file, S3 (s3rver) and PostgreSQL-nameservice backends).
+ * file, S3 (s3rver) and PostgreSQL-nameservice backends; dict: the paged term dictionary's hot paths
+ * against the same dictionary held all in memory, as main's was).
  * Each script prints one JSON result line; a suite may run several scripts.
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
   replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js', cypher: 'cypher.js',
-  shacl: 'shacl.js',
+  shacl: 'shacl.js', dict: 'dict.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);
 /** Script suites that make their own data (no BSBM file needed). */
-const OWN_DATA = new Set(['isolation', 'shacl']);
+const OWN_DATA = new Set(['isolation', 'shacl', 'dict']);
 if (suite !== 'all' && !SUITES[suite] && !SCRIPT_SUITES[suite]) {
   console.error(`unknown suite "${suite}" (expected ${[...Object.keys(SUITES), ...Object.keys(SCRIPT_SUITES)].join(', ')}, all)`);
   process.exit(2);

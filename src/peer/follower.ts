@@ -7,7 +7,9 @@
  * ProxyContentStore). Only fetch, streams and the core: it runs in Node and in browsers.
  */
 import { CID } from 'multiformats/cid';
-import { decodeCommit, decodeEnvelope } from '../core/commit/commit-codec.js';
+import { Codec, cidOf } from '../core/commit/cid.js';
+import { decodeEnvelope } from '../core/commit/commit-codec.js';
+import { encodeDictPage, PAGE_IDS, PAGE_SHIFT } from '../core/index/dict-page.js';
 import { isLedgraphError } from '../core/errors.js';
 import { parseJsonNode, type DictChunk } from '../core/index/root-codec.js';
 import { IndexTree } from '../core/index/tree.js';
@@ -247,7 +249,7 @@ export class PeerFollower {
       this.log.warn('peer: commit walk does not match the gap; reloading', { ledger: l.id, gap, walked: chain.length });
       return false;
     }
-    this.apply(l, chain, rec);
+    await this.apply(l, chain, rec);
     this.counters.catchUps++;
     return true;
   }
@@ -281,16 +283,18 @@ export class PeerFollower {
       cur = decodeEnvelope(bytes).parents[0]?.toString() ?? null;
     }
     if (cur !== l.head.cid || chain.length !== gap) return false;
-    this.apply(l, chain, rec);
+    await this.apply(l, chain, rec);
     this.counters.packCatchUps++;
     return true;
   }
 
   /** Apply walked commits (newest first in `chain`) oldest first. */
-  private apply(l: Ledger, chain: { cid: string; bytes: Uint8Array }[], rec: NsRecord): void {
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const { cid, bytes } = chain[i]!;
-      l.applyCommit(decodeCommit(bytes, l.ns), cid, bytes);
+  private async apply(l: Ledger, chain: { cid: string; bytes: Uint8Array }[], rec: NsRecord): Promise<void> {
+    const oldestFirst = chain.slice().reverse();
+    const datas = await l.decodeResolved(oldestFirst);
+    for (let i = 0; i < oldestFirst.length; i++) {
+      const { cid, bytes } = oldestFirst[i]!;
+      l.applyCommit(datas[i]!, cid, bytes);
       this.counters.commitsApplied++;
     }
     l.record = { ...rec, index_head_id: l.record.index_head_id, index_t: l.record.index_t };
@@ -305,16 +309,35 @@ export class PeerFollower {
     if (!rec.index_head_id || rec.index_head_id === l.tree?.rootCid.toString()) return true;
     const tree = await IndexTree.load(this.conn.content, CID.parse(rec.index_head_id), this.conn.leafCache);
     if (tree.t > l.t || tree.root.dict.size > l.dict.size) return false;
-    const known = new Set(l.tree?.root.dict.chunks ?? []);
-    for (const c of tree.root.dict.chunks) {
-      if (known.has(c)) continue;
-      const chunk = parseJsonNode<DictChunk>(await this.conn.content.get(CID.parse(c)), 'dictionary chunk');
-      const mine = l.dict.slice(chunk.from, chunk.from + chunk.keys.length);
-      if (mine.length !== chunk.keys.length || mine.some((k, i) => k !== chunk.keys[i])) return false;
-    }
+    if (!(await this.sameDictionary(l, tree))) return false;
     l.installIndex(tree);
     l.record = { ...l.record, index_head_id: rec.index_head_id, index_t: rec.index_t };
     this.counters.indexSwitches++;
+    return true;
+  }
+
+  /**
+   * True when the root's dictionary pages hold this peer's keys under the same ids. Pages are
+   * content-addressed, so the pages past this peer's own base are encoded here and their CIDs
+   * compared: nothing is fetched.
+   */
+  private async sameDictionary(l: Ledger, tree: IndexTree): Promise<boolean> {
+    const d = tree.root.dict;
+    if (d.pages) {
+      for (let k = l.dict.baseSize >>> PAGE_SHIFT; k < d.pages.length; k++) {
+        const from = k << PAGE_SHIFT;
+        const keys = await l.dict.keysOf(from, Math.min(d.size, from + PAGE_IDS));
+        if ((await cidOf(Codec.dict, encodeDictPage(from, keys))).toString() !== d.pages[k]) return false;
+      }
+      return true;
+    }
+    const known = new Set(l.tree?.root.dict.chunks ?? []);
+    for (const c of d.chunks) {
+      if (known.has(c)) continue;
+      const chunk = parseJsonNode<DictChunk>(await this.conn.content.get(CID.parse(c)), 'dictionary chunk');
+      const mine = await l.dict.keysOf(chunk.from, chunk.from + chunk.keys.length);
+      if (mine.length !== chunk.keys.length || mine.some((k, i) => k !== chunk.keys[i])) return false;
+    }
     return true;
   }
 

@@ -14,7 +14,7 @@ import { Codec } from '../core/commit/cid.js';
 import { decodeEnvelope } from '../core/commit/commit-codec.js';
 import { isLedgraphError, LedgraphError } from '../core/errors.js';
 import { leafHistory } from '../core/index/leaf-codec.js';
-import { parseJsonNode, type BranchNode, type IndexRoot } from '../core/index/root-codec.js';
+import { dictObjects, parseJsonNode, type BranchNode, type IndexRoot } from '../core/index/root-codec.js';
 import type { ContentStore, NsRecord } from '../core/store.js';
 import type { DirectReader } from './direct-reader.js';
 import type { ProxyClient } from './proxy-client.js';
@@ -31,7 +31,7 @@ export function childCids(cid: CID, bytes: Uint8Array): string[] {
     case Codec.indexRoot: {
       const root = parseJsonNode<IndexRoot>(bytes, 'index root');
       const tops = Object.values(root.orders).filter((c): c is string => !!c);
-      return [...root.dict.chunks, ...tops, ...(root.prev_root ? [root.prev_root] : []), ...(root.class_summary ? [root.class_summary] : [])];
+      return [...dictObjects(root.dict), ...tops, ...(root.prev_root ? [root.prev_root] : []), ...(root.class_summary ? [root.class_summary] : [])];
     }
     case Codec.indexBranch: return parseJsonNode<BranchNode>(bytes, 'index branch').children.map((c) => c.cid);
     case Codec.indexLeaf: {

@@ -4,7 +4,9 @@
  * reachable from the nameservice records (every commit, and every index root on each record's
  * prev_root chain with its objects), and every t of every branch stays queryable with the same
  * answers, also from a fresh connection over the same directory. Retired roots wait out the grace
- * period; objects another ledger reaches are never deleted.
+ * period; objects another ledger reaches are never deleted. Dictionary pages and filter groups
+ * (docs/dictionary.md) hang off index roots and are shared by the roots after them: those a live
+ * root reaches stay, those only a retired root had go.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -17,6 +19,9 @@ import { mergeBranches } from '../../src/core/branch/merge.js';
 import { rebaseBranch } from '../../src/core/branch/rebase.js';
 import { dropBranch } from '../../src/core/branch/drop-branch.js';
 import { collectReachable } from '../../src/core/ledger/reachable.js';
+import { parseJsonNode, type IndexRoot } from '../../src/core/index/root-codec.js';
+import { PAGE_IDS } from '../../src/core/index/dict-page.js';
+import { CID } from 'multiformats/cid';
 import { literal, namedNode } from '../../src/core/rdf/terms.js';
 import { xsd } from '../../src/core/rdf/vocab.js';
 import type { TxnQuad } from '../../src/core/transact/txn-request.js';
@@ -24,6 +29,9 @@ import type { TxnQuad } from '../../src/core/transact/txn-request.js';
 const EX = 'http://example.org/';
 const q = (s: string, o: number): TxnQuad => ({ subject: namedNode(EX + s), predicate: namedNode(EX + 'v'), object: literal(String(o), namedNode(xsd.integer)), graph: { termType: 'DefaultGraph', value: '' } });
 const upsert = (...quads: TxnQuad[]) => ({ kind: 'upsert' as const, quads, meta: [], opts: {} });
+const insertAll = (quads: TxnQuad[]) => ({ kind: 'insert' as const, quads, meta: [], opts: {} });
+/** `n` facts with a new subject and a new literal each (2n new terms). */
+const batch = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ ...q(tag + i, 0), object: literal(`${tag}-value-${i}`) }));
 
 const dirs: string[] = [];
 afterEach(async () => { for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true }); });
@@ -58,6 +66,29 @@ async function stateAt(conn: Connection, id: string, t: number): Promise<string[
 async function allStates(conn: Connection): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const r of await conn.list()) for (let t = 0; t <= r.commit_t; t++) out[`${r.ledger_id}@${t}`] = await stateAt(conn, r.ledger_id, t);
+  return out;
+}
+
+/** Dictionary blobs of every index root on every record's prev_root chain. */
+async function liveDictBlobs(conn: Connection): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const r of await conn.ns.list()) {
+    for (let root = r.index_head_id; root;) {
+      const idx = parseJsonNode<IndexRoot>(await conn.content.get(CID.parse(root)), 'index root');
+      for (const c of [...idx.dict.chunks, ...(idx.dict.pages ?? []), ...(idx.dict.filters ?? [])]) out.add(c);
+      root = idx.prev_root;
+    }
+  }
+  return out;
+}
+
+/** The value of subject `s` on a ledger at t (undefined when absent). */
+async function valueAt(conn: Connection, id: string, t: number, s: string): Promise<string[]> {
+  const db = await conn.db(`${id}@t:${t}`);
+  const sid = await db.dict.lookup(namedNode(EX + s));
+  if (sid === undefined) return [];
+  const out: string[] = [];
+  for await (const b of db.scan({ g: 0, s: sid })) for (let i = 0; i < b.n; i++) out.push(db.dict.term(b.o[i]!).value);
   return out;
 }
 
@@ -163,6 +194,66 @@ describe('index garbage collection', () => {
     const left = await allStates(fresh);
     expect(Object.keys(left).every((k) => k.startsWith('twin:'))).toBe(true);
     for (const k of Object.keys(left)) expect(left[k], k).toEqual(twin[k]);
+    await fresh.close();
+  });
+
+  it('keeps the dictionary pages live roots share, deletes those only a retired root had, and a fresh process reads the oldest pages', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ledgraph-gc-'));
+    dirs.push(dir);
+    const grace = 150;
+    const conn = await open(dir, grace);
+    await conn.create('m');
+    // t 1: more than two full pages of terms, indexed.
+    await conn.transact('m', insertAll(batch('a', PAGE_IDS + 200)));
+    await conn.reindex('m');
+    // t 2 on main, then a branch that indexes it in the background, and main indexing it itself.
+    await conn.transact('m', insertAll(batch('b', 300)));
+    await createBranch(conn, 'm', 'dev', 'main', undefined);
+    await conn.idle();
+    await conn.reindex('m');
+    // Main's own root at t 2 now has a partial last page of its own: it writes more terms and indexes.
+    await conn.transact('m:dev', insertAll(batch('c', PAGE_IDS)));
+    await conn.reindex('m:dev');
+    const retired = (await conn.ns.get('m:main'))!.index_head_id!;
+    const retiredRoot = parseJsonNode<IndexRoot>(await conn.content.get(CID.parse(retired)), 'index root');
+    expect(retiredRoot.dict.pages!.length).toBeGreaterThanOrEqual(3);
+    expect(await files(dir)).toEqual(await reachable(conn));
+    expect(await mergeBranches(conn, 'm', 'dev', 'main', 'take-both')).toMatchObject({ fast_forward: true });
+    await conn.idle();
+    // Within the grace period nothing is deleted.
+    expect(await files(dir)).toContain(retired);
+    await new Promise((r) => setTimeout(r, grace + 50));
+    await conn.idle();
+    const after = await files(dir);
+    expect(after).not.toContain(retired);
+    expect(conn.gc.deleted).toBeGreaterThan(0);
+    // Exactly what the records reach, and that includes every dictionary blob of every live root.
+    expect(after).toEqual(await reachable(conn));
+    const live = await liveDictBlobs(conn);
+    expect(live.size).toBeGreaterThan(3);
+    for (const c of live) expect(after, `dictionary blob ${c}`).toContain(c);
+    // The retired root's pages that no live root shares are gone; the shared ones (the first pages) stay.
+    const shared = retiredRoot.dict.pages!.filter((c) => live.has(c));
+    expect(shared.length).toBeGreaterThanOrEqual(1);
+    expect(shared[0]).toBe(retiredRoot.dict.pages![0]);
+    expect(retiredRoot.dict.pages!.some((c) => !live.has(c))).toBe(true);
+    for (const c of retiredRoot.dict.pages!) expect(after.includes(c)).toBe(live.has(c));
+    await conn.close();
+    // A fresh process: no page in memory, every term comes from the pages on disk.
+    const fresh = await open(dir, 60_000);
+    for (const id of ['m:main', 'm:dev']) {
+      expect(await valueAt(fresh, id, 1, 'a0')).toEqual(['a-value-0']);
+      expect(await valueAt(fresh, id, 1, `a${PAGE_IDS + 199}`)).toEqual([`a-value-${PAGE_IDS + 199}`]);
+      expect(await valueAt(fresh, id, 1, 'b0')).toEqual([]);
+      expect(await valueAt(fresh, id, 2, 'b299')).toEqual(['b-value-299']);
+      expect(await valueAt(fresh, id, 3, 'c0')).toEqual(['c-value-0']);
+      expect(await valueAt(fresh, id, 3, 'a1')).toEqual(['a-value-1']);
+    }
+    // A full scan decodes every term of every page.
+    const db = await fresh.db('m:main');
+    let facts = 0;
+    for await (const b of db.scan({ g: 0 })) for (let i = 0; i < b.n; i++) { db.dict.term(b.s[i]!); db.dict.term(b.o[i]!); facts++; }
+    expect(facts).toBe(PAGE_IDS + 200 + 300 + PAGE_IDS);
     await fresh.close();
   });
 });

@@ -78,7 +78,7 @@ export async function retractCurrent(db: Db, flakesOfKeys: readonly KeyedFlake[]
     if (!keys.has(k) || done.has(k)) continue;
     done.add(k);
     const g = f.g === null ? GRAPH_DEFAULT : f.g === CONFIG_GRAPH_IRI ? GRAPH_CONFIG : db.graphId(f.g);
-    const s = db.dict.idOf(f.s), p = db.dict.idOf(f.p);
+    const s = await db.dict.lookup(f.s), p = await db.dict.lookup(f.p);
     if (g === undefined || s === undefined || p === undefined) continue;
     for await (const b of db.scan({ g, s, p })) {
       for (let i = 0; i < b.n; i++) {

@@ -94,6 +94,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       t++; cid = commitCid; time = commitTime;
     }
     for (const s of staged) await env.content.putWithCid(CID.parse(s.cid), s.bytes);
+    if (base === target) for (const s of staged) await target.resolveCommitTerms({ ...s.data, nsDelta: s.nsDelta }, s.cid);
     const last = staged[staged.length - 1];
     const head = last ? { cid: last.cid, t: last.data.t } : move.headIfEmpty ?? { cid: base.head.cid, t: base.t };
     const expected = target.record;

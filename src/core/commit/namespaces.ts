@@ -69,6 +69,13 @@ export class NamespaceTable {
   private irregular: [string, number][] = [];
   private names = new Map<number, string>();
   private usedNames = new Set<string>();
+  /**
+   * Codes added but not named yet, in the order they were added. Names are only read for response
+   * contexts, and deriving one costs a few regular expressions: a root of a ledger with thousands
+   * of namespaces (BSBM: a namespace per offer page) is opened without naming them. They are named
+   * in the order added, so a name never depends on when it was first asked for.
+   */
+  private unnamed: number[] = [];
   private next = FIRST_ALLOCATED_NS;
 
   constructor() {
@@ -153,6 +160,7 @@ export class NamespaceTable {
     t.irregular = this.irregular.slice();
     t.names = new Map(this.names);
     t.usedNames = new Set(this.usedNames);
+    t.unnamed = this.unnamed.slice();
     t.next = this.next;
     return t;
   }
@@ -195,10 +203,11 @@ export class NamespaceTable {
   }
 
   /** The compact name of a code (`xsd`, `ex`, `ns104`, …), or undefined for codes 0 and 7. */
-  nameOf(code: number): string | undefined { return this.names.get(code); }
+  nameOf(code: number): string | undefined { this.nameAll(); return this.names.get(code); }
 
   /** Prefix map for a response `@context`: every named code, or only the given codes. */
   prefixes(codes?: Iterable<number>): Record<string, string> {
+    this.nameAll();
     const out: Record<string, string> = {};
     const list = codes ? [...new Set(codes)].sort((a, b) => a - b) : [...this.names.keys()].sort((a, b) => a - b);
     for (const code of list) {
@@ -213,12 +222,21 @@ export class NamespaceTable {
     if (isDelimiter(prefix.charCodeAt(prefix.length - 1))) this.regular.set(prefix, code);
     else this.irregular.push([prefix, code]);
     if (code >= this.next) this.next = code + 1;
-    let name = WELL_KNOWN[prefix] ?? deriveName(prefix);
-    if (name === null || this.usedNames.has(name)) name = 'ns' + code;
-    // `ns<code>` can only collide with a derived name; fall back to a suffix that cannot repeat.
-    while (this.usedNames.has(name)) name += '_';
-    this.names.set(code, name);
-    this.usedNames.add(name);
+    this.unnamed.push(code);
+  }
+
+  private nameAll(): void {
+    if (this.unnamed.length === 0) return;
+    for (const code of this.unnamed) {
+      const prefix = this.byCode.get(code)!;
+      let name = WELL_KNOWN[prefix] ?? deriveName(prefix);
+      if (name === null || this.usedNames.has(name)) name = 'ns' + code;
+      // `ns<code>` can only collide with a derived name; fall back to a suffix that cannot repeat.
+      while (this.usedNames.has(name)) name += '_';
+      this.names.set(code, name);
+      this.usedNames.add(name);
+    }
+    this.unnamed = [];
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The objects of one index root, found by walking it: dictionary chunks, leaves with their history
- * blobs, branch nodes, the class summary and the root. Packs send them (minus those of the receiver's root) and hard
+ * The objects of one index root, found by walking it: dictionary pages and filter groups (old
+ * roots: chunks), leaves with their history blobs, branch nodes, the class summary and the root. Packs send them (minus those of the receiver's root) and hard
  * drop deletes them. Copy-on-write makes the diff cheap: a branch the other root also holds is a
  * whole shared subtree, so it is not walked.
  */
@@ -64,7 +64,7 @@ export async function indexArtifacts(store: ContentStore, rootCid: string, opts:
     branches.push(cid);
   };
   for (const top of Object.values(root.orders)) if (top) await walk(top);
-  const dicts = root.chunks.filter((c) => !skip.has(c));
+  const dicts = root.dictObjects.filter((c) => !skip.has(c));
   const summary = root.summary && !skip.has(root.summary) ? [root.summary] : [];
   return { root, objects: [...dicts, ...leaves, ...branches, ...summary, ...(skip.has(rootCid) ? [] : [rootCid])] };
 }

@@ -60,8 +60,13 @@ class ClassSets {
  */
 export async function foldEvents(sum: ClassSummary, before: DbView, after: DbView, events: { n: number; g: Int32Array; s: Int32Array; p: Int32Array }): Promise<ClassSummary> {
   const dict = after.dict;
-  const type = dict.idOfKey(RDF + 'type');
+  const type = await dict.lookupKey(RDF + 'type');
   if (type === undefined) return sum;
+  // The events' ids and the summary's classes get their dictionary pages loaded (kind/key below are synchronous).
+  const known: number[] = [];
+  for (const e of sum.values()) known.push(...e.classes);
+  await dict.ensureIds([events.s, events.p], events.n);
+  await dict.ensureIds([known], known.length);
   const counted = new Map<number, boolean>();
   const views = [new ClassSets(before, type, counted), new ClassSets(after, type, counted)] as const;
   const subjects = new Set<number>();
@@ -165,7 +170,7 @@ export async function writeIndexSummary(store: ContentStore, prev: IndexTree | n
     sum = await foldEvents(cloneSummary(await loadSummary(store, prevCid)), viewAt(prev.t), viewAt(toT), defaultGraphEvents(novelty, prev.t, toT));
   } else {
     const view = viewAt(toT);
-    const type = view.dict.idOfKey(RDF + 'type');
+    const type = await view.dict.lookupKey(RDF + 'type');
     sum = type === undefined ? new Map() : await summarizeFacts(view.dict, view.scan({ g: 0, p: type }), view.scan({ g: 0 }));
   }
   return storeSummary(store, sum);

@@ -114,7 +114,7 @@ export function pruneSummary(sum: ClassSummary): ClassSummary {
  */
 export async function summarizeFacts(dict: TermDict, types: AsyncIterable<FactBatch> | Iterable<FactBatch>, facts: AsyncIterable<FactBatch> | Iterable<FactBatch>): Promise<ClassSummary> {
   const sum: ClassSummary = new Map();
-  const type = dict.idOfKey(RDF + 'type');
+  const type = await dict.lookupKey(RDF + 'type');
   if (type === undefined) return sum;
   // Class set of each subject: setOf[subject] = index into `sets` + 1 (0: untyped). A subject met
   // again later (another batch source) has its set widened.

@@ -1,11 +1,20 @@
 /**
  * The term dictionary: dense integer ids for term keys (rdf/terms.ts). Append-only, so an id
- * never changes meaning; a Db snapshot can share the dictionary with newer snapshots. Decoded
- * terms are kept in a bounded direct-mapped cache (--term-cache-bytes): a slot per id modulo
- * its size, so a lookup is one mask and compare, and memory stays fixed however many terms the
- * ledger gathers.
+ * never changes meaning; a Db snapshot can share the dictionary with newer snapshots.
+ *
+ * Ids below `base.size` live in persisted pages (dict-page.ts, docs/dictionary.md), fetched on
+ * demand and kept while in use (the grace window) and in the shared decoded-object cache
+ * (--leaf-cache-bytes); only the page filters (2 bytes per term) stay resident. Terms added since
+ * the last index are the in-memory delta, folded into pages by the indexer. Lookups are
+ * synchronous over what is resident; the async `ensureIds` / `resolveKeys` load what a scan
+ * batch or a set of keys needs, and a lookup that needs an absent page throws DictMiss (callers
+ * resolve it and retry). Decoded terms are kept in a bounded direct-mapped cache
+ * (--term-cache-bytes): a slot per id modulo its size.
  */
+import { LedgraphError, internalError } from '../errors.js';
 import { keyKind, keyToTerm, termKey, type Term } from '../rdf/terms.js';
+import { decodeDictPage, decodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, keyHashes, PAGE_IDS, PAGE_SHIFT } from './dict-page.js';
+import { SlicedFilters } from './dict-slices.js';
 
 /** Estimated bytes of one term cache slot: the decoded Term object, its value string, the slot. */
 export const TERM_SLOT_BYTES = 128;
@@ -13,23 +22,113 @@ export const TERM_SLOT_BYTES = 128;
 export const DEFAULT_TERM_CACHE_BYTES = 8 * 1024 * 1024;
 /** Estimated bytes a dictionary entry costs besides its key's characters (map entry, array slot, string header). */
 export const DICT_ENTRY_OVERHEAD_BYTES = 64;
+/** A page used within this window is kept by the dictionary itself, whatever the shared cache evicts. */
+export const DICT_PAGE_GRACE_MS = 30_000;
+
+/** The persisted dictionary of an index root (new format: `pages` and `filters`; old: `chunks`). */
+export interface DictRootJson { size: number; chunks: string[]; pages?: string[]; filters?: string[] }
+
+/** Where pages come from: the ledger's content store (by CID string). */
+export interface DictSource { get(cid: string): Promise<Uint8Array> }
+/** The shared, budgeted cache of decoded objects (LeafCache). */
+export interface DictObjectCache {
+  getObject(key: string): unknown;
+  setObject(key: string, value: object, bytes: number): void;
+}
+
+/** A lookup that needs a page not loaded: resolve `key` or `id` on `dict`, then retry. */
+export class DictMiss extends LedgraphError {
+  constructor(readonly dict: TermDict, readonly key: string | undefined, readonly id: number | undefined) {
+    super(503, 'err:db/Unavailable', 'a dictionary page needed by this request is not loaded; retry', { headers: { 'Retry-After': '1' } });
+  }
+  /** Load what the failed lookup needed (a lookup that misses again after that is a bug, not a retry). */
+  async resolve(): Promise<void> {
+    if (this.key !== undefined) {
+      await this.dict.resolveKeys([this.key]);
+      try { this.dict.idOfKey(this.key); } catch (e) { if (isDictMiss(e) && e.key === this.key) throw internalError(`dictionary lookup of ${JSON.stringify(this.key.slice(0, 200))} still misses after loading its pages`); }
+    } else {
+      await this.dict.ensureIds([[this.id!]], 1);
+      try { this.dict.key(this.id!); } catch (e) { if (isDictMiss(e)) throw internalError(`dictionary id ${this.id} still misses after loading its page`); }
+    }
+  }
+}
+
+/** True when `e` is a dictionary miss. */
+export function isDictMiss(e: unknown): e is DictMiss { return e instanceof DictMiss; }
+
+/**
+ * Run `fn`, loading what a dictionary miss asks for and running it again (each retry loads at
+ * least one more page, so this ends). For pure, synchronous-per-attempt steps such as planning.
+ */
+export async function withDictRetry<T>(fn: () => T | Promise<T>, undo?: () => void): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isDictMiss(e) || attempt > 10_000) throw e;
+      undo?.();
+      await e.resolve();
+    }
+  }
+}
+
+interface Page { keys: string[]; index: Map<string, number> | null; used: number; cid: string }
+
+/** Pages in use by page number: an array, since id → key looks its page up for every id. */
+class PageTable {
+  private readonly a: (Page | undefined)[] = [];
+  get(k: number): Page | undefined { return this.a[k]; }
+  set(k: number, p: Page): void { this.a[k] = p; }
+  delete(k: number): void { this.a[k] = undefined; }
+  *values(): IterableIterator<Page> { for (const p of this.a) if (p) yield p; }
+  *[Symbol.iterator](): IterableIterator<[number, Page]> { for (let k = 0; k < this.a.length; k++) { const p = this.a[k]; if (p) yield [k, p]; } }
+}
 
 const NO_SLOTS = new Int32Array(0);
+/** Most page lookups remembered (≈ 100 bytes each). */
+const HIT_KEYS = 16_384;
 
 /**
  * A flat copy of a key. Keys arrive concatenated (termKey) or sliced out of a parsed document, and
  * V8 keeps such a string as a rope or a view that holds its parts or its whole parent alive; the
- * dictionary keeps every key for good, so it stores a flat copy (once per new term).
+ * dictionary keeps delta keys until the next index, so it stores a flat copy (once per new term).
  */
 function flatKey(key: string): string {
   return JSON.parse(JSON.stringify(key)) as string;
 }
 
+/** Estimated bytes of a decoded page (key characters, string headers, array and map slots). */
+function pageBytes(keys: readonly string[]): number {
+  let n = 256;
+  for (const k of keys) n += k.length + 80;
+  return n;
+}
+
 export class TermDict {
+  /** First id of the in-memory delta: ids below it are in base pages. */
+  private from = 0;
   private readonly ids = new Map<string, number>();
-  private readonly keys: string[] = [];
-  /** Characters of every key (for the memory estimate). */
+  /** Keys kept resident whatever page holds them (pin), and those found so far. */
+  private readonly wanted = new Set<string>();
+  private readonly pinned = new Map<string, number>();
+  /** Recent key → id answers from pages (at most HIT_KEYS). */
+  private readonly hits = new Map<string, number>();
+  private keys: string[] = [];
+  /** Characters of every delta key (for the memory estimate). */
   private keyChars = 0;
+  private base: { size: number; pages: string[]; filters: string[] } | null = null;
+  private src: DictSource | null = null;
+  private shared: DictObjectCache | null = null;
+  /** Pages used within the grace window, by page number. */
+  private readonly recent = new PageTable();
+  private readonly loading = new Map<number, Promise<Page>>();
+  /** The base pages' filters, bit-sliced; valid for the pages of groups where `filterLoaded[group]`. */
+  private slices = new SlicedFilters();
+  private filterLoaded: boolean[] = [];
+  private filtersLoading: Promise<void> | null = null;
+  private clock = Date.now();
+  private lastSweep = 0;
+  private readonly h = new Uint32Array(2);
   /** Decoded-term cache: slotIds[i] is the id whose term slotTerms[i] holds (-1: empty). */
   private slotIds: Int32Array = NO_SLOTS;
   private slotTerms: (Term | undefined)[] = [];
@@ -37,34 +136,190 @@ export class TermDict {
   private readonly maxSlots: number;
 
   /** `termCacheBytes` bounds the decoded-term cache (at least 16 slots). */
-  constructor(termCacheBytes = DEFAULT_TERM_CACHE_BYTES) {
+  constructor(termCacheBytes = DEFAULT_TERM_CACHE_BYTES, readonly graceMs = DICT_PAGE_GRACE_MS) {
     let slots = 16;
     while (slots * 2 * TERM_SLOT_BYTES <= termCacheBytes) slots *= 2;
     this.maxSlots = slots;
   }
 
   /** Number of ids assigned. */
-  get size(): number { return this.keys.length; }
+  get size(): number { return this.from + this.keys.length; }
+  /** First id not in base pages (the delta starts here). */
+  get baseSize(): number { return this.from; }
 
-  /** Estimated bytes held: the dictionary itself (grows with distinct terms) and the term cache (bounded). */
-  memory(): { dictBytes: number; termCacheBytes: number; termCacheLimitBytes: number } {
+  /**
+   * Serve ids below `root.size` from the pages of a new-format root (opening a ledger, or after
+   * an index job wrote them). Delta keys now in pages move to the page cache; filters already
+   * loaded are extended with them, exactly as the indexer built the persisted ones.
+   */
+  attachBase(root: DictRootJson, src: DictSource, shared: DictObjectCache | null): void {
+    if (!root.pages || !root.filters) return; // an old-format root: its keys are all in the delta
+    this.src = src;
+    this.shared = shared;
+    const S = root.size, pages = root.pages.length;
+    if (this.size === 0) {
+      // Opening: nothing in memory yet, every id is in pages.
+      this.from = S;
+      this.base = { size: S, pages: root.pages, filters: root.filters };
+      this.slices = new SlicedFilters();
+      this.slices.resize(pages);
+      this.filterLoaded = root.filters.map(() => false);
+      return;
+    }
+    if (S < this.from || S > this.size) throw internalError(`dictionary root of ${S} terms does not fit a dictionary of ${this.size}`);
+    const oldFrom = this.from;
+    this.slices.resize(pages);
+    // A group's filter is known when it was loaded, or when all its keys come from the delta.
+    const hadBase = this.base !== null;
+    this.filterLoaded = root.filters.map((_, g) => (g * FILTERS_PER_GROUP) << PAGE_SHIFT >= oldFrom || (hadBase && this.filterLoaded[g] === true));
+    for (let id = oldFrom; id < S; id++) {
+      const k = id >>> PAGE_SHIFT;
+      if (!this.filterLoaded[(k / FILTERS_PER_GROUP) | 0]) continue;
+      keyHashes(this.keys[id - oldFrom]!, this.h);
+      this.slices.add(k, this.h);
+    }
+    // Pages that now hold delta keys: extend or create them from the delta.
+    for (let k = oldFrom >>> PAGE_SHIFT; k < pages && k << PAGE_SHIFT < S; k++) {
+      const start = k << PAGE_SHIFT, end = Math.min(S, start + PAGE_IDS);
+      let keys: string[] | null = null;
+      if (start >= oldFrom) keys = this.keys.slice(start - oldFrom, end - oldFrom);
+      else {
+        const have = this.recent.get(k);
+        if (have && start + have.keys.length === oldFrom) keys = have.keys.concat(this.keys.slice(0, end - oldFrom));
+      }
+      if (!keys) { this.recent.delete(k); continue; }
+      const page: Page = { keys, index: null, used: this.clock, cid: root.pages[k]! };
+      this.recent.set(k, page);
+      this.shared?.setObject(page.cid, page, pageBytes(keys));
+    }
+    for (let i = 0; i < S - oldFrom; i++) {
+      if (this.wanted.has(this.keys[i]!)) this.pinned.set(this.keys[i]!, oldFrom + i);
+      this.ids.delete(this.keys[i]!);
+      this.keyChars -= this.keys[i]!.length;
+    }
+    this.keys = this.keys.slice(S - oldFrom);
+    this.from = S;
+    this.base = { size: S, pages: root.pages, filters: root.filters };
+  }
+
+  private filtersReady(): boolean {
+    for (const l of this.filterLoaded) if (!l) return false;
+    return true;
+  }
+
+  /** Estimated bytes held: delta and filters (grow with terms), pages in use, the term cache (bounded). */
+  memory(): { dictBytes: number; dictPageBytes: number; termCacheBytes: number; termCacheLimitBytes: number } {
+    let pages = 0;
+    for (const p of this.recent.values()) pages += pageBytes(p.keys) + (p.index ? p.keys.length * 40 : 0);
     return {
-      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES,
+      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.hits.size * 100,
+      dictPageBytes: pages,
       termCacheBytes: this.slotIds.length * TERM_SLOT_BYTES,
       termCacheLimitBytes: this.maxSlots * TERM_SLOT_BYTES,
     };
   }
 
-  /** Id of a key, or undefined when the term was never seen. */
-  idOfKey(key: string): number | undefined { return this.ids.get(key); }
+  /** A resident page (touched), or undefined. */
+  private page(k: number): Page | undefined {
+    let p = this.recent.get(k);
+    if (p === undefined) {
+      const cid = this.base?.pages[k];
+      const cached = cid !== undefined ? this.shared?.getObject(cid) as Page | undefined : undefined;
+      if (cached === undefined) return undefined;
+      p = cached;
+      this.recent.set(k, p);
+    }
+    p.used = this.clock;
+    return p;
+  }
+
+  /** Id of a key, or undefined when the term was never seen (DictMiss when a candidate page is not loaded). */
+  idOfKey(key: string): number | undefined { return this.ownIdOfKey(key); }
+
+  private ownIdOfKey(key: string): number | undefined {
+    const id = this.ids.get(key);
+    if (id !== undefined || this.from === 0) return id;
+    const pinned = this.pinned.get(key) ?? this.hits.get(key);
+    if (pinned !== undefined) return pinned;
+    const found = this.baseId(key);
+    if (found === -2) throw new DictMiss(this, key, undefined);
+    return found < 0 ? undefined : found;
+  }
+
+  /** A base id, -1 when absent, -2 when a filter or candidate page is not loaded. */
+  private baseId(key: string): number {
+    if (!this.filtersReady()) return -2;
+    keyHashes(key, this.h);
+    let missing = false, found = -1;
+    this.slices.candidates(this.h, this.base!.pages.length, (k) => {
+      const p = this.page(k);
+      if (!p) { missing = true; return false; }
+      if (!p.index) {
+        p.index = new Map();
+        for (let i = 0; i < p.keys.length; i++) p.index.set(p.keys[i]!, i);
+      }
+      const i = p.index.get(key);
+      if (i === undefined) return false;
+      found = (k << PAGE_SHIFT) + i;
+      return true;
+    });
+    if (found >= 0) {
+      // Keys found in pages are remembered (bounded): the page's key map may be dropped with the page.
+      if (this.hits.size >= HIT_KEYS) this.hits.clear();
+      this.hits.set(key, found);
+      return found;
+    }
+    return missing ? -2 : -1;
+  }
+
   /** Id of a term, or undefined. */
   idOf(term: Term): number | undefined { return this.idOfKey(termKey(term)); }
 
+  /** Id of a key: synchronous when the pages it needs are resident, else a promise that loads them. */
+  idOfKeySoon(key: string): number | undefined | Promise<number | undefined> {
+    try {
+      return this.idOfKey(key);
+    } catch (e) {
+      if (isDictMiss(e)) return this.lookupKey(key);
+      throw e;
+    }
+  }
+
+  /** Pin keys from the moment they are folded into pages (a new dictionary: nothing to load). */
+  want(keys: readonly string[]): void { for (const k of keys) this.wanted.add(k); }
+
+  /**
+   * Keep the ids of a few keys the engine looks up synchronously on every commit (rdf:type for
+   * class statistics) in memory for good, whichever page holds them.
+   */
+  async pin(keys: readonly string[]): Promise<void> {
+    this.want(keys);
+    for (const k of keys) {
+      const id = await this.lookupKey(k);
+      if (id !== undefined && id < this.from) this.pinned.set(k, id);
+    }
+  }
+
+  /** Id of a term, loading the pages the lookup needs (async callers). */
+  async lookup(term: Term): Promise<number | undefined> { return this.lookupKey(termKey(term)); }
+
+  /** Id of a key, loading the pages the lookup needs (async callers). */
+  async lookupKey(key: string): Promise<number | undefined> {
+    for (;;) {
+      try {
+        return this.idOfKey(key);
+      } catch (e) {
+        if (!isDictMiss(e)) throw e;
+        await e.resolve();
+      }
+    }
+  }
+
   /** Id of a key, assigning the next id when new. */
   internKey(key: string): number {
-    let id = this.ids.get(key);
+    let id = this.ownIdOfKey(key);
     if (id === undefined) {
-      id = this.keys.length;
+      id = this.size;
       const flat = flatKey(key);
       this.keys.push(flat);
       this.ids.set(flat, id);
@@ -75,11 +330,17 @@ export class TermDict {
   /** Id of a term, assigning when new. */
   intern(term: Term): number { return this.internKey(termKey(term)); }
 
-  /** Key of an id. */
+  /** Key of an id (DictMiss when its page is not loaded). */
   key(id: number): string {
-    const k = this.keys[id];
-    if (k === undefined) throw new RangeError('unknown term id ' + id);
-    return k;
+    if (id >= this.from) {
+      const k = this.keys[id - this.from];
+      if (k === undefined) throw new RangeError('unknown term id ' + id);
+      return k;
+    }
+    if (id < 0) throw new RangeError('unknown term id ' + id);
+    const p = this.page(id >>> PAGE_SHIFT);
+    if (!p) throw new DictMiss(this, undefined, id);
+    return p.keys[id & (PAGE_IDS - 1)]!;
   }
   /** Term of an id (decoded, then cached while its slot is not taken by another id). */
   term(id: number): Term {
@@ -95,7 +356,7 @@ export class TermDict {
   /** Size the cache to the dictionary (a power of two, up to the budget); cached terms are dropped. */
   private growCache(): void {
     let n = 1024;
-    while (n < this.keys.length && n < this.maxSlots) n *= 2;
+    while (n < this.size && n < this.maxSlots) n *= 2;
     n = Math.min(n, this.maxSlots);
     this.slotIds = new Int32Array(n).fill(-1);
     this.slotTerms = new Array<Term | undefined>(n);
@@ -104,16 +365,148 @@ export class TermDict {
   /** 0 IRI, 1 blank node, 2 literal. */
   kind(id: number): 0 | 1 | 2 { return keyKind(this.key(id)); }
 
-  /** Keys from id `from` (inclusive) to `to` (exclusive), for persisting dictionary chunks. */
-  slice(from: number, to = this.keys.length): string[] { return this.keys.slice(from, to); }
+  /** True when every id of the columns (first n rows) has its key in memory. */
+  resident(cols: readonly ArrayLike<number>[], n: number): boolean {
+    return this.from === 0 || this.missingPages(cols, n, true) === null;
+  }
+
+  /** Load the pages of every id of the columns (first n rows), so key/term/kind answer synchronously. */
+  async ensureIds(cols: readonly ArrayLike<number>[], n: number): Promise<void> {
+    if (this.from === 0) return;
+    this.tick();
+    const missing = this.missingPages(cols, n, false);
+    if (missing) await Promise.all([...missing].map((k) => this.loadPage(k)));
+  }
+
+  /** Pages of base ids in the columns that are not in memory (null: none; `first`: stop at one). */
+  private missingPages(cols: readonly ArrayLike<number>[], n: number, first: boolean): Set<number> | null {
+    const from = this.from;
+    let missing: Set<number> | null = null;
+    let last = -1;
+    for (const c of cols) {
+      for (let i = 0; i < n; i++) {
+        const id = c[i]!;
+        if (id >= from || id < 0) continue;
+        const k = id >>> PAGE_SHIFT;
+        if (k === last) continue;
+        last = k;
+        if (this.page(k)) continue;
+        (missing ??= new Set()).add(k);
+        if (first) return missing;
+      }
+    }
+    return missing;
+  }
+
+  /** Load the filters and candidate pages of keys, so idOfKey/internKey answer synchronously. */
+  async resolveKeys(keys: Iterable<string>): Promise<void> {
+    if (this.from === 0) return;
+    this.tick();
+    if (!this.filtersReady()) await this.loadFilters();
+    const missing = new Set<number>();
+    const pages = this.base!.pages.length;
+    const note = (k: number) => { if (!this.page(k)) missing.add(k); return false; };
+    for (const key of keys) {
+      if (this.ids.has(key) || this.pinned.has(key) || this.hits.has(key)) continue;
+      keyHashes(key, this.h);
+      this.slices.candidates(this.h, pages, note);
+    }
+    if (missing.size) await Promise.all([...missing].map((k) => this.loadPage(k)));
+  }
+
+  /** Keys of ids [from, to), loading their pages as needed (the indexer and peers). */
+  async keysOf(from: number, to: number): Promise<string[]> {
+    if (from >= this.from) return this.keys.slice(from - this.from, to - this.from);
+    const out: string[] = [];
+    for (let id = from; id < to;) {
+      if (id >= this.from) { out.push(...this.keys.slice(id - this.from, to - this.from)); break; }
+      const k = id >>> PAGE_SHIFT;
+      const p = this.page(k) ?? await this.loadPage(k);
+      const end = Math.min(to, (k + 1) << PAGE_SHIFT, this.from);
+      for (; id < end; id++) out.push(p.keys[id & (PAGE_IDS - 1)]!);
+    }
+    return out;
+  }
+
+  /** Page k's filter words (FILTER_WORDS; loaded on first need), to write its filter group again. */
+  async pageFilter(k: number): Promise<Uint32Array> {
+    if (!this.filtersReady()) await this.loadFilters();
+    return this.slices.pageWords(k);
+  }
+
+  /** Every base page's filter, concatenated (FILTER_WORDS each; loaded on first need). */
+  async filterWords(): Promise<Uint32Array> {
+    const pages = this.base?.pages.length ?? 0;
+    const out = new Uint32Array(pages * FILTER_WORDS);
+    for (let k = 0; k < pages; k++) out.set(await this.pageFilter(k), k * FILTER_WORDS);
+    return out;
+  }
+
+  private tick(): void {
+    this.clock = Date.now();
+    if (this.clock - this.lastSweep < 1000) return;
+    this.lastSweep = this.clock;
+    const old = this.clock - this.graceMs;
+    for (const [k, p] of this.recent) if (p.used < old) this.recent.delete(k);
+  }
+
+  private loadFilters(): Promise<void> {
+    if (this.filtersLoading) return this.filtersLoading;
+    const base = this.base!;
+    const p = (async () => {
+      await Promise.all(base.filters.map(async (cid, g) => {
+        if (this.filterLoaded[g]) return;
+        const f = decodeFilterGroup(await this.src!.get(cid));
+        if (this.base !== base) return; // a newer base came meanwhile: its own load fills it
+        if (f.firstPage !== g * FILTERS_PER_GROUP) throw internalError('dictionary filter group out of place');
+        for (let i = 0; i < f.count; i++) this.slices.setPage(f.firstPage + i, f.words, i * FILTER_WORDS);
+        this.filterLoaded[g] = true;
+      }));
+    })().finally(() => { this.filtersLoading = null; });
+    this.filtersLoading = p;
+    return p.then(() => (this.base !== base && !this.filtersReady() ? this.loadFilters() : undefined));
+  }
+
+  private loadPage(k: number): Promise<Page> {
+    let p = this.loading.get(k);
+    if (p) return p;
+    p = (async () => {
+      for (;;) {
+        const base = this.base!;
+        const cid = base.pages[k];
+        if (cid === undefined) throw internalError(`dictionary page ${k} is not in the index root`);
+        const bytes = await this.src!.get(cid);
+        const cur = this.page(k);
+        if (cur) return cur;
+        const { from, keys } = decodeDictPage(bytes);
+        const want = Math.min(PAGE_IDS, this.base!.size - (k << PAGE_SHIFT));
+        if (from !== k << PAGE_SHIFT) throw internalError(`dictionary page ${k} starts at id ${from}`);
+        // A newer root may have rewritten this (last) page with more keys meanwhile.
+        if (keys.length < want) { if (this.base !== base) continue; throw internalError(`dictionary page ${k} holds ${keys.length} keys, expected ${want}`); }
+        const page: Page = { keys: keys.length > want ? keys.slice(0, want) : keys, index: null, used: this.clock, cid };
+        this.recent.set(k, page);
+        this.shared?.setObject(cid, page, pageBytes(page.keys));
+        return page;
+      }
+    })().finally(() => this.loading.delete(k));
+    this.loading.set(k, p);
+    return p;
+  }
+
+  /** Keys from id `from` (inclusive) to `to` (exclusive) of the delta (terms not in base pages yet). */
+  slice(from: number, to = this.size): string[] {
+    if (from < this.from) throw internalError(`dictionary ids from ${from} are in pages: use keysOf`);
+    return this.keys.slice(from - this.from, to - this.from);
+  }
 
   /** Drop ids >= size (undo of a failed apply; only safe before anything references them). */
   truncate(size: number): void {
-    for (let i = this.keys.length - 1; i >= size; i--) {
+    if (size < this.from) throw internalError('cannot truncate the dictionary below its persisted pages');
+    for (let i = this.keys.length - 1; i >= size - this.from; i--) {
       this.ids.delete(this.keys[i]!);
       this.keyChars -= this.keys[i]!.length;
     }
-    this.keys.length = size;
+    this.keys.length = size - this.from;
     for (let i = 0; i < this.slotIds.length; i++) if (this.slotIds[i]! >= size) { this.slotIds[i] = -1; this.slotTerms[i] = undefined; }
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The index job: merge novelty up to the head t captured at start into a new copy-on-write index
- * (leaves, branches, dictionary chunks, root), publish its root in the nameservice, switch the
+ * (leaves, branches, dictionary pages, root), publish its root in the nameservice, switch the
  * ledger to it and drop the indexed novelty. Commits arriving meanwhile stay in novelty.
  */
 import { CID } from 'multiformats/cid';
@@ -10,13 +10,11 @@ import type { LedgerStores } from '../ledger/stores.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { sameRecordVersion, type NsRecord } from '../store.js';
 import { updateOrder, writeBranches } from './build.js';
-import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from './root-codec.js';
+import { writeDictPages } from './dict-write.js';
+import { canonicalJsonBytes, type IndexRoot } from './root-codec.js';
 import { IndexTree, type LeafRef } from './tree.js';
 import { rememberRoot } from './root-headers.js';
 import { writeIndexSummary } from './class-summary-delta.js';
-
-/** Keys per dictionary chunk blob. */
-export const DICT_CHUNK_KEYS = 65_536;
 
 /** Run one index job for a ledger; true when its index was published. */
 export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise<boolean> {
@@ -40,17 +38,12 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
     leaves[order] = await updateOrder(snap.tree, store, order, snap.novelty.all(order, snap.toT));
     tops[order] = await writeBranches(store, order, leaves[order]);
   }
-  const chunks = snap.tree ? [...snap.tree.root.dict.chunks] : [];
-  const from = snap.tree ? snap.tree.root.dict.size : 0;
-  for (let i = from; i < snap.dictSize; i += DICT_CHUNK_KEYS) {
-    const end = Math.min(snap.dictSize, i + DICT_CHUNK_KEYS);
-    chunks.push((await store.put(Codec.dict, encodeDictChunk(i, ledger.dict.slice(i, end)))).toString());
-  }
+  const dict = await writeDictPages(store, ledger.dict, snap.tree?.root.dict ?? null, snap.dictSize);
   const head = await ledger.db();
   const classSummary = await writeIndexSummary(store, snap.tree, snap.novelty, snap.toT, (t) => head.at(t, snap));
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: snap.toT, base_t: 0, commit_id: snap.commitId, commit_time: snap.commitTime, ns: snap.ns, graphs: snap.graphs,
-    datatypes: snap.datatypes, dict: { size: snap.dictSize, chunks }, orders: tops, stats: snap.stats,
+    datatypes: snap.datatypes, dict, orders: tops, stats: snap.stats,
     prev_root: snap.tree ? snap.tree.rootCid.toString() : null, class_summary: classSummary,
   };
   const rootCid = await store.put(Codec.indexRoot, canonicalJsonBytes(root));

@@ -6,6 +6,7 @@
 import { CID } from 'multiformats/cid';
 import { LedgraphError } from '../errors.js';
 import type { IndexOrder } from '../flake/flake.js';
+import type { DictRootJson } from './dict.js';
 
 /** A child of a branch node: a leaf (level 1 parent) or a branch. Keys are [g, k1, k2, k3, m] in the order. */
 export interface ChildRef { first: number[]; last: number[]; rows: number; cid: string }
@@ -41,7 +42,11 @@ export interface IndexRoot {
   graphs: [number, string][];
   /** Number of distinct non-reserved datatypes ever used (the 16,369 limit). */
   datatypes: string[];
-  dict: { size: number; chunks: string[] };
+  /**
+   * The dictionary: `pages` (ids [k·1024, (k+1)·1024) each) and `filters` (one blob per 32 pages)
+   * since the paged format (docs/dictionary.md); roots written before it list JSON `chunks`.
+   */
+  dict: DictRootJson;
   /** Top node per order (a branch node CID), or null when the order is empty. */
   orders: Record<IndexOrder, string | null>;
   stats: IndexStatsJson;
@@ -53,7 +58,12 @@ export interface IndexRoot {
   class_summary?: string;
 }
 
-/** Dictionary chunk: the keys of ids [from, from + keys.length). */
+/** The blobs of a root's dictionary: old-format chunks, or pages and filter groups. */
+export function dictObjects(d: DictRootJson): string[] {
+  return [...d.chunks, ...(d.pages ?? []), ...(d.filters ?? [])];
+}
+
+/** Dictionary chunk of the old format: the keys of ids [from, from + keys.length). */
 export interface DictChunk { v: 1; from: number; keys: string[] }
 
 const enc = new TextEncoder();

@@ -1,5 +1,5 @@
 /**
- * What walks over index-root chains need of a root (its t, commit, predecessor, dictionary chunks and
+ * What walks over index-root chains need of a root (its t, commit, predecessor, dictionary blobs and
  * order tops), cached by CID. Roots are immutable, and a full root can be megabytes (namespace table,
  * statistics), so a fork at an older commit or a garbage-collection sweep walking twenty roots would
  * otherwise read and parse tens of megabytes each time.
@@ -7,7 +7,7 @@
 import { CID } from 'multiformats/cid';
 import type { IndexOrder } from '../flake/flake.js';
 import type { ContentStore } from '../store.js';
-import { parseJsonNode, type IndexRoot } from './root-codec.js';
+import { dictObjects, parseJsonNode, type IndexRoot } from './root-codec.js';
 
 /** The small part of an index root. */
 export interface RootHeader {
@@ -15,7 +15,8 @@ export interface RootHeader {
   index_t: number;
   commit_id: string;
   prev_root: string | null;
-  chunks: readonly string[];
+  /** Every dictionary blob: old-format chunks, or pages and filter groups (dictObjects). */
+  dictObjects: readonly string[];
   orders: Readonly<Record<IndexOrder, string | null>>;
   /** The root's class summary object, if it has one. */
   summary: string | null;
@@ -29,7 +30,7 @@ const headers = new Map<string, RootHeader>();
 export function rememberRoot(cid: string, root: IndexRoot): RootHeader {
   const h: RootHeader = {
     ledger_id: root.ledger_id, index_t: root.index_t, commit_id: root.commit_id, prev_root: root.prev_root,
-    chunks: [...root.dict.chunks], orders: { ...root.orders }, summary: root.class_summary ?? null,
+    dictObjects: dictObjects(root.dict), orders: { ...root.orders }, summary: root.class_summary ?? null,
   };
   if (headers.size >= MAX_HEADERS) headers.clear();
   headers.set(cid, h);

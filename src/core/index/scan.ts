@@ -6,7 +6,8 @@
 import type { IndexOrder } from '../flake/flake.js';
 import type { Novelty } from './novelty.js';
 import { allocRun, cmpRows, copyRow, keyCols, lowerBound, upperBound, type KeyPrefix, type Run } from './run.js';
-import type { IndexTree } from './tree.js';
+import type { DecodedLeaf } from './leaf-codec.js';
+import type { IndexTree, LeafRef } from './tree.js';
 import type { FactBatch } from './view.js';
 
 export const BATCH_SIZE = 1024;
@@ -92,6 +93,8 @@ class ScanCursor {
   private cols: Int32Array[] = [];
   private i = 0;
   private b = 0;
+  /** The last leaf (and history) fetched for this cursor. */
+  private held: { ref: LeafRef; leaf: DecodedLeaf; hist?: Run } | null = null;
 
   constructor(private readonly src: ScanSource, private readonly steps: readonly ScanStep[], readonly batch: FactBatch) {}
 
@@ -129,15 +132,18 @@ class ScanCursor {
     const tree = this.src.tree!;
     const { order, prefix } = this.steps[this.step]!;
     const ref = tree.leaves[order][this.leaf]!;
-    const leaf = tree.cachedLeaf(ref);
-    if (!leaf) return tree.leaf(ref);
+    // What a fetch brought is held here too: with a small cache, fetching the history may evict
+    // the leaf (and the leaf the history) before this cursor reads them, forever.
+    const held = this.held?.ref === ref ? this.held : null;
+    const leaf = tree.cachedLeaf(ref) ?? held?.leaf;
+    if (!leaf) return tree.leaf(ref).then((l) => { this.held = { ref, leaf: l }; });
     let run = leaf.run;
     let cols = keyCols(run, order);
     let a = lowerBound(cols, 0, run.n, prefix);
     let b = upperBound(cols, a, run.n, prefix);
     if (this.src.t < tree.t && leaf.history) {
-      const hist = tree.cachedHistory(leaf);
-      if (!hist) return tree.history(leaf);
+      const hist = tree.cachedHistory(leaf) ?? held?.hist;
+      if (!hist) return tree.history(leaf).then((h) => { this.held = { ref, leaf, hist: h ?? EMPTY_RUN }; });
       run = asOf(order, sliceRun(run, a, b), historyRange(hist, order, prefix), this.src.t);
       cols = keyCols(run, order);
       a = 0; b = run.n;

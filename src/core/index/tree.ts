@@ -68,7 +68,21 @@ export class LeafCache {
     return this.entry(cid)?.leaf;
   }
   set(cid: CID, leaf: DecodedLeaf, bytes = decodedLeafBytes(leaf)): void {
-    const k = cid.toString();
+    this.add(cid.toString(), leaf, bytes);
+  }
+
+  /** A decoded dictionary page under its CID string, if cached (shares the budget with leaves). */
+  getObject(key: string): unknown {
+    const e = this.map.get(key);
+    if (e) e.used = true;
+    return e?.leaf;
+  }
+  /** Cache a decoded dictionary page under its CID string, charged `bytes`. */
+  setObject(key: string, value: object, bytes: number): void {
+    this.add(key, value as DecodedLeaf, bytes);
+  }
+
+  private add(k: string, leaf: DecodedLeaf, bytes: number): void {
     if (this.map.has(k)) return;
     this.map.set(k, { leaf, bytes, used: false });
     this.bytes += bytes;
@@ -99,6 +113,9 @@ export class IndexTree {
     readonly leaves: Record<IndexOrder, LeafRef[]>,
     private readonly cache: LeafCache,
   ) {}
+
+  /** The shared cache of decoded objects this tree reads through (dictionary pages share it). */
+  get objects(): LeafCache { return this.cache; }
 
   /** Load a root and its branch nodes. */
   static async load(store: ContentStore, rootCid: CID, cache: LeafCache): Promise<IndexTree> {

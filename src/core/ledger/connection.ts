@@ -49,7 +49,7 @@ export type { DropResponse } from './drop.js';
 export interface MemoryReport {
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
-  ledgers: { ledger: string; terms: number; dict_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number }[];
+  ledgers: { ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number }[];
 }
 
 export interface Storage { content: ContentStore; ns: NameService }
@@ -286,7 +286,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       if (!l) continue;
       const d = l.dict.memory();
       ledgers.push({
-        ledger: l.id, terms: l.dict.size, dict_bytes: d.dictBytes, term_cache_bytes: d.termCacheBytes,
+        ledger: l.id, terms: l.dict.size, dict_bytes: d.dictBytes, dict_page_bytes: d.dictPageBytes, term_cache_bytes: d.termCacheBytes,
         novelty_bytes: l.novelty.memoryBytes(), novelty_encoded_bytes: l.novelty.bytes,
       });
     }

@@ -61,6 +61,17 @@ function sampleValuesPerKey(tree: IndexTree, p: number, key: 's' | 'o'): number 
   return distinct === 0 ? undefined : rows / distinct;
 }
 
+/**
+ * Scan batches whose terms are in memory: every id a scan hands out can be decoded synchronously
+ * (the dictionary keeps pages in use for its grace window, docs/dictionary.md).
+ */
+async function* withTerms(dict: TermDict, batches: AsyncIterable<FactBatch>): AsyncIterable<FactBatch> {
+  for await (const b of batches) {
+    if (!dict.resident([b.s, b.p, b.o], b.n)) await dict.ensureIds([b.s, b.p, b.o], b.n);
+    yield b;
+  }
+}
+
 /** What a Db needs from its ledger. */
 export interface DbParts {
   ledgerId: string;
@@ -160,13 +171,17 @@ export class Db implements DbView {
   scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
     const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
     const steps = graphs.length === 1 ? this.steps(pattern, graphs[0]!) : graphs.flatMap((g) => this.steps(pattern, g));
-    return scanSteps(this.src, steps, opts?.signal);
+    const batches = scanSteps(this.src, steps, opts?.signal);
+    return this.dict.baseSize === 0 ? batches : withTerms(this.dict, batches);
   }
 
   scanSync(pattern: ScanPattern): FactBatch | null {
     const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
     const steps = graphs.length === 1 ? this.steps(pattern, graphs[0]!) : graphs.flatMap((g) => this.steps(pattern, g));
-    return scanStepsSync(this.src, steps);
+    const b = scanStepsSync(this.src, steps);
+    // A batch whose terms are not all in memory goes the async way, which loads their pages.
+    if (b && this.dict.baseSize > 0 && !this.dict.resident([b.s, b.p, b.o], b.n)) return null;
+    return b;
   }
 
   estimate(pattern: ScanPattern): number {
@@ -241,6 +256,10 @@ export class Db implements DbView {
         const nov = this.parts.novelty.range(step.order, step.prefix, toT);
         for (let i = 0; i < nov.n; i++) keep(nov, i);
       }
+    }
+    if (this.dict.baseSize > 0) {
+      const cols = [Int32Array.from(events, (e) => e.s), Int32Array.from(events, (e) => e.p), Int32Array.from(events, (e) => e.o)];
+      await this.dict.ensureIds(cols, events.length);
     }
     events.sort((a, b) => (a.t - b.t) || (Number(a.op) - Number(b.op)) || (a.g - b.g) || (a.s - b.s) || (a.p - b.p) || (a.o - b.o) || (a.m - b.m));
     for (const e of events) yield e;

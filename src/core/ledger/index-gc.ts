@@ -1,8 +1,8 @@
 /**
  * Garbage collection of index artifacts (docs/branches.md, "Index retention"). What is retained:
  * every object reachable from any nameservice record — its commits, and every index root on the
- * `prev_root` chain of its index head with their dictionary chunks, branch nodes, leaves and
- * histories. An index root drops out of that set when a record stops naming it and it is on no
+ * `prev_root` chain of its index head with their dictionary pages and filter groups (old roots:
+ * chunks), branch nodes, leaves and histories. An index root drops out of that set when a record stops naming it and it is on no
  * other record's chain: a fast-forward or rebase gives a branch its source's index head, an index
  * job finishes for a head that moved off its chain or was dropped. Such roots are *retired* here;
  * after `graceMs` (a reader may still hold a snapshot of them, a peer may still be reading) the

@@ -13,6 +13,7 @@
  */
 import { GRAPH_CONFIG, GRAPH_DEFAULT, GRAPH_TXN_META } from '../flake/flake.js';
 import type { DbView } from '../index/view.js';
+import { withDictRetry } from '../index/dict.js';
 import { keyToTerm } from '../rdf/terms.js';
 import { ID_DATATYPE, rdf } from '../rdf/vocab.js';
 import type { Db } from './db.js';
@@ -54,6 +55,14 @@ interface Counts { flakes: number; size: number; properties: Map<number, number>
  * real-time statistics; with it, from the facts the view keeps (see the header).
  */
 export async function ledgerInfo(ledger: Ledger, opts: InfoOptions = {}, view?: InfoView): Promise<LedgerInfo> {
+  // Statistics name terms by id, and the details look IRIs up: their dictionary pages are loaded
+  // first, and a lookup that still misses one loads it and starts over.
+  const ids = [...ledger.stats.properties.keys(), ...ledger.stats.classes.keys()];
+  await ledger.dict.ensureIds([Int32Array.from(ids)], ids.length);
+  return withDictRetry(() => ledgerInfoOnce(ledger, opts, view));
+}
+
+async function ledgerInfoOnce(ledger: Ledger, opts: InfoOptions, view?: InfoView): Promise<LedgerInfo> {
   const db = await ledger.db();
   // The totals of the snapshot just taken (the live statistics move on with later commits).
   const total = { flakes: ledger.stats.flakes, size: ledger.stats.size };

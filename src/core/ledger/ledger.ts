@@ -81,6 +81,7 @@ export class Ledger {
 
   private constructor(readonly store: ContentStore, record: NsRecord, termCacheBytes?: number) {
     this.dict = new TermDict(termCacheBytes);
+    this.dict.want([rdf.type]); // LedgerStats looks it up on every commit
     this.record = record;
     this.stats = new LedgerStats(() => this.dict.idOfKey(rdf.type));
   }
@@ -97,21 +98,29 @@ export class Ledger {
       const rootCid = CID.parse(record.index_head_id);
       const root = parseJsonNode<IndexRoot>(await store.get(rootCid), 'index root');
       rememberRoot(record.index_head_id, root);
-      // Branch nodes and dictionary chunks are independent reads: issue them together.
-      const [tree, chunkBytes] = await Promise.all([
-        IndexTree.fromRoot(store, rootCid, root, cache),
-        Promise.all(root.dict.chunks.map((c) => store.get(CID.parse(c)))),
-      ]);
-      for (const bytes of chunkBytes) {
-        const chunk = parseJsonNode<DictChunk>(bytes, 'dictionary chunk');
-        if (chunk.from !== l.dict.size) throw badRequest('dictionary chunks out of order in index root');
-        for (const k of chunk.keys) l.dict.internKey(k);
+      if (root.dict.pages) {
+        // The paged dictionary: pages and filters are read as lookups need them. rdf:type's page
+        // (and the filters) load while the branch nodes do: on a peer each is a round trip.
+        l.dict.attachBase(root.dict, l.pageSource(), cache);
+        [l.tree] = await Promise.all([IndexTree.fromRoot(store, rootCid, root, cache), l.dict.pin([rdf.type])]);
+      } else {
+        // An old-format root (JSON chunks): its keys are read whole into the delta, and the next
+        // index job writes them as pages. Branch nodes and chunks are independent reads.
+        const [tree, chunkBytes] = await Promise.all([
+          IndexTree.fromRoot(store, rootCid, root, cache),
+          Promise.all(root.dict.chunks.map((c) => store.get(CID.parse(c)))),
+        ]);
+        for (const bytes of chunkBytes) {
+          const chunk = parseJsonNode<DictChunk>(bytes, 'dictionary chunk');
+          if (chunk.from !== l.dict.size) throw badRequest('dictionary chunks out of order in index root');
+          for (const k of chunk.keys) l.dict.internKey(k);
+        }
+        l.tree = tree;
       }
       l.ns.applyDelta(root.ns);
       l.graphs = new GraphTable(root.graphs);
       for (const d of root.datatypes) l.datatypes.add(d);
       l.stats.load(root.stats);
-      l.tree = tree;
       stopAt = root.commit_id;
       l.head = { t: root.index_t, cid: root.commit_id, time: root.commit_time ?? '' };
     }
@@ -144,10 +153,27 @@ export class Ledger {
       cur = decodeEnvelope(bytes).parents[0] ?? null;
     }
     if (stopAt !== null && !cur) throw internalError(`ledger ${this.id}: head ${headCid} does not descend from ${stopAt}`);
-    for (let i = pending.length - 1; i >= 0; i--) {
-      const { cid, bytes } = pending[i]!;
-      this.applyCommit(decodeCommit(bytes, this.ns), cid.toString(), bytes);
+    const oldestFirst = pending.reverse().map((p) => ({ cid: p.cid.toString(), bytes: p.bytes }));
+    const datas = await this.decodeResolved(oldestFirst);
+    // Applied in one synchronous run: no reader sees a half-replayed chain.
+    oldestFirst.forEach(({ cid, bytes }, i) => this.applyCommit(datas[i]!, cid, bytes));
+  }
+
+  /**
+   * Decode stored commits (oldest first) against this ledger's namespace table plus the deltas of
+   * those before each, and load the dictionary pages their terms need, so they can be applied in
+   * one synchronous run.
+   */
+  async decodeResolved(chain: readonly { cid: string; bytes: Uint8Array }[]): Promise<CommitData[]> {
+    const ns = chain.length > 1 ? this.ns.clone() : this.ns;
+    const out: CommitData[] = [];
+    for (const { cid, bytes } of chain) {
+      const data = decodeCommit(bytes, ns);
+      if (ns !== this.ns) ns.applyDelta(data.nsDelta);
+      await this.resolveCommitTerms(data, cid);
+      out.push(data);
     }
+    return out;
   }
 
   /** Apply commits another process published after our head (a peer sharing the storage). */
@@ -222,10 +248,39 @@ export class Ledger {
     return n;
   }
 
+  /** Serve the dictionary's persisted ids from the pages of an index tree's root. */
+  attachDict(tree: IndexTree): void {
+    this.dict.attachBase(tree.root.dict, this.pageSource(), tree.objects);
+  }
+
+  private pageSource(): { get(cid: string): Promise<Uint8Array> } {
+    return { get: (c) => this.store.get(CID.parse(c)) };
+  }
+
+  /**
+   * Load the dictionary pages a commit's terms may live in, so applyCommit interns synchronously.
+   * Every caller awaits this before applying (and before publishing, for staged commits).
+   */
+  async resolveCommitTerms(data: CommitData, cid: string): Promise<void> {
+    if (this.dict.baseSize === 0) return;
+    const keys: string[] = [];
+    let asserts = 0, retracts = 0;
+    for (const f of data.flakes) {
+      if (f.op) asserts++; else retracts++;
+      keys.push(termKey(f.s), termKey(f.p), termKey(f.o));
+    }
+    const prev = data.parents[0]?.toString() ?? null;
+    const meta = commitMetaFacts({ cid, t: data.t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
+    keys.push(termKey(commitSubject(cid)));
+    for (const m of meta) keys.push(termKey(m.p), termKey(m.o));
+    await this.dict.resolveKeys(keys);
+  }
+
   /** After an index covering t is published: switch to it and drop indexed novelty. */
   installIndex(tree: IndexTree): void {
     const t = tree.t;
     this.tree = tree;
+    this.attachDict(tree);
     this.novelty = this.novelty.dropUpTo(t, this.noveltyBytesAfter(t));
     for (const k of [...this.noveltyBytesByT.keys()]) if (k <= t) this.noveltyBytesByT.delete(k);
   }

@@ -35,8 +35,8 @@ export async function collectCommits(store: ContentStore, r: NsRecord, out: Set<
 
 /**
  * Every index root on the `prev_root` chain of the record's index head (the ledger's index history:
- * a fork at an older commit starts from one of them) with its dictionary chunks, branch nodes,
- * leaves and leaf histories. `histories` memoizes leaf → history across walks.
+ * a fork at an older commit starts from one of them) with its dictionary pages and filter groups
+ * (old roots: chunks), branch nodes, leaves and leaf histories. `histories` memoizes leaf → history across walks.
  */
 export async function collectIndex(store: ContentStore, r: NsRecord, out: Set<string>, histories?: Map<string, string | null>): Promise<void> {
   let root: string | null = r.index_head_id;

@@ -5,7 +5,7 @@
  * never pay for this: they read the Db directly.
  */
 import { FIRST_NAMED_GRAPH } from '../flake/flake.js';
-import { TermDict } from '../index/dict.js';
+import { TermDict, withDictRetry } from '../index/dict.js';
 import { acquireBatch, releaseBatch } from '../index/scan.js';
 import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '../index/view.js';
 
@@ -90,9 +90,11 @@ export class UnionView implements DbView {
   }
 
   async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+    // Bound terms are looked up in each member's dictionary: load the pages that needs first.
+    const targets = await withDictRetry(() => [...this.targets(pattern)]);
     const out = acquireBatch();
     try {
-      for (const [g, m, mp] of this.targets(pattern)) {
+      for (const [g, m, mp] of targets) {
         for await (const b of m.view.scan(mp, opts)) {
           out.n = b.n;
           for (let i = 0; i < b.n; i++) {
@@ -114,7 +116,7 @@ export class UnionView implements DbView {
   }
 
   async *history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent> {
-    for (const [g, m, mp] of this.targets(pattern)) {
+    for (const [g, m, mp] of await withDictRetry(() => [...this.targets(pattern)])) {
       for await (const e of m.view.history(mp, fromT, toT)) {
         yield { ...e, g, s: this.up(m.view, e.s), p: this.up(m.view, e.p), o: this.up(m.view, e.o) };
       }

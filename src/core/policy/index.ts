@@ -6,7 +6,7 @@
  */
 import type { CommitFlake } from '../commit/commit-codec.js';
 import { badRequest, forbidden } from '../errors.js';
-import type { TermDict } from '../index/dict.js';
+import { withDictRetry, type TermDict } from '../index/dict.js';
 import type { DbView } from '../index/view.js';
 import type { LedgerLookup } from '../ledger/stores.js';
 import { Db } from '../ledger/db.js';
@@ -78,6 +78,12 @@ function sumTallies(ev: PolicyEvaluator): PolicyStats {
  * needs `opts.ledgerId`; its terms are matched to the ledger's by key, and conditions run on the head.
  */
 export async function policyView(conn: LedgerLookup, view: DbView, inputs: PolicyInputs | undefined, opts: { ledgerId?: string } = {}): Promise<PolicyViewResult> {
+  // Policy IRIs are looked up synchronously while evaluators are built: a dictionary page they
+  // need is loaded and the view built again.
+  return withDictRetry(() => policyViewOnce(conn, view, inputs, opts));
+}
+
+async function policyViewOnce(conn: LedgerLookup, view: DbView, inputs: PolicyInputs | undefined, opts: { ledgerId?: string }): Promise<PolicyViewResult> {
   if (isRootPolicy(inputs)) return { view, stats: NO_STATS };
   const ledgerId = view instanceof Db ? view.ledgerId : opts.ledgerId;
   if (ledgerId === undefined) throw badRequest('a policy-restricted view needs the ledger its policies come from');
@@ -115,6 +121,10 @@ export const WRITE_DENIED = 'Policy enforcement prevents modification.';
  * so subjects created by this transaction are not covered by class targets.
  */
 export async function checkWritePolicy(db: Db, flakes: readonly CommitFlake[], inputs: PolicyInputs | undefined, meta: readonly MetaEntry[] = []): Promise<void> {
+  return withDictRetry(() => checkWritePolicyOnce(db, flakes, inputs, meta));
+}
+
+async function checkWritePolicyOnce(db: Db, flakes: readonly CommitFlake[], inputs: PolicyInputs | undefined, meta: readonly MetaEntry[]): Promise<void> {
   if (isRootPolicy(inputs) || (flakes.length === 0 && meta.length === 0)) return;
   const set = await cachedPolicySet(headKey(db), db, inputs);
   const ids = new OverlayIds(db.dict, true);
@@ -173,9 +183,9 @@ export async function termFilter(conn: LedgerLookup, db: Db, inputs: PolicyInput
   const head = await (await conn.ledger(db.ledgerId)).db();
   const set = await cachedPolicySet(headKey(head), head, inputs);
   const ids = new OverlayIds(db.dict, false);
-  const ev = await PolicyEvaluator.create(set, 'view', db, ids);
+  const ev = await withDictRetry(() => PolicyEvaluator.create(set, 'view', db, ids));
   return {
-    visible: (s, p, o) => ev.decide(ids.intern(termKey(s)), ids.intern(termKey(p)), ids.intern(termKey(o))),
+    visible: (s, p, o) => withDictRetry(() => ev.decide(ids.intern(termKey(s)), ids.intern(termKey(p)), ids.intern(termKey(o)))),
     stats: () => sumTallies(ev),
   };
 }
@@ -188,7 +198,7 @@ export async function termFilter(conn: LedgerLookup, db: Db, inputs: PolicyInput
 export async function whereView(db: Db, inputs: PolicyInputs | undefined): Promise<DbView> {
   if (isRootPolicy(inputs)) return db;
   const set = await cachedPolicySet(headKey(db), db, inputs);
-  const ev = await PolicyEvaluator.create(set, 'view', db, new OverlayIds(db.dict, false));
+  const ev = await withDictRetry(() => PolicyEvaluator.create(set, 'view', db, new OverlayIds(db.dict, false)));
   const pv = new PolicyView(db, ev, null);
   await pv.prepare();
   return pv;

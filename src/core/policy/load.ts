@@ -76,21 +76,21 @@ export async function loadPolicySet(head: DbView, inputs: PolicyInputs | undefin
   const classes = new Set(inputs.policyClass ?? []);
 
   if (inputs.identity !== undefined) {
-    const id = dict.idOfKey(inputs.identity);
+    const id = await dict.lookupKey(inputs.identity);
     // An identity with no node in the ledger sees nothing and may write nothing (fail closed).
     if (id === undefined || !(await any(head, { s: id }))) return { ...base, kind: 'denyAll', identity, defaultAllow: false };
-    const pc = dict.idOfKey(pol.policyClass);
+    const pc = await dict.lookupKey(pol.policyClass);
     if (pc !== undefined) {
       for (const c of await objectIds(head, id, pc)) if (dict.kind(c) === 0) classes.add(dict.key(c));
     }
   }
 
   const byId = new Map<string, Policy>();
-  const typeId = dict.idOfKey(rdf.type);
-  const apId = dict.idOfKey(pol.AccessPolicy);
+  const typeId = await dict.lookupKey(rdf.type);
+  const apId = await dict.lookupKey(pol.AccessPolicy);
   if (typeId !== undefined && apId !== undefined) {
     for (const cls of classes) {
-      const cid = dict.idOfKey(cls);
+      const cid = await dict.lookupKey(cls);
       if (cid === undefined) continue;
       for (const sid of await subjectIds(head, typeId, cid)) {
         const key = dict.key(sid);

@@ -58,6 +58,7 @@ export function wireObject(ns: NamespaceTable, o: Term): { o: WireObject; dt: Wi
 /** Append the visible rows of a leaf or history run to `out`, in run order. */
 export async function appendRunFlakes(run: Run, tables: LeafTables, visible: FactFilter, out: WireFlake[]): Promise<void> {
   const { dict, ns, graphs } = tables;
+  await dict.ensureIds([run.s, run.p, run.o], run.n);
   for (let i = 0; i < run.n; i++) {
     const s = dict.term(run.s[i]!), p = dict.term(run.p[i]!), o = dict.term(run.o[i]!);
     if (visible && !(await visible(s, p, o))) continue;

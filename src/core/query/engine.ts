@@ -6,6 +6,7 @@
  */
 import type { FederationOptions } from './federation/service.js';
 import { timeoutError } from '../errors.js';
+import { isDictMiss, withDictRetry } from '../index/dict.js';
 import type { DbView } from '../index/view.js';
 import { blankNode, defaultGraph, type NamedNode, type Quad, type Term } from '../rdf/terms.js';
 import type { Query, TemplateTriple, TermOrVar } from './algebra/algebra.js';
@@ -102,27 +103,36 @@ function prepare(q: Query, ctx: QueryContext): Prepared {
     ...(ctx.federation ? { federation: ctx.federation } : {}),
   });
   let finished = false;
-  const done = () => {
-    if (finished) return;
+  const release = () => {
+    if (finished) return false;
     finished = true;
     rt.release();
     if (timer !== undefined) clearTimeout(timer);
     if (onAbort) ctx.signal?.removeEventListener('abort', onAbort);
-    ctx.onFinish?.({ fuel: rt.fuel });
+    return true;
   };
+  const done = () => { if (release()) ctx.onFinish?.({ fuel: rt.fuel }); };
   try {
     const planner = new Planner(rt);
     const root = planner.planRoot(q.op);
     return { rt, root, planner, done };
   } catch (e) {
-    done();
+    // A dictionary miss is retried (executeQuery): the query has not finished.
+    if (isDictMiss(e)) release(); else done();
     throw e;
   }
 }
 
 /** Run a query; SELECT rows and CONSTRUCT/DESCRIBE quads stream as they are pulled. */
 export async function executeQuery(q: Query, ctx: QueryContext): Promise<QueryResult> {
-  const p = prepare(q, ctx);
+  // Planning looks constants up synchronously: a dictionary page it needs is loaded, then it plans again.
+  const dict = ctx.view.dict;
+  if (dict.baseSize > 0) {
+    // Graph IRIs become terms mid-execution (GRAPH ?g): their pages are loaded up front.
+    const iris = ctx.view.namedGraphs().map((g) => ctx.view.graphIri(g)).filter((i): i is string => i !== undefined);
+    if (iris.length) await dict.resolveKeys(iris);
+  }
+  const p = await withDictRetry(() => prepare(q, ctx));
   switch (q.form) {
     case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables) };
     case 'ask': {

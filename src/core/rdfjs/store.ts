@@ -16,6 +16,7 @@ import { normalizeLedgerId } from '../ledger/ledger-id.js';
 import { blankNode, defaultGraph, fromRdfJs, graphNameKey, graphNameTerm, namedNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import type { Receipt } from '../transact/pipeline.js';
 import type { GraphName, TemplateQuad, TxnQuad } from '../transact/txn-request.js';
+import { withDictRetry } from '../index/dict.js';
 import { Emitter } from './emitter.js';
 import { toRdfJs } from './terms.js';
 import { PullStream } from './pull-stream.js';
@@ -65,7 +66,7 @@ function scansOf(db: Db, [s, p, o, g]: Pattern): { g: number; graph: RDF.Quad_Gr
 /** The quads of a snapshot matching a pattern, one chunk per scanned batch. */
 async function* matchChunks(db: Db | Promise<Db>, pattern: Pattern): AsyncIterable<RDF.Quad[]> {
   const snap = await db;
-  const scans = scansOf(snap, pattern);
+  const scans = await withDictRetry(() => scansOf(snap, pattern));
   if (!scans) return;
   const terms = new Map<number, RDF.NamedNode | RDF.BlankNode | RDF.Literal>();
   const term = (id: number) => {

@@ -9,12 +9,12 @@ import { Codec, cidOf } from '../commit/cid.js';
 import { encodeCommit, type CommitData, type CommitFlake } from '../commit/commit-codec.js';
 import { badRequest, commitConflict } from '../errors.js';
 import { GRAPH_DEFAULT, GRAPH_TXN_META, ORDERS, type IndexOrder } from '../flake/flake.js';
-import { inParallel, writeBranches, writeLeaves } from '../index/build.js';
-import { DICT_CHUNK_KEYS } from '../index/indexer.js';
+import { writeBranches, writeLeaves } from '../index/build.js';
+import { writeDictPages } from '../index/dict-write.js';
 import { Novelty } from '../index/novelty.js';
 import { summarizeFacts } from '../index/class-summary.js';
 import { storeSummary } from '../index/class-summary-delta.js';
-import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from '../index/root-codec.js';
+import { canonicalJsonBytes, type IndexRoot } from '../index/root-codec.js';
 import { allocRun, cmpRows, copyRow, keyCols, sortRun, sortUniqueRun, type Run } from '../index/run.js';
 import { IndexTree, type LeafRef } from '../index/tree.js';
 import type { LedgerStores } from '../ledger/stores.js';
@@ -61,6 +61,8 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, source: Asy
   const quads = opts.format === 'n-quads';
   const perCommit = opts.commitFlakes ?? 100_000;
   const dict = ledger.dict;
+  // The genesis terms already indexed (at most a page): loaded, so reading looks them up synchronously.
+  if (dict.baseSize > 0) { await dict.filterWords(); await dict.keysOf(0, dict.baseSize); }
   const newGraphs = new Map<string, number>();
   let nextGraph = ledger.graphs.nextId;
   const rows = new Growing();
@@ -203,20 +205,18 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, source: Asy
     }
   }
   ledger.stats.size += commitBytes;
-  const starts: number[] = [];
-  for (let i = 0; i < dict.size; i += DICT_CHUNK_KEYS) starts.push(i);
-  const chunks = await inParallel(starts, 4, async (i) =>
-    (await stores.content.put(Codec.dict, encodeDictChunk(i, dict.slice(i, Math.min(dict.size, i + DICT_CHUNK_KEYS))))).toString());
+  const dictRoot = await writeDictPages(stores.content, dict, ledger.tree?.root.dict ?? null, dict.size);
   const classSummary = await storeSummary(stores.content, await summarizeFacts(dict, [spotRun], [spotRun]));
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: t, base_t: 0, commit_id: prev, commit_time: ledger.head.time, ns: ledger.ns.allocated(), graphs: ledger.graphs.named(),
-    datatypes: [...ledger.datatypes].sort(), dict: { size: dict.size, chunks }, orders: tops, stats: ledger.stats.toJson(), prev_root: null, class_summary: classSummary,
+    datatypes: [...ledger.datatypes].sort(), dict: dictRoot, orders: tops, stats: ledger.stats.toJson(), prev_root: null, class_summary: classSummary,
   };
   const rootCid = await stores.content.put(Codec.indexRoot, canonicalJsonBytes(root));
   const withIndex: NsRecord = { ...record, index_head_id: rootCid.toString(), index_t: t };
   if (!(await stores.ns.compareAndSet(ledger.id, record, withIndex))) throw commitConflict(`ledger ${ledger.id} changed during the bulk load`);
   ledger.record = withIndex;
   ledger.tree = new IndexTree(stores.content, rootCid, root, leaves, stores.leafCache);
+  ledger.attachDict(ledger.tree);
   ledger.novelty = Novelty.empty();
   ledger.resetChain();
   return { ledger_id: ledger.id, t, triples: total, commits: t, commit_id: prev, index_id: rootCid.toString() };

@@ -216,6 +216,9 @@ async function publish(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | nu
         return false;
       }
       if (g.prepared.length > 0) {
+        // Pages of the commits' terms (metadata included) are loaded before publishing, so the
+        // synchronous apply after it cannot miss.
+        for (const x of g.prepared) await ledger.resolveCommitTerms({ ...x.data, nsDelta: x.nsDelta }, x.cid);
         const last = g.prepared[g.prepared.length - 1]!;
         const expected = ledger.record;
         const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };

@@ -231,11 +231,12 @@ async function replayChecked(env: WriteEnv, ledger: Ledger, chain: Decoded[], po
       pending += c.bytes.length;
       ns.applyDelta(data.nsDelta);
       for (const [g, iri] of data.graphDelta) graphs.set(g, iri);
+      await ledger.resolveCommitTerms(data, c.id);
       const events: Flake[] = data.flakes.map((f) => ({ g: f.g, s: ledger.dict.intern(f.s), p: ledger.dict.intern(f.p), o: ledger.dict.intern(f.o), m: f.i ?? -1, t: data.t, op: f.op }));
       for (const f of events) unseen.push(f);
       unseenT = data.t;
       // Shapes (docs/shacl.md) hold in the state after each commit of the chain.
-      if (mayHaveShapes(ledger.dict)) {
+      if (await mayHaveShapes(ledger.dict)) {
         try {
           await checkShapes(viewNow(), events);
         } catch (e) {

@@ -74,8 +74,12 @@ export function termString(t: RDF.Term): string {
  * False when the ledger cannot hold a shape that selects anything: none of the target predicates
  * and shape classes was ever written (a dictionary lookup; the zero-cost path for ledgers without shapes).
  */
-export function mayHaveShapes(dict: TermDict): boolean {
-  for (const t of [...TARGET_PREDICATES, ...SHAPE_CLASSES]) if (dict.idOfKey(t.value) !== undefined) return true;
+export async function mayHaveShapes(dict: TermDict): Promise<boolean> {
+  for (const t of [...TARGET_PREDICATES, ...SHAPE_CLASSES]) {
+    // Synchronous while the dictionary pages it needs are resident (the usual case), else loads them.
+    const id = dict.idOfKeySoon(t.value);
+    if ((id instanceof Promise ? await id : id) !== undefined) return true;
+  }
   return false;
 }
 

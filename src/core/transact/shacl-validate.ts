@@ -17,6 +17,7 @@ import type { Db } from '../ledger/db.js';
 import { DbDataset } from '../rdfjs/db-dataset.js';
 import { toRdfJs } from '../rdfjs/terms.js';
 import { RDFS, SHACL, rdf } from '../rdf/vocab.js';
+import { isDictMiss } from '../index/dict.js';
 import { mayHaveShapes, readShapes, termString, unsupportedComponents, validatorOf, type Shapes, type ShapeTargets } from './shacl-shapes.js';
 
 const RDF_TYPE = DataFactory.namedNode(rdf.type);
@@ -38,7 +39,15 @@ export interface ShaclOutcome {
 /** Run synchronous reads over `ds` until a run misses nothing, loading misses between runs. */
 async function untilComplete<T>(ds: DbDataset, run: () => T, signal?: AbortSignal): Promise<{ value: T; runs: number }> {
   for (let runs = 1; ; runs++) {
-    const value = run();
+    let value: T;
+    try {
+      value = run();
+    } catch (e) {
+      // A term whose dictionary page is not loaded: load it and run again (each retry loads more).
+      if (!isDictMiss(e)) throw e;
+      await e.resolve();
+      continue;
+    }
     if (ds.misses.size === 0) return { value, runs };
     await ds.load(signal);
   }
@@ -54,7 +63,9 @@ const known = new WeakMap<Db, Shapes | null>();
  * transaction touches none of them, they are the shapes of `db` too, and are not read again.
  */
 export async function checkShapes(db: Db, events: readonly Flake[], signal?: AbortSignal, before?: Db): Promise<ShaclOutcome> {
-  if (!mayHaveShapes(db.dict) || !events.some((f) => f.g === 0)) return { mode: 'none', checked: 0, runs: 0 };
+  if (!events.some((f) => f.g === 0) || !(await mayHaveShapes(db.dict))) return { mode: 'none', checked: 0, runs: 0 };
+  const ids = events.filter((f) => f.g === 0);
+  await db.dict.ensureIds([ids.map((f) => f.s), ids.map((f) => f.p), ids.map((f) => f.o)], ids.length);
   const own = events.filter((f) => f.g === 0).map((f) => ({
     s: toRdfJs(db.dict.term(f.s)), p: toRdfJs(db.dict.term(f.p)), o: toRdfJs(db.dict.term(f.o)),
   }));

@@ -59,7 +59,7 @@ function renameQuad(q: TxnQuad, rename: (label: string) => BlankNode): TxnQuad {
 /** Current (o, list index) values of (g, s, p). */
 async function currentValues(stager: Stager, g: number, s: Term, p: NamedNode): Promise<{ o: Term; i: number }[]> {
   const dict = stager.db.dict;
-  const si = dict.idOf(s), pi = dict.idOf(p);
+  const si = await dict.lookup(s), pi = await dict.lookup(p);
   if (si === undefined || pi === undefined) return [];
   const out: { o: Term; i: number }[] = [];
   for await (const b of stager.db.scan({ g, s: si, p: pi })) {

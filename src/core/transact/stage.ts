@@ -9,6 +9,7 @@ import { excerpt } from '../excerpt.js';
 import { exceedsUtf8Bytes, inputLimits, sizeLimitError } from '../limits.js';
 import { GRAPH_DEFAULT, type Flake } from '../flake/flake.js';
 import type { Db } from '../ledger/db.js';
+import { isDictMiss } from '../index/dict.js';
 import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
 import { graphNameKey, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { TimeSlice } from '../util/next-turn.js';
@@ -92,10 +93,20 @@ export class Stager {
     return `${g}\u0001${termKey(s)}\u0001${p.value}\u0001${i}\u0001${termKey(o)}`;
   }
 
+  /** Dictionary ids of three terms (synchronous unless a dictionary page must be loaded). */
+  private async ids(s: Term, p: Term, o: Term): Promise<(number | undefined)[]> {
+    const dict = this.db.dict;
+    try {
+      return [dict.idOf(s), dict.idOf(p), dict.idOf(o)];
+    } catch (e) {
+      if (!isDictMiss(e)) throw e;
+      return [await dict.lookup(s), await dict.lookup(p), await dict.lookup(o)];
+    }
+  }
+
   /** True when the fact is current in the snapshot. */
   async isCurrent(g: number, s: Term, p: NamedNode, o: Term, i: number): Promise<boolean> {
-    const dict = this.db.dict;
-    const si = dict.idOf(s), pi = dict.idOf(p), oi = dict.idOf(o);
+    const [si, pi, oi] = await this.ids(s, p, o);
     if (si === undefined || pi === undefined || oi === undefined) return false;
     for await (const b of this.db.scan({ g, s: si, p: pi, o: oi })) {
       for (let k = 0; k < b.n; k++) if (b.m[k] === i) return true;
@@ -118,8 +129,7 @@ export class Stager {
     const g = this.existingGraphId(q.graph);
     if (g === undefined) return;
     if (q.listIndex !== undefined) return this.stage(g, q.subject, q.predicate, q.object, q.listIndex, false);
-    const dict = this.db.dict;
-    const si = dict.idOf(q.subject), pi = dict.idOf(q.predicate), oi = dict.idOf(q.object);
+    const [si, pi, oi] = await this.ids(q.subject, q.predicate, q.object);
     const positions = new Set<number>([-1]);
     if (si !== undefined && pi !== undefined && oi !== undefined) {
       for await (const b of this.db.scan({ g, s: si, p: pi, o: oi })) for (let k = 0; k < b.n; k++) positions.add(b.m[k]!);

@@ -12,7 +12,7 @@ import { F, xsd } from '../../core/rdf/vocab.js';
 
 /** False when the config graph holds `<anything> <flag> false` at the view's t. */
 async function flagOn(view: DbView, flag: string): Promise<boolean> {
-  const p = view.dict.idOfKey(flag);
+  const p = await view.dict.lookupKey(flag);
   if (p === undefined) return true;
   for await (const b of view.scan({ g: GRAPH_CONFIG, p })) {
     for (let i = 0; i < b.n; i++) {
@@ -36,7 +36,7 @@ export async function requireQueryServed(conn: Connection, ledgerIds: Iterable<s
   for (const id of ledgerIds) {
     // A ledger that cannot be loaded is the query's own error to report, not this check's.
     const ledger = await conn.ledger(id).catch(() => null);
-    if (!ledger || ledger.dict.idOfKey(SERVE_QUERY) === undefined) continue;
+    if (!ledger || (await ledger.dict.lookupKey(SERVE_QUERY)) === undefined) continue;
     if (!(await flagOn(await ledger.db(), SERVE_QUERY))) throw forbidden(`ledger ${id} does not serve queries here (f:serveQuery false)`);
   }
 }
@@ -47,7 +47,7 @@ export async function requireQueryServed(conn: Connection, ledgerIds: Iterable<s
  * dictionary lookup when the flag was never written.
  */
 export async function requireBlocksServed(ledger: Ledger): Promise<void> {
-  if (ledger.dict.idOfKey(SERVE_BLOCKS) === undefined) return;
+  if ((await ledger.dict.lookupKey(SERVE_BLOCKS)) === undefined) return;
   if (!(await flagOn(await ledger.db(), SERVE_BLOCKS))) throw notFound('Ledger not found');
 }
 

@@ -47,7 +47,7 @@ export class Graph {
     out = [];
     const view = this.ctx.view;
     const dict = view.dict;
-    const si = dict.idOf(s), pi = dict.idOf(namedNode(p));
+    const si = await dict.lookup(s), pi = await dict.lookup(namedNode(p));
     if (si !== undefined && pi !== undefined) {
       const signal = this.ctx.signal;
       for await (const b of view.scan({ g: 0, s: si, p: pi }, signal ? { signal } : undefined)) {
@@ -67,7 +67,7 @@ export class Graph {
   async hasReifiers(): Promise<boolean> {
     if (this.reifierFacts !== undefined) return this.reifierFacts;
     const view = this.ctx.view;
-    const p = view.dict.idOf(namedNode(REIFIES.s));
+    const p = await view.dict.lookup(namedNode(REIFIES.s));
     let found = false;
     if (p !== undefined) {
       for await (const b of view.scan({ g: 0, p })) { if (b.n > 0) { found = true; break; } }
@@ -94,7 +94,7 @@ export class Graph {
     // row that touches its properties, and planning an engine query per node would cost more than the read.
     const view = this.ctx.view;
     const dict = view.dict;
-    const si = dict.idOf(s);
+    const si = await dict.lookup(s);
     if (si !== undefined) {
       const signal = this.ctx.signal;
       for await (const b of view.scan({ g: 0, s: si }, signal ? { signal } : undefined)) {

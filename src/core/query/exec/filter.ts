@@ -91,7 +91,8 @@ export class ExtendNode implements PNode {
         for (const bind of this.binds) {
           const t = tryEval(bind.fn, f);
           if (t === undefined) continue;
-          const id = rt.ids.intern(t);
+          let id: number;
+          try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
           const cur = out.rows[at + bind.slot]!;
           // A seeded row may already bind the variable: join semantics keep it only when equal.
           if (cur !== UNBOUND && cur !== id) { out.pop(); continue rows; }

@@ -132,7 +132,8 @@ export class GroupNode implements PNode {
           const key = this.keys[k]!;
           if (key.src >= 0) { keyIds[k] = b.rows[f.off + key.src]!; continue; }
           const t = tryEval(key.fn, f);
-          keyIds[k] = t === undefined ? UNBOUND : rt.ids.intern(t);
+          if (t === undefined) { keyIds[k] = UNBOUND; continue; }
+          try { keyIds[k] = rt.ids.intern(t); } catch (e) { keyIds[k] = await rt.ids.internMissed(t, e); }
         }
         const gk = keyIds.length === 1 ? keyIds[0]! : keyIds.join(',');
         let grp = groups.get(gk);
@@ -155,7 +156,9 @@ export class GroupNode implements PNode {
             continue;
           }
           const t = tryEval(fn, f);
-          acc.add(t, t === undefined ? UNBOUND : acc.seen ? rt.ids.intern(t) : 0, this.fctx);
+          let id = t === undefined ? UNBOUND : 0;
+          if (t !== undefined && acc.seen) { try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); } }
+          acc.add(t, id, this.fctx);
         }
       }
     }
@@ -164,10 +167,13 @@ export class GroupNode implements PNode {
     for (const grp of order) {
       const at = out.pushEmpty();
       this.keys.forEach((k, i) => { if (k.slot >= 0) out.rows[at + k.slot] = grp.keyIds[i]!; });
-      grp.accs.forEach((acc) => {
+      for (const acc of grp.accs) {
         const t = acc.result(this.fctx);
-        if (t !== undefined) out.rows[at + acc.agg.slot] = rt.ids.intern(t);
-      });
+        if (t === undefined) continue;
+        let id: number;
+        try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
+        out.rows[at + acc.agg.slot] = id;
+      }
       if (out.full) {
         if (rt.due()) await rt.pause();
         yield out.take();

@@ -3,7 +3,7 @@
  * integers; terms that expressions create (BIND, VALUES, aggregates, graph names) and that the
  * dictionary lacks get per-query overflow ids >= 2^30, which no scan can ever return.
  */
-import type { TermDict } from '../../index/dict.js';
+import { isDictMiss, type TermDict } from '../../index/dict.js';
 import { termKey, type Term } from '../../rdf/terms.js';
 
 /** First overflow id. */
@@ -34,6 +34,18 @@ export class QueryIds {
     this.extra.push(t);
     this.extraIds.set(k, id);
     return id;
+  }
+
+  /**
+   * `intern` for a term whose lookup threw `e`: a dictionary miss loads the page and retries
+   * (operators call `intern` in a try and come here on a throw, so the common path stays synchronous).
+   */
+  async internMissed(t: Term, e: unknown): Promise<number> {
+    for (;;) {
+      if (!isDictMiss(e)) throw e;
+      await e.resolve();
+      try { return this.intern(t); } catch (again) { e = again; }
+    }
   }
 
   /** The dictionary id of a term, or undefined when no stored fact can mention it. */

@@ -31,7 +31,10 @@ export class ServiceNode implements PNode {
           const at = out.pushEmpty();
           for (const [name, slot] of this.vars) {
             const t = sol[name];
-            if (t !== undefined) out.rows[at + slot] = rt.ids.intern(t);
+            if (t === undefined) continue;
+            let id: number;
+            try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
+            out.rows[at + slot] = id;
           }
           rows++;
           if (out.full) yield out.take();

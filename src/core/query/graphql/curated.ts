@@ -17,7 +17,7 @@ export interface Curated { types: CuratedType[]; interfaces: CuratedInterface[] 
 
 
 async function objects(view: DbView, s: Term, p: string): Promise<Term[]> {
-  const sid = view.dict.idOfKey(s.termType === 'BlankNode' ? '_:' + s.value : s.value), pid = view.dict.idOfKey(p);
+  const sid = await view.dict.lookupKey(s.termType === 'BlankNode' ? '_:' + s.value : s.value), pid = await view.dict.lookupKey(p);
   if (sid === undefined || pid === undefined) return [];
   const out: Term[] = [];
   for await (const b of view.scan({ g: 0, s: sid, p: pid })) for (let i = 0; i < b.n; i++) out.push(keyToTerm(view.dict.key(b.o[i]!)));
@@ -31,7 +31,7 @@ const label = (t: Term) => (t.termType === 'BlankNode' ? `_:${t.value}` : t.valu
 
 /** The schema instances of the snapshot: none, one (read), or how many there are. */
 export async function readCurated(root: DbView): Promise<{ count: number; curated?: Curated }> {
-  const type = root.dict.idOfKey(rdf.type), cls = root.dict.idOfKey(F + 'GraphQLSchema');
+  const type = await root.dict.lookupKey(rdf.type), cls = await root.dict.lookupKey(F + 'GraphQLSchema');
   if (type === undefined || cls === undefined) return { count: 0 };
   const nodes: Term[] = [];
   for await (const b of root.scan({ g: 0, p: type, o: cls })) for (let i = 0; i < b.n; i++) nodes.push(keyToTerm(root.dict.key(b.s[i]!)));

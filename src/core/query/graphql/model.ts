@@ -69,7 +69,7 @@ export function scalarOf(datatype: string): ScalarName {
  * datatype (index/class-summary.ts); modelFromSummary folds the class sets into classes.
  */
 export async function inferModel(view: DbView): Promise<InferredModel> {
-  const type = view.dict.idOfKey(rdf.type);
+  const type = await view.dict.lookupKey(rdf.type);
   if (type === undefined) return { classes: [], warnings: [] };
   const sum = await summarizeFacts(view.dict, view.scan({ g: 0, p: type }), view.scan({ g: 0 }));
   return modelFromSummary(view, sum);
@@ -89,6 +89,13 @@ const SCALAR_BIT = new Map(SCALAR_NAMES.map((n, i) => [n, 1 << i]));
  */
 export async function modelFromSummary(view: DbView, sum: ClassSummary): Promise<InferredModel> {
   const dict = view.dict;
+  // Every id the summary names gets its dictionary page loaded, so the key reads below are synchronous.
+  const ids: number[] = [];
+  for (const e of sum.values()) {
+    ids.push(...e.classes);
+    for (const [p, x] of e.props) { ids.push(p); for (const r of x.refSets.keys()) if (!sum.has(r)) ids.push(...r.split(' ').map(Number)); }
+  }
+  await dict.ensureIds([ids], ids.length);
   const out: InferredModel = { classes: [], warnings: [] };
   const instances = new Map<number, number>();
   for (const e of sum.values()) {
@@ -118,7 +125,7 @@ export async function modelFromSummary(view: DbView, sum: ClassSummary): Promise
   }
   const classesOf = new Map<string, number[]>();
   for (const [k, e] of sum) classesOf.set(k, e.classes);
-  const pluralP = dict.idOfKey(F + 'graphqlPlural');
+  const pluralP = await dict.lookupKey(F + 'graphqlPlural');
   for (const [c, props] of perClass) {
     const iri = dict.key(c);
     const cls: ClassModel = { iri, instances: instances.get(c)!, fields: [] };

@@ -31,9 +31,9 @@ export interface MutationItem { key: string; name: string; args: Record<string, 
 export interface MutationPlan { body: Record<string, unknown> | null; mode: 'insert' | 'update'; results: Map<string, { id: string; iri: string } | null> }
 
 async function has(view: DbView, s: string, p?: string, o?: string): Promise<boolean> {
-  const sid = view.dict.idOfKey(s);
-  const pid = p === undefined ? undefined : view.dict.idOfKey(p);
-  const oid = o === undefined ? undefined : view.dict.idOfKey(o);
+  const sid = await view.dict.lookupKey(s);
+  const pid = p === undefined ? undefined : await view.dict.lookupKey(p);
+  const oid = o === undefined ? undefined : await view.dict.lookupKey(o);
   if (sid === undefined || (p !== undefined && pid === undefined) || (o !== undefined && oid === undefined)) return false;
   for await (const b of view.scan({ g: 0, s: sid, ...(pid !== undefined ? { p: pid } : {}), ...(oid !== undefined ? { o: oid } : {}) })) if (b.n) return true;
   return false;

@@ -9,7 +9,7 @@
  */
 import type { DbView } from '../../index/view.js';
 import { compareForOrder } from '../../rdf/compare.js';
-import { blankNode, namedNode, type Term } from '../../rdf/terms.js';
+import { blankNode, namedNode, termKey, type Term } from '../../rdf/terms.js';
 import { rdf } from '../../rdf/vocab.js';
 import type { Op } from '../algebra/algebra.js';
 import { executeQuery } from '../engine.js';
@@ -46,11 +46,10 @@ export class RequestResolvers implements Resolvers {
   private readonly facts = new Map<number, Facts | Promise<Facts>>();
   /** Subjects pointing at an object through a property (reverse fields), by "p o". */
   private readonly incoming = new Map<string, number[] | Promise<number[]>>();
-  private readonly typeId: number | undefined;
+  /** rdf:type's id (null: not looked up yet; the dictionary may need to load a page for it). */
+  private typeId: number | undefined | null = null;
 
-  constructor(private readonly o: ResolveOptions) {
-    this.typeId = o.view.dict.idOfKey(rdf.type);
-  }
+  constructor(private readonly o: ResolveOptions) {}
 
   /** Expand a compact or full IRI (`_:` labels are blank nodes). */
   expandId(id: string): string {
@@ -113,10 +112,21 @@ export class RequestResolvers implements Resolvers {
       this.queries.set(path, { selectDistinct: ['?s'], where: [wb.typePattern()], values: ['?s', [{ '@id': term.value }]] });
     }
     const node: Node = { term };
-    const cls = this.o.view.dict.idOfKey(t.cls);
+    if (this.typeId === null) {
+      const type = this.o.view.dict.idOfKeySoon(rdf.type);
+      if (type instanceof Promise) return type.then((id) => { this.typeId = id; return this.single(t, args, path); });
+      this.typeId = type;
+    }
+    const cls = this.o.view.dict.idOfKeySoon(t.cls);
     const s = this.idOf(node);
-    if (s === undefined || cls === undefined || this.typeId === undefined) return null;
-    const typed = (f: Facts) => (f.get(this.typeId!)?.includes(cls) ? node : null);
+    if (cls instanceof Promise || s instanceof Promise) return Promise.all([cls, s]).then(([c, sid]) => this.singleOf(node, c, sid));
+    return this.singleOf(node, cls, s);
+  }
+
+  private singleOf(node: Node, cls: number | undefined, s: number | undefined): unknown {
+    if (s === undefined || cls === undefined || this.typeId === undefined || this.typeId === null) return null;
+    const type = this.typeId;
+    const typed = (f: Facts) => (f.get(type)?.includes(cls) ? node : null);
     const facts = this.factsOf(s);
     return facts instanceof Promise ? facts.then(typed) : typed(facts);
   }
@@ -150,9 +160,13 @@ export class RequestResolvers implements Resolvers {
   field(src: unknown, _t: PublishedType, f: FieldModel, args: Record<string, unknown>): unknown {
     const limit = nonNegative('limit', args.limit);
     const s = this.idOf(src as Node);
-    if (s === undefined) return [];
     const p = this.propertyId(f);
-    if (p === undefined) return [];
+    if (s instanceof Promise || p instanceof Promise) return Promise.all([s, p]).then(([sid, pid]) => this.fieldOf(sid, pid, f, args, limit));
+    return this.fieldOf(s, p, f, args, limit);
+  }
+
+  private fieldOf(s: number | undefined, p: number | undefined, f: FieldModel, args: Record<string, unknown>, limit: number | undefined): unknown {
+    if (s === undefined || p === undefined) return [];
     if (f.reverse) {
       const subjects = this.subjectsOf(p, s);
       return subjects instanceof Promise ? subjects.then((ids) => this.values(f, ids, args, limit)) : this.values(f, subjects, args, limit);
@@ -161,20 +175,24 @@ export class RequestResolvers implements Resolvers {
     return facts instanceof Promise ? facts.then((x) => this.values(f, x.get(p) ?? [], args, limit)) : this.values(f, facts.get(p) ?? [], args, limit);
   }
 
-  /** The dictionary id of a field's property (ids never change once assigned, so found ones are kept). */
-  private propertyId(f: FieldModel): number | undefined {
+  /** The dictionary id of a field's property (ids never change once assigned, so found ones are kept); a promise when a page must load. */
+  private propertyId(f: FieldModel): number | undefined | Promise<number | undefined> {
     let m = propertyIds.get(this.o.view.dict);
     if (!m) propertyIds.set(this.o.view.dict, m = new WeakMap());
-    let id = m.get(f);
-    if (id === undefined) {
-      id = this.o.view.dict.idOfKey(f.property);
-      if (id !== undefined) m.set(f, id);
-    }
-    return id;
+    const hit = m.get(f);
+    if (hit !== undefined) return hit;
+    const keep = (id: number | undefined) => { if (id !== undefined) m.set(f, id); return id; };
+    const id = this.o.view.dict.idOfKeySoon(f.property);
+    return id instanceof Promise ? id.then(keep) : keep(id);
   }
 
-  private idOf(n: Node): number | undefined {
-    if (n.sid === undefined) n.sid = this.o.view.dict.idOf(n.term) ?? -1;
+  /** A node's dictionary id, kept on the node; a promise when a page must load. */
+  private idOf(n: Node): number | undefined | Promise<number | undefined> {
+    if (n.sid === undefined) {
+      const id = this.o.view.dict.idOfKeySoon(termKey(n.term));
+      if (id instanceof Promise) return id.then((x) => { n.sid = x ?? -1; return x; });
+      n.sid = id ?? -1;
+    }
     return n.sid < 0 ? undefined : n.sid;
   }
 

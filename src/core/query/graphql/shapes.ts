@@ -15,15 +15,15 @@ interface PropShape { path: string; inverse: boolean; datatype: string[]; minCou
 
 /** Read every term object of (s, p) in the default graph. */
 async function objects(view: DbView, s: number, p: string): Promise<Term[]> {
-  const pid = view.dict.idOfKey(p);
+  const pid = await view.dict.lookupKey(p);
   if (pid === undefined) return [];
   const out: Term[] = [];
   for await (const b of view.scan({ g: 0, s, p: pid })) for (let i = 0; i < b.n; i++) out.push(keyToTerm(view.dict.key(b.o[i]!)));
   return out;
 }
 
-function idOf(view: DbView, t: Term): number | undefined {
-  return view.dict.idOfKey(t.termType === 'BlankNode' ? '_:' + t.value : t.termType === 'NamedNode' ? t.value : '');
+async function idOf(view: DbView, t: Term): Promise<number | undefined> {
+  return await view.dict.lookupKey(t.termType === 'BlankNode' ? '_:' + t.value : t.termType === 'NamedNode' ? t.value : '');
 }
 
 /** An RDF list (`rdf:first`/`rdf:rest`), or the values in list order when stored as an ordered multi-valued property. */
@@ -33,7 +33,7 @@ async function listOf(view: DbView, s: number, p: string): Promise<Term[]> {
   const out: Term[] = [];
   let node: Term | undefined = heads[0];
   for (let guard = 0; node && node.termType !== 'Literal' && node.value !== rdf.nil && guard < 10_000; guard++) {
-    const id = idOf(view, node);
+    const id = await idOf(view, node);
     if (id === undefined) break;
     const first = await objects(view, id, rdf.first);
     if (!first.length) return heads;
@@ -54,7 +54,7 @@ const num = (ts: Term[]): number | undefined => (ts[0]?.termType === 'Literal' ?
 
 /** True when the snapshot holds a node shape with a target class (the shaped tier applies). */
 export async function applyShapes(root: DbView, model: InferredModel, restricted: boolean): Promise<boolean> {
-  const target = root.dict.idOfKey(SH('targetClass'));
+  const target = await root.dict.lookupKey(SH('targetClass'));
   if (target === undefined) return false;
   const byClass = new Map<string, number[]>();
   for await (const b of root.scan({ g: 0, p: target })) {
@@ -78,7 +78,7 @@ export async function applyShapes(root: DbView, model: InferredModel, restricted
 }
 
 async function hasInstance(root: DbView, c: string): Promise<boolean> {
-  const type = root.dict.idOfKey(rdf.type), cid = root.dict.idOfKey(c);
+  const type = await root.dict.lookupKey(rdf.type), cid = await root.dict.lookupKey(c);
   if (type === undefined || cid === undefined) return false;
   for await (const b of root.scan({ g: 0, p: type, o: cid })) if (b.n) return true;
   return false;
@@ -86,7 +86,7 @@ async function hasInstance(root: DbView, c: string): Promise<boolean> {
 
 /** Some instance of `c` has a value of `p` in the unrestricted snapshot. */
 async function rootHasValues(root: DbView, c: string, p: string): Promise<boolean> {
-  const type = root.dict.idOfKey(rdf.type), cid = root.dict.idOfKey(c), pid = root.dict.idOfKey(p);
+  const type = await root.dict.lookupKey(rdf.type), cid = await root.dict.lookupKey(c), pid = await root.dict.lookupKey(p);
   if (type === undefined || cid === undefined || pid === undefined) return false;
   for await (const b of root.scan({ g: 0, p: type, o: cid })) {
     for (let i = 0; i < b.n; i++) for await (const v of root.scan({ g: 0, s: b.s[i]!, p: pid })) if (v.n) return true;
@@ -102,7 +102,7 @@ async function shapeClass(root: DbView, cls: ClassModel, shapes: number[], model
     const d = preferred(await objects(root, s, SH('description'))) ?? preferred(await objects(root, s, RDFS + 'comment'));
     if (d !== undefined && cls.description === undefined) cls.description = d;
     for (const ps of await objects(root, s, SH('property'))) {
-      const id = idOf(root, ps);
+      const id = await idOf(root, ps);
       if (id === undefined) continue;
       const p = await readProperty(root, id);
       if (!p) continue;
@@ -112,7 +112,7 @@ async function shapeClass(root: DbView, cls: ClassModel, shapes: number[], model
     }
   }
   if (cls.description === undefined) {
-    const cid = root.dict.idOfKey(cls.iri);
+    const cid = await root.dict.lookupKey(cls.iri);
     if (cid !== undefined) cls.description = preferred(await objects(root, cid, RDFS + 'comment'));
   }
   const inferred = new Map(cls.fields.map((f) => [f.property, f]));
@@ -140,7 +140,7 @@ async function readProperty(root: DbView, id: number): Promise<PropShape | undef
   if (!path || path.termType === 'Literal') return undefined;
   let iri = path.value, inverse = false;
   if (path.termType === 'BlankNode') {
-    const pid = idOf(root, path);
+    const pid = await idOf(root, path);
     const inv = pid === undefined ? undefined : (await objects(root, pid, SH('inversePath')))[0];
     if (!inv || inv.termType !== 'NamedNode') return undefined;
     iri = inv.value;
@@ -159,7 +159,7 @@ async function readProperty(root: DbView, id: number): Promise<PropShape | undef
   if (name !== undefined) p.name = name;
   let description = preferred(await objects(root, id, SH('description')));
   if (description === undefined && !inverse) {
-    const pid = root.dict.idOfKey(iri);
+    const pid = await root.dict.lookupKey(iri);
     if (pid !== undefined) description = preferred(await objects(root, pid, RDFS + 'comment'));
   }
   if (description !== undefined) p.description = description;

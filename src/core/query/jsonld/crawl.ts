@@ -33,19 +33,19 @@ interface Fact { p: number; o: number; m: number }
 export class Crawler {
   private readonly out = new Map<number, Fact[]>();
   private readonly incoming = new Map<string, number[]>();
-  private readonly typeId: number | undefined;
+  /** rdf:type's id, looked up on the first root (null until then). */
+  private typeId: number | undefined | null = null;
   /** Rendering many nodes is long work too: it gives the event loop a turn like the executor does. */
   private readonly slice = new TimeSlice(SLICE_MS);
 
-  constructor(private readonly o: CrawlOptions) {
-    this.typeId = o.view.dict.idOf({ termType: 'NamedNode', value: rdf.type });
-  }
+  constructor(private readonly o: CrawlOptions) {}
 
   /** The JSON of one crawl root: a node for an IRI or blank node, the value itself for a literal. */
   async root(t: Term | undefined, spec: CrawlSpec): Promise<unknown> {
     if (t === undefined) return null;
     if (t.termType === 'Literal') return this.o.fmt.nodeValue(t);
-    const id = this.o.view.dict.idOf(t);
+    if (this.typeId === null) this.typeId = await this.o.view.dict.lookup({ termType: 'NamedNode', value: rdf.type });
+    const id = await this.o.view.dict.lookup(t);
     return this.node(t, id, spec, this.o.depth, [], true);
   }
 
@@ -67,7 +67,7 @@ export class Crawler {
     if (spec.all) for (const p of byPred.keys()) selected.set(p, undefined);
     for (const sel of spec.props) {
       if (sel.reverse) continue;
-      const pid = this.o.view.dict.idOf({ termType: 'NamedNode', value: sel.iri });
+      const pid = await this.o.view.dict.lookup({ termType: 'NamedNode', value: sel.iri });
       if (pid !== undefined && byPred.has(pid)) selected.set(pid, sel);
     }
     let types: string[] | undefined;
@@ -153,7 +153,7 @@ export class Crawler {
 
   /** Subjects with `<s> <p> <o>` for a reverse property, in ascending order. */
   private async subjectsOf(p: string, o: number): Promise<number[]> {
-    const pid = this.o.view.dict.idOf({ termType: 'NamedNode', value: p });
+    const pid = await this.o.view.dict.lookup({ termType: 'NamedNode', value: p });
     if (pid === undefined) return [];
     const key = `${pid} ${o}`;
     let subjects = this.incoming.get(key);
