@@ -6,7 +6,7 @@
  * variable-length part enumerate trails between the endpoints the engine found, and
  * relationship uniqueness is checked on the rows.
  */
-import type { Expr as AExpr, Op, PathExpr } from '../algebra/algebra.js';
+import type { Expr as AExpr, Op, PathExpr, TriplePattern } from '../algebra/algebra.js';
 import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
 import { XSD } from '../../rdf/vocab.js';
 import type { Expr, NodePat, PathPat, RelPat } from './ast.js';
@@ -54,11 +54,11 @@ export interface MatchOp {
  * Translate MATCH patterns into one operator. `bound`: Cypher variables the input rows bind (their
  * node variables keep a VALUES join); `outer`: node variables of an enclosing query already named
  * in the algebra (an EXISTS pattern compiled into the same query, compile.ts), with a prefix
- * that keeps its own variables apart.
+ * that keeps its own variables apart. `extra`: more triple patterns for the same BGP.
  */
-export async function matchOp(g: Graph, names: Names, patterns: PathPat[], ev: Evaluate, where: Expr | undefined, bound: ReadonlySet<string>, inner?: { outer: Map<string, string>; prefix: string }): Promise<MatchOp> {
+export async function matchOp(g: Graph, names: Names, patterns: PathPat[], ev: Evaluate, where: Expr | undefined, bound: ReadonlySet<string>, inner?: { outer: Map<string, string>; prefix: string }, extra: TriplePattern[] = []): Promise<MatchOp> {
   const outer = inner?.outer;
-  const ops: Op[] = [];
+  const ops: Op[] = extra.length ? [{ type: 'bgp', patterns: extra }] : [];
   const filters: AExpr[] = [];
   const nodeVar = new Map<string, string>(outer);
   const segs: Seg[] = [];

@@ -47,6 +47,8 @@ class Acc {
   error = false;
   parts: string[] = [];
   seen: Set<number | string> | undefined;
+  /** MIN/MAX/SAMPLE over a plain variable: the id of `value`, so the result needs no re-interning. */
+  valueId: number | undefined;
   constructor(readonly agg: GroupAgg) { if (agg.distinct) this.seen = new Set(); }
 
   add(t: Term | undefined, id: number | string, fctx: EvalContext): void {
@@ -151,7 +153,9 @@ export class GroupNode implements PNode {
           if (acc.agg.src >= 0) {
             // A plain variable: its id is the distinctness key; COUNT never needs the term.
             const id = b.rows[f.off + acc.agg.src]!;
-            acc.add(id === UNBOUND ? undefined : acc.agg.name === 'count' ? ZERO : rt.ids.term(id), id, this.fctx);
+            const t = id === UNBOUND ? undefined : acc.agg.name === 'count' ? ZERO : rt.ids.term(id);
+            acc.add(t, id, this.fctx);
+            if (t !== undefined && acc.value === t) acc.valueId = id;
             continue;
           }
           const t = tryEval(fn, f);
@@ -159,6 +163,7 @@ export class GroupNode implements PNode {
         }
       }
     }
+    const countIds = new Map<number, number>();
     if (order.length === 0 && this.keys.length === 0) order.push({ keyIds: [], accs: this.aggs.map((a) => new Acc(a)) });
     const out = new RowBuffer(w, Math.min(order.length, 1024));
     for (const grp of order) {
@@ -166,7 +171,14 @@ export class GroupNode implements PNode {
       this.keys.forEach((k, i) => { if (k.slot >= 0) out.rows[at + k.slot] = grp.keyIds[i]!; });
       grp.accs.forEach((acc) => {
         const t = acc.result(this.fctx);
-        if (t !== undefined) out.rows[at + acc.agg.slot] = rt.ids.intern(t);
+        if (t === undefined) return;
+        // a selected input keeps its id; counts repeat, so each is interned once
+        if (acc.valueId !== undefined && t === acc.value) out.rows[at + acc.agg.slot] = acc.valueId;
+        else if (acc.agg.name === 'count') {
+          let id = countIds.get(acc.count);
+          if (id === undefined) countIds.set(acc.count, id = rt.ids.intern(t));
+          out.rows[at + acc.agg.slot] = id;
+        } else out.rows[at + acc.agg.slot] = rt.ids.intern(t);
       });
       if (out.full) {
         if (rt.due()) await rt.pause();
