@@ -43,6 +43,8 @@ interface Prop { av: string; iri: string; v: string; s: string; checked: boolean
 /** One statement's translation state. */
 class Compiler {
   readonly props = new Map<string, Prop>();
+  /** Value variables read since the last reset (which properties a WHERE conjunct needs). */
+  used = new Set<string>();
   private existsN = 0;
   constructor(readonly env: Env, readonly nodeVar: Map<string, string>) {}
 
@@ -56,6 +58,7 @@ class Compiler {
     if (!p) this.props.set(k, p = { av, iri, v: `__v${this.props.size}`, s: `__s${this.props.size}`, checked: false, ordered: false, arith: false });
     if (use === 'check') p.checked = true;
     if (use === 'order') p.ordered = true;
+    this.used.add(p.s);
     return p.s;
   }
 
@@ -264,7 +267,13 @@ async function compile(patterns: PathPat[], where: Expr | undefined, proj: Proje
   if (new Set(names).size !== names.length) return bail();
   const cols = proj.items.map((i): { kind: 'node' | 'prop'; v: string } =>
     i.e.k === 'var' ? { kind: 'node', v: probe.nodeVar.get(i.e.name) ?? bail() } : { kind: 'prop', v: c.prop(i.e, 'value') });
-  const cond = where ? (await c.bool(where)).t : undefined;
+  // WHERE conjunct by conjunct, with the properties each reads (placed below the OPTIONALs when it can be)
+  const parts: Expr[] = [];
+  const split = (e: Expr): void => { if (e.k === 'op' && e.op === 'AND') { split(e.args[0]!); split(e.args[1]!); } else parts.push(e); };
+  if (where) split(where);
+  const conds: { t: AExpr; uses: Set<string> }[] = [];
+  for (const part of parts) { c.used = new Set(); conds.push({ t: (await c.bool(part)).t, uses: c.used }); }
+  const cond = conds.length ? and(conds.map((x) => x.t)) : undefined;
   const order: { s: string; desc: boolean }[] = [];
   for (const o of proj.order) {
     const alias = o.e.k === 'var' ? names.indexOf(o.e.name) : -1;
@@ -290,11 +299,16 @@ async function compile(patterns: PathPat[], where: Expr | undefined, proj: Proje
     const extra = props.filter((p) => reqVars.has(p.s)).map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }));
     const m = await matchOp(env.g, env.names, patterns, ev, undefined, new Set(), undefined, extra);
     op = unique(m.op, m.segs);
-    for (const p of props) {
-      if (reqVars.has(p.s)) continue;
-      op = { type: 'leftjoin', left: op, right: { type: 'bgp', patterns: [{ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) };
-    }
-    if (cond) op = { type: 'filter', input: op, expr: cond };
+    // conjuncts over the MATCH and its required properties filter before the OPTIONAL reads, as SPARQL's group filters do
+    const early = conds.filter((x) => [...x.uses].every((v) => reqVars.has(v)));
+    const late = conds.filter((x) => !early.includes(x));
+    if (early.length) op = { type: 'filter', input: op, expr: and(early.map((x) => x.t)) };
+    // OPTIONAL reads the remaining conjuncts need, those conjuncts, then the reads only RETURN and ORDER BY need
+    const lateUses = new Set(late.flatMap((x) => [...x.uses]));
+    const optional = (p: Prop): Op => ({ type: 'leftjoin', left: op, right: { type: 'bgp', patterns: [{ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) });
+    for (const p of props) if (!reqVars.has(p.s) && lateUses.has(p.s)) op = optional(p);
+    if (late.length) op = { type: 'filter', input: op, expr: and(late.map((x) => x.t)) };
+    for (const p of props) if (!reqVars.has(p.s) && !lateUses.has(p.s)) op = optional(p);
     for (const o of order) {
       const kinds = [...profiles.get(props.find((p) => p.s === o.s)!)!.kinds];
       const nullsLast: OrderKey = { expr: call('!', call('bound', vx(o.s))), desc: o.desc };
