@@ -2,7 +2,7 @@
  * A read statement of the shape `MATCH … [WHERE …] RETURN [DISTINCT] … [ORDER BY …] [SKIP] [LIMIT]`
  * compiled into one algebra query (issue 14: reads translate into the shared algebra), so the
  * planner joins property reads like SPARQL's triple patterns, filters in the engine, and orders and
- * limits on dictionary ids, decoding only the rows returned. See docs/cypher-compile.md.
+ * limits on dictionary ids, decoding only the rows returned. See docs/cypher.md "Compiled reads".
  *
  * Exactness. Cypher's `n.key` is null, one value, or the sorted list of several, with its own
  * comparison and ordering rules; the algebra sees RDF terms. The translation is exact for nodes
