@@ -5,13 +5,15 @@
  * limits on dictionary ids, decoding only the rows returned. See docs/cypher.md "Compiled reads".
  *
  * Exactness. Cypher's `n.key` is null, one value, or the sorted list of several, with its own
- * comparison and ordering rules; the algebra sees RDF terms. The translation is exact for nodes
- * whose properties have at most one value of a plain type (xsd:integer within 64 bits, xsd:double
- * but NaN, xsd:string, rdf:langString, canonical xsd:boolean; xsd:date/dateTime/time for WHERE
- * comparisons). Every row the query would keep, or could not rule out, where that does not hold is
- * flagged (`__bad`), kept past the WHERE, and ordered first; when the result holds a flagged row,
- * the caller runs the statement clause by clause instead (run.ts). Anything outside the compiled
- * forms also falls back (undefined), never an error: the clause-by-clause run owns the errors.
+ * comparison and ordering rules; the algebra sees RDF terms. When the view's profile of every read
+ * property (profile.ts) shows at most one value per node, of kinds whose translation is exact
+ * (xsd:integer within 64 bits, xsd:double but NaN, xsd:string, rdf:langString, canonical
+ * xsd:boolean; xsd:date/dateTime/time for WHERE comparisons), a property is its triple pattern's
+ * variable, as in SPARQL. Otherwise the values are folded to one row per match solution by a GROUP,
+ * and every row the WHERE could keep where that does not hold is flagged (`__bad`), kept past the
+ * WHERE, and ordered first; when the result holds a flagged row, the caller runs the statement
+ * clause by clause instead (run.ts). Anything outside the compiled forms also falls back
+ * (undefined), never an error: the clause-by-clause run owns the errors.
  */
 import type { Expr as AExpr, Op, OrderKey } from '../algebra/algebra.js';
 import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
