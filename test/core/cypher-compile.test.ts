@@ -45,7 +45,7 @@ describe('compiled Cypher reads', () => {
   });
 
   it('NOT keeps Cypher null: a missing property is neither > 2 nor NOT > 2', async () => {
-    // c has no n: `p.n > 2` is null, and so is its negation (a SPARQL `!` over an EBV of false would keep c)
+    // c has no n: `p.n > 2` is null, and so is its negation; negating the translated "true" condition would keep c
     expect(await run('MATCH (p:P) WHERE NOT p.n > 2 RETURN p.name AS name ORDER BY name')).toEqual({ compiled: true, rows: [['a']] });
     expect(await run('MATCH (p:P) WHERE NOT p.n > 2 OR p.n IS NULL RETURN p.name AS name ORDER BY name')).toEqual({ compiled: true, rows: [['a'], ['c']] });
   });
