@@ -6,7 +6,7 @@
  * variable-length part enumerate trails between the endpoints the engine found, and
  * relationship uniqueness is checked on the rows.
  */
-import type { Expr as AExpr, Op, PathExpr } from '../algebra/algebra.js';
+import type { Expr as AExpr, Op, PathExpr, TriplePattern } from '../algebra/algebra.js';
 import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
 import { XSD } from '../../rdf/vocab.js';
 import type { Expr, NodePat, PathPat, RelPat } from './ast.js';
@@ -35,21 +35,37 @@ export function toTerm(x: Value): Term | undefined {
   return undefined;
 }
 
-interface Seg { rel: RelPat; a: string; b: string; pv?: string; dv?: string; idx: number }
+/** One relationship part: its pattern, end variables, and the variables binding its type (pv) and direction (dv). */
+export interface Seg { rel: RelPat; a: string; b: string; pv?: string; dv?: string; idx: number; pfx: string }
+
+/** A MATCH translated: its operator and how Cypher names map to its variables. */
+export interface MatchOp {
+  op: Op;
+  /** Cypher node variable → algebra variable. */
+  nodeVar: Map<string, string>;
+  segs: Seg[];
+  /** Anonymous nodes whose non-constant property maps are checked on the solutions. */
+  post: { node: string; key: string; e: Expr }[];
+  /** Whether WHERE conjuncts were joined in as pre-filters (their property variables need projecting away). */
+  pushed: boolean;
+}
 
 /**
- * Translate and run one MATCH clause for the given rows: for each input row, its extensions. `where`
- * (the clause's WHERE) lends its numeric comparisons as pre-filters; the caller still evaluates it.
+ * Translate MATCH patterns into one operator. `bound`: Cypher variables the input rows bind (their
+ * node variables keep a VALUES join); `outer`: node variables of an enclosing query already named
+ * in the algebra (an EXISTS pattern compiled into the same query, compile.ts), with a prefix
+ * that keeps its own variables apart. `extra`: more triple patterns for the same BGP.
  */
-export async function matchRows(g: Graph, names: Names, patterns: PathPat[], rows: Row[], ev: Evaluate, where?: Expr): Promise<Row[][]> {
-  const bound = new Set(rows.length ? [...rows[0]!.keys()] : []);
-  const ops: Op[] = [];
+export async function matchOp(g: Graph, names: Names, patterns: PathPat[], ev: Evaluate, where: Expr | undefined, bound: ReadonlySet<string>, inner?: { outer: Map<string, string>; prefix: string }, extra: TriplePattern[] = []): Promise<MatchOp> {
+  const outer = inner?.outer;
+  const ops: Op[] = extra.length ? [{ type: 'bgp', patterns: extra }] : [];
   const filters: AExpr[] = [];
-  const nodeVar = new Map<string, string>();
+  const nodeVar = new Map<string, string>(outer);
   const segs: Seg[] = [];
   const post: { node: string; key: string; e: Expr }[] = [];
   let anon = 0;
-  const fresh = (p: string) => `${p}${anon++}`;
+  const prefix = inner?.prefix ?? '';
+  const fresh = (p: string) => `${prefix}${p}${anon++}`;
   const constRow: Row = new Map();
   /** Node variables with a constant `@id`, and variables bound to a constant after the join. */
   const consts = new Map<string, Term>();
@@ -58,15 +74,15 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
   const nodeOf = async (n: NodePat): Promise<string> => {
     let av: string;
     if (n.v !== undefined && nodeVar.has(n.v)) av = nodeVar.get(n.v)!;
-    else { av = n.v !== undefined ? `n_${nodeVar.size}` : fresh('a'); if (n.v !== undefined) nodeVar.set(n.v, av); }
+    else { av = n.v !== undefined ? `${prefix}n_${nodeVar.size}` : fresh('a'); if (n.v !== undefined) nodeVar.set(n.v, av); }
     for (const l of n.labels) ops.push({ type: 'bgp', patterns: [{ s: v(av), p: namedNode(RDF_TYPE), o: namedNode(names.iri(l)) }] });
     for (const [k, e] of n.props) {
       if (k === '@id') {
         const id = await ev(e, constRow).catch(() => undefined);
         if (typeof id !== 'string') throw cypherError('TypeError', '`@id` in a pattern must be a string');
         // A constant identity goes into the triple patterns themselves (substituted below), so the
-        // indexes find the node; incoming bound variables keep their VALUES join.
-        if (n.v !== undefined && bound.has(n.v)) ops.push({ type: 'values', variables: [av], rows: [[namedNode(names.id(id))]] });
+        // indexes find the node; incoming bound (or outer) variables keep a VALUES join.
+        if (n.v !== undefined && (bound.has(n.v) || outer?.has(n.v))) ops.push({ type: 'values', variables: [av], rows: [[namedNode(names.id(id))]] });
         else consts.set(av, namedNode(names.id(id)));
         continue;
       }
@@ -84,30 +100,28 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     let prev = await nodeOf(pat.nodes[0]!);
     for (let i = 0; i < pat.rels.length; i++) {
       const next = await nodeOf(pat.nodes[i + 1]!);
-      const seg: Seg = { rel: pat.rels[i]!, a: prev, b: next, idx: segs.length };
+      const seg: Seg = { rel: pat.rels[i]!, a: prev, b: next, idx: segs.length, pfx: prefix };
       segs.push(seg);
       ops.push(hopOp(seg, names, filters, binds));
       prev = next;
     }
     // a lone node with neither labels nor properties: any subject that is not a reifier
-    if (pat.rels.length === 0 && !pat.nodes[0]!.labels.length && !pat.nodes[0]!.props.length && !(pat.nodes[0]!.v !== undefined && bound.has(pat.nodes[0]!.v))) {
-      const av = nodeVar.get(pat.nodes[0]!.v ?? '') ?? fresh('a');
+    const n0 = pat.nodes[0]!;
+    if (pat.rels.length === 0 && !n0.labels.length && !n0.props.length && !(n0.v !== undefined && (bound.has(n0.v) || outer?.has(n0.v)))) {
+      const av = nodeVar.get(n0.v ?? '') ?? fresh('a');
       const pv = fresh('p'), ov = fresh('o');
       ops.push({ type: 'distinct', input: { type: 'project', variables: [av], input: { type: 'bgp', patterns: [{ s: v(av), p: v(pv), o: v(ov) }] } } });
     }
   }
   // nodes must not be reifiers (§2.1 rule 3), nor the hidden f:Node marker matters for labels only
   if (await g.hasReifiers()) {
-    for (const [, av] of nodeVar) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
+    for (const [cv, av] of nodeVar) if (!outer?.has(cv)) filters.push({ type: 'exists', not: true, op: { type: 'bgp', patterns: [{ s: v(av), p: namedNode(REIFIES.s), o: v(fresh('x')) }] } });
   }
 
   // numeric comparisons of the WHERE prune in the engine (pre-filters; Cypher still checks every row)
-  const pushed = await pushdownFilters(where, nodeVar, names, ev);
+  const pushed = outer ? [] : await pushdownFilters(where, nodeVar, names, ev);
   for (const p of pushed) { ops.push({ type: 'bgp', patterns: p.patterns }); filters.push(p.expr); }
 
-  // incoming bound node variables join through VALUES keyed by the row number
-  const shared = [...nodeVar.keys()].filter((k) => bound.has(k));
-  const out: Row[][] = rows.map(() => []);
   // Every plain triple pattern in one BGP, as SPARQL's would be: the planner orders them together
   // (index nested loops from the most selective) instead of joining separately evaluated patterns.
   const triples = ops.flatMap((o) => (o.type === 'bgp' ? o.patterns : []));
@@ -116,6 +130,21 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
   for (const [variable, term] of consts) binds.push({ variable, term });
   for (const b of binds) op = { type: 'extend', variable: b.variable, expr: { type: 'term', term: b.term }, input: op };
   for (const f of filters) op = { type: 'filter', expr: f, input: op };
+  return { op, nodeVar, segs, post, pushed: pushed.length > 0 };
+}
+
+/**
+ * Translate and run one MATCH clause for the given rows: for each input row, its extensions. `where`
+ * (the clause's WHERE) lends its numeric comparisons as pre-filters; the caller still evaluates it.
+ */
+export async function matchRows(g: Graph, names: Names, patterns: PathPat[], rows: Row[], ev: Evaluate, where?: Expr): Promise<Row[][]> {
+  const bound = new Set(rows.length ? [...rows[0]!.keys()] : []);
+  const m = await matchOp(g, names, patterns, ev, where, bound);
+  const { nodeVar, segs, post } = m;
+  let op = m.op;
+  // incoming bound node variables join through VALUES keyed by the row number
+  const shared = [...nodeVar.keys()].filter((k) => bound.has(k));
+  const out: Row[][] = rows.map(() => []);
   // Anonymous nodes with a non-constant property map are checked on the solutions, so they are projected too.
   const vars = [...new Set([...nodeVar.values(), ...segs.flatMap((s) => [s.a, s.b, ...(s.pv ? [s.pv] : []), ...(s.dv ? [s.dv] : [])]), ...post.map((p) => p.node)])];
   let targets: number[][];
@@ -133,7 +162,7 @@ export async function matchRows(g: Graph, names: Names, patterns: PathPat[], row
     targets = [];
   } else targets = [rows.map((_, i) => i)];
   // the pushed property variables are projected away again: the MATCH's own solutions, filtered
-  if (pushed.length) op = { type: 'distinct', input: { type: 'project', variables: vars, input: op } };
+  if (m.pushed) op = { type: 'distinct', input: { type: 'project', variables: vars, input: op } };
   const sols = await g.select(op, vars);
   for (const s of sols) {
     const rowIdx = shared.length ? [Number(s.__row!.value)] : targets[0]!;
@@ -207,7 +236,7 @@ function hopOp(seg: Seg, names: Names, filters: AExpr[], binds: { variable: stri
     }
     return { type: 'distinct', input: { type: 'project', variables: [a, b], input: { type: 'path', s: v(a), path, o: v(b) } } };
   }
-  const pv = `p_${seg.idx}`;
+  const pv = `${seg.pfx}p_${seg.idx}`;
   seg.pv = pv;
   if (!rel.types.length) filters.push(call('&&', call('!=', vx(pv), { type: 'term', term: namedNode(RDF_TYPE) }), call('!', call('strstarts', call('str', vx(pv)), { type: 'term', term: literal(F) }))));
   filters.push(call('!', call('isliteral', vx(rel.dir === 'in' ? a : b))));
@@ -227,7 +256,7 @@ function hopOp(seg: Seg, names: Names, filters: AExpr[], binds: { variable: stri
     return each.length === 1 ? each[0]! : { type: 'union', inputs: each };
   };
   if (rel.dir === 'both') {
-    const dv = `d_${seg.idx}`;
+    const dv = `${seg.pfx}d_${seg.idx}`;
     seg.dv = dv;
     filters.push(call('!', call('isliteral', vx(a))));
     return { type: 'union', inputs: [

@@ -7,6 +7,7 @@ import { keyOf, type Value } from './values.js';
 import { cypherError } from './errors.js';
 import { procedure } from './procedures.js';
 import { checkScope } from './scope.js';
+import { compiledRead } from './compile.js';
 
 /** The columns and rows of a statement's RETURN. */
 export interface CypherTable { columns: string[]; rows: Value[][] }
@@ -44,8 +45,15 @@ async function batchExists(where: Expr, rows: Row[], env: Env): Promise<void> {
   }
 }
 
-/** Run a statement (with its UNION branches) to its table. */
-export async function runStatement(stmt: Statement, env: Env): Promise<CypherTable> {
+/**
+ * Run a statement (with its UNION branches) to its table. Reads of the compiled shape run as one
+ * algebra query (compile.ts) unless `compiled` is false; the rest clause by clause.
+ */
+export async function runStatement(stmt: Statement, env: Env, compiled = true): Promise<CypherTable> {
+  if (compiled && !env.writer) {
+    const compiled = await compiledRead(stmt, env);
+    if (compiled) return compiled;
+  }
   const first = await runSingle(stmt.clauses, env);
   if (!stmt.unions) return first;
   const rows = [...first.rows];

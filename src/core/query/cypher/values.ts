@@ -5,6 +5,7 @@
  */
 import type { Term } from '../../rdf/terms.js';
 import { RDF, XSD } from '../../rdf/vocab.js';
+import { compareCodePoints } from '../../rdf/compare.js';
 
 export interface NodeV { t: 'node'; id: Term }
 export interface RelV { t: 'rel'; start: Term; type: string; end: Term; reifier: Term | null }
@@ -86,7 +87,8 @@ export function compare(a: Value, b: Value): number | null {
     if (Number.isNaN(x) || Number.isNaN(y)) return null;
     return x < y ? -1 : x > y ? 1 : 0;
   }
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  // by Unicode code point, as SPARQL's ORDER BY (so compiled and clause-by-clause reads order alike)
+  if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) {

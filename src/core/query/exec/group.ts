@@ -47,6 +47,8 @@ class Acc {
   error = false;
   parts: string[] = [];
   seen: Set<number | string> | undefined;
+  /** MIN/MAX/SAMPLE over a plain variable: the id of `value`, so the result needs no re-interning. */
+  valueId: number | undefined;
   constructor(readonly agg: GroupAgg) { if (agg.distinct) this.seen = new Set(); }
 
   add(t: Term | undefined, id: number | string, fctx: EvalContext): void {
@@ -152,7 +154,9 @@ export class GroupNode implements PNode {
           if (acc.agg.src >= 0) {
             // A plain variable: its id is the distinctness key; COUNT never needs the term.
             const id = b.rows[f.off + acc.agg.src]!;
-            acc.add(id === UNBOUND ? undefined : acc.agg.name === 'count' ? ZERO : rt.ids.term(id), id, this.fctx);
+            const t = id === UNBOUND ? undefined : acc.agg.name === 'count' ? ZERO : rt.ids.term(id);
+            acc.add(t, id, this.fctx);
+            if (t !== undefined && acc.value === t) acc.valueId = id;
             continue;
           }
           const t = tryEval(fn, f);
@@ -162,6 +166,7 @@ export class GroupNode implements PNode {
         }
       }
     }
+    const countIds = new Map<number, number>();
     if (order.length === 0 && this.keys.length === 0) order.push({ keyIds: [], accs: this.aggs.map((a) => new Acc(a)) });
     const out = new RowBuffer(w, Math.min(order.length, 1024));
     for (const grp of order) {
@@ -170,8 +175,15 @@ export class GroupNode implements PNode {
       for (const acc of grp.accs) {
         const t = acc.result(this.fctx);
         if (t === undefined) continue;
+        // a selected input keeps its id; counts repeat, so each is interned once
+        if (acc.valueId !== undefined && t === acc.value) { out.rows[at + acc.agg.slot] = acc.valueId; continue; }
+        const cached = acc.agg.name === 'count' ? countIds.get(acc.count) : undefined;
         let id: number;
-        try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
+        if (cached !== undefined) id = cached;
+        else {
+          try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
+          if (acc.agg.name === 'count') countIds.set(acc.count, id);
+        }
         out.rows[at + acc.agg.slot] = id;
       }
       if (out.full) {

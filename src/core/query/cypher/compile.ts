@@ -1,0 +1,361 @@
+/**
+ * A read statement of the shape `MATCH … [WHERE …] RETURN [DISTINCT] … [ORDER BY …] [SKIP] [LIMIT]`
+ * compiled into one algebra query (issue 14: reads translate into the shared algebra), so the
+ * planner joins property reads like SPARQL's triple patterns, filters in the engine, and orders and
+ * limits on dictionary ids, decoding only the rows returned. See docs/cypher.md "Compiled reads".
+ *
+ * Exactness. Cypher's `n.key` is null, one value, or the sorted list of several, with its own
+ * comparison and ordering rules; the algebra sees RDF terms. When the view's profile of every read
+ * property (profile.ts) shows at most one value per node, of kinds whose translation is exact
+ * (xsd:integer within 64 bits, xsd:double but NaN, xsd:string, rdf:langString, canonical
+ * xsd:boolean; xsd:date/dateTime/time for WHERE comparisons), a property is its triple pattern's
+ * variable, as in SPARQL. Otherwise the values are folded to one row per match solution by a GROUP,
+ * and every row the WHERE could keep where that does not hold is flagged (`__bad`), kept past the
+ * WHERE, and ordered first; when the result holds a flagged row, the caller runs the statement
+ * clause by clause instead (run.ts). Anything outside the compiled forms also falls back
+ * (undefined), never an error: the clause-by-clause run owns the errors.
+ */
+import type { Expr as AExpr, Op, OrderKey } from '../algebra/algebra.js';
+import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
+import { RDF, XSD } from '../../rdf/vocab.js';
+import type { Expr, PathPat, Projection, Statement } from './ast.js';
+import { evaluate, hasAggregate, type Env } from './eval.js';
+import { matchOp, type Seg } from './match.js';
+import { fromTerm, keyOf, type Value } from './values.js';
+import { profileOf, type Kind, type PropProfile } from './profile.js';
+
+class Bail extends Error {}
+const bail = (): never => { throw new Bail(); };
+
+const call = (fn: string, ...args: AExpr[]): AExpr => ({ type: 'call', fn, args });
+const vx = (name: string): AExpr => ({ type: 'var', name });
+const tx = (term: Term): AExpr => ({ type: 'term', term });
+const and = (xs: AExpr[]): AExpr => xs.reduce((a, b) => call('&&', a, b));
+const or = (xs: AExpr[]): AExpr => xs.reduce((a, b) => call('||', a, b));
+const TRUE = tx(literal('true', XSD + 'boolean'));
+const int = (n: number | bigint): AExpr => tx(literal(String(n), XSD + 'integer'));
+const dt = (name: string): AExpr => tx(namedNode(XSD + name));
+const dtIs = (s: string, ...names: string[]): AExpr => or(names.map((n) => call('=', call('datatype', vx(s)), n.startsWith('rdf:') ? tx(namedNode(RDF + n.slice(4))) : dt(n))));
+
+/** The translation of a Cypher boolean: `t` is true exactly when Cypher's value is true, `f` when it is false. */
+interface TF { t: AExpr; f: AExpr }
+
+interface Prop { av: string; iri: string; v: string; s: string; checked: boolean; ordered: boolean; arith: boolean }
+
+/** One statement's translation state. */
+class Compiler {
+  readonly props = new Map<string, Prop>();
+  /** Value variables read since the last reset (which properties a WHERE conjunct needs). */
+  used = new Set<string>();
+  private existsN = 0;
+  constructor(readonly env: Env, readonly nodeVar: Map<string, string>) {}
+
+  /** The sampled value variable of `n.key` for a node variable of the MATCH. */
+  prop(e: Expr, use: 'check' | 'order' | 'value'): string {
+    if (e.k !== 'prop' || e.of.k !== 'var' || e.key === '@id') return bail();
+    const av = this.nodeVar.get(e.of.name) ?? bail();
+    const iri = this.env.names.iri(e.key);
+    const k = av + '\u0001' + iri;
+    let p = this.props.get(k);
+    if (!p) this.props.set(k, p = { av, iri, v: `__v${this.props.size}`, s: `__s${this.props.size}`, checked: false, ordered: false, arith: false });
+    if (use === 'check') p.checked = true;
+    if (use === 'order') p.ordered = true;
+    this.used.add(p.s);
+    return p.s;
+  }
+
+  /** A constant operand (literal, parameter, or a function of them), evaluated once. */
+  private async constant(e: Expr): Promise<Value> {
+    const ok = (x: Expr): boolean => x.k === 'lit' || x.k === 'param' || (x.k === 'call' && !hasAggregate(x) && x.args.every(ok));
+    if (!ok(e)) return bail();
+    try { return await evaluate(e, new Map(), this.env); } catch { return bail(); }
+  }
+
+  /** A numeric operand: its algebra expression and the property variables it reads. */
+  private async num(e: Expr, reads: string[], arith = false): Promise<AExpr> {
+    switch (e.k) {
+      case 'prop': {
+        const s = this.prop(e, 'check');
+        // Cypher arithmetic on a non-number is an error, not null: such rows are flagged (plain)
+        if (arith) [...this.props.values()].find((p) => p.s === s)!.arith = true;
+        reads.push(s);
+        return vx(s);
+      }
+      case 'op':
+        if (e.op === 'neg') return call('neg', await this.num(e.args[0]!, reads, true));
+        if (e.op === '+' || e.op === '-' || e.op === '*') return call(e.op, await this.num(e.args[0]!, reads, true), await this.num(e.args[1]!, reads, true));
+        return bail();
+      default: {
+        const x = await this.constant(e);
+        if (typeof x === 'bigint') return int(x);
+        if (typeof x === 'number' && Number.isFinite(x)) return tx(literal(String(x), XSD + 'double'));
+        return bail();
+      }
+    }
+  }
+
+  /** Translate a WHERE expression. */
+  async bool(e: Expr): Promise<TF> {
+    if (e.k === 'op') {
+      const [a, b] = e.args;
+      switch (e.op) {
+        case 'AND': { const x = await this.bool(a!), y = await this.bool(b!); return { t: call('&&', x.t, y.t), f: call('||', x.f, y.f) }; }
+        case 'OR': { const x = await this.bool(a!), y = await this.bool(b!); return { t: call('||', x.t, y.t), f: call('&&', x.f, y.f) }; }
+        case 'NOT': { const x = await this.bool(a!); return { t: x.f, f: x.t }; }
+        case 'IS NULL': case 'IS NOT NULL': {
+          const bound = call('bound', vx(this.prop(a!, 'value')));
+          const notBound = call('!', bound);
+          return e.op === 'IS NULL' ? { t: notBound, f: bound } : { t: bound, f: notBound };
+        }
+        case '=': case '<>': {
+          // node identity (`p <> o`): never null for the MATCH's own nodes
+          if (a!.k !== 'var' || b!.k !== 'var') return bail();
+          const x = this.nodeVar.get(a!.name) ?? bail(), y = this.nodeVar.get(b!.name) ?? bail();
+          const same = call('sameterm', vx(x), vx(y)), differ = call('!', same);
+          return e.op === '=' ? { t: same, f: differ } : { t: differ, f: same };
+        }
+        case '<': case '<=': case '>': case '>=': return this.compare(e.op, a!, b!);
+        default: return bail();
+      }
+    }
+    if (e.k === 'exists' && !e.where) {
+      const op = await this.existsOp(e.patterns);
+      const yes: AExpr = { type: 'exists', not: false, op }, no: AExpr = { type: 'exists', not: true, op };
+      return { t: yes, f: no };
+    }
+    return bail();
+  }
+
+  /** `x < y` and friends: numbers (both sides numeric, as Cypher's compare), or a temporal property against a temporal constant. */
+  private async compare(op: string, a: Expr, b: Expr): Promise<TF> {
+    for (const [p, c, flip] of [[a, b, false], [b, a, true]] as const) {
+      if (p.k !== 'prop' || c.k === 'prop') continue;
+      const x = await this.constant(c).catch(() => undefined);
+      if (x === undefined || x === null || typeof x !== 'object' || Array.isArray(x) || x.t !== 'temporal' || x.dt === 'duration') continue;
+      // Cypher compares temporals of one type by their lexical form
+      const s = this.prop(p, 'check');
+      const lhs = call('str', vx(s)), rhs = tx(literal(x.lex));
+      const cmp = flip ? call(op, rhs, lhs) : call(op, lhs, rhs);
+      const typed = dtIs(s, x.dt);
+      return { t: call('&&', typed, cmp), f: call('&&', typed, call('!', cmp)) };
+    }
+    const reads: string[] = [];
+    const l = await this.num(a, reads), r = await this.num(b, reads);
+    const cmp = call(op, l, r);
+    const numeric = reads.length ? and(reads.map((s) => call('isnumeric', vx(s)))) : TRUE;
+    return { t: call('&&', numeric, cmp), f: call('&&', numeric, call('!', cmp)) };
+  }
+
+  /** An EXISTS pattern as an algebra operator over the outer query's node variables. */
+  private async existsOp(patterns: PathPat[]): Promise<Op> {
+    checkPatterns(patterns);
+    const ev = (x: Expr, r: Map<string, Value>) => evaluate(x, r, this.env);
+    const m = await matchOp(this.env.g, this.env.names, patterns, ev, undefined, new Set(), { outer: this.nodeVar, prefix: `e${this.existsN++}_` });
+    if (m.post.length) bail();
+    return unique(m.op, m.segs);
+  }
+}
+
+/** Only fixed-length, typed or untyped, directed relationships without variables or property maps. */
+function checkPatterns(ps: PathPat[]): void {
+  for (const p of ps) {
+    if (p.pathVar !== undefined) bail();
+    for (const r of p.rels) if (r.range || r.v !== undefined || r.props.length || r.dir === 'both') bail();
+  }
+}
+
+/** Relationship uniqueness (§2.2): no two parts of one pattern bind the same fact. */
+function unique(op: Op, segs: Seg[]): Op {
+  const ends = (s: Seg) => (s.rel.dir === 'in' ? [s.b, s.a] : [s.a, s.b]);
+  for (let i = 0; i < segs.length; i++) {
+    for (let j = i + 1; j < segs.length; j++) {
+      const x = segs[i]!, y = segs[j]!;
+      if (x.rel.types.length && y.rel.types.length && !x.rel.types.some((t) => y.rel.types.includes(t))) continue;
+      const [xs, xe] = ends(x), [ys, ye] = ends(y);
+      const same = and([call('sameterm', vx(xs!), vx(ys!)), call('sameterm', vx(x.pv!), vx(y.pv!)), call('sameterm', vx(xe!), vx(ye!))]);
+      op = { type: 'filter', expr: call('!', same), input: op };
+    }
+  }
+  return op;
+}
+
+/** Plain values a compiled property may hold (see the module comment); others flag the row. */
+function plain(s: string, p: Prop): AExpr {
+  const ok = [
+    and([dtIs(s, 'integer'), call('isnumeric', vx(s)), call('<', call('abs', vx(s)), int(2n ** 63n))]),
+    and([dtIs(s, 'double'), call('isnumeric', vx(s)), call('=', vx(s), vx(s))]),
+    dtIs(s, 'string', 'rdf:langString'),
+    and([dtIs(s, 'boolean'), call('||', call('=', call('str', vx(s)), tx(literal('true'))), call('=', call('str', vx(s)), tx(literal('false'))))]),
+  ];
+  if (p.arith) ok.splice(2);
+  else if (!p.ordered) ok.push(dtIs(s, 'date', 'dateTime', 'time'));
+  return call('!', call('&&', call('bound', vx(s)), call('!', or(ok))));
+}
+
+/** ORDER BY keys reproducing Cypher's order for plain values: type rank (number, boolean, string; null last), then the value. */
+function orderKeys(s: string, desc: boolean): OrderKey[] {
+  const isBool = dtIs(s, 'boolean');
+  const rank = call('if', call('!', call('bound', vx(s))), int(9), call('if', call('isnumeric', vx(s)), int(4), call('if', isBool, int(3), int(2))));
+  // Cypher ranks strings before booleans before numbers; ascending rank 2 < 3 < 4 < 9 (null) matches
+  const val = call('if', call('isnumeric', vx(s)), vx(s), call('if', isBool, call('if', call('=', call('str', vx(s)), tx(literal('true'))), int(1), int(0)), call('str', vx(s))));
+  return [{ expr: rank, desc }, { expr: val, desc }];
+}
+
+/** SKIP / LIMIT as a number, or bail (the clause-by-clause run reports invalid ones). */
+async function count(e: Expr | undefined, env: Env): Promise<number | undefined> {
+  if (!e) return undefined;
+  if (e.k !== 'lit' && e.k !== 'param') return bail();
+  const v = await evaluate(e, new Map(), env).catch(() => undefined);
+  return typeof v === 'bigint' && v >= 0n ? Number(v) : bail();
+}
+
+/**
+ * Run a read statement as one algebra query when it has the compiled shape and every row it
+ * yields is exact; undefined when the statement must run clause by clause.
+ */
+export async function compiledRead(stmt: Statement, env: Env): Promise<{ columns: string[]; rows: Value[][] } | undefined> {
+  const [m0, r0] = stmt.clauses;
+  if (stmt.unions || stmt.clauses.length !== 2 || m0?.k !== 'match' || m0.optional || r0?.k !== 'return') return undefined;
+  const d = env.g.ctx.defaultGraphs;
+  if (d !== undefined && !(d.length === 1 && d[0] === 0)) return undefined;
+  try {
+    return await compile(m0.patterns, m0.where, r0.proj, env);
+  } catch (e) {
+    if (e instanceof Bail) return undefined;
+    throw e;
+  }
+}
+
+/** The property reads of a WHERE's top-level comparisons: a row can only pass with a value for each. */
+function required(where: Expr | undefined, out: Expr[]): void {
+  if (!where) return;
+  if (where.k === 'op' && where.op === 'AND') { required(where.args[0], out); required(where.args[1], out); return; }
+  if (where.k !== 'op' || !['<', '<=', '>', '>='].includes(where.op)) return;
+  const walk = (e: Expr): void => { if (e.k === 'prop') out.push(e); else if (e.k === 'op') e.args.forEach(walk); };
+  where.args.forEach(walk);
+}
+
+const ALLOWED: Record<'arith' | 'checked' | 'ordered', ReadonlySet<Kind>> = {
+  arith: new Set(['int', 'double']),
+  checked: new Set(['int', 'double', 'string', 'bool', 'temporal']),
+  ordered: new Set(['int', 'double', 'string', 'bool']),
+};
+
+/** Whether every read property has at most one value per node, of kinds its uses translate exactly. */
+async function simple(props: Prop[], env: Env): Promise<Map<Prop, PropProfile> | undefined> {
+  const out = new Map<Prop, PropProfile>();
+  for (const p of props) {
+    const prof = await profileOf(env.g.ctx.view, p.iri, env.g.ctx.signal);
+    if (!prof.functional) return undefined;
+    for (const use of ['arith', 'checked', 'ordered'] as const) {
+      if (p[use] && [...prof.kinds].some((k) => !ALLOWED[use].has(k))) return undefined;
+    }
+    out.set(p, prof);
+  }
+  return out;
+}
+
+async function compile(patterns: PathPat[], where: Expr | undefined, proj: Projection, env: Env): Promise<{ columns: string[]; rows: Value[][] } | undefined> {
+  if (proj.star || proj.where || proj.items.some((i) => hasAggregate(i.e))) return bail();
+  checkPatterns(patterns);
+  const ev = (x: Expr, r: Map<string, Value>) => evaluate(x, r, env);
+  // the MATCH's node variables first (for the translation), its operator below
+  const probe = await matchOp(env.g, env.names, patterns, ev, undefined, new Set());
+  if (probe.post.length) return bail();
+  const c = new Compiler(env, probe.nodeVar);
+
+  // columns: a node variable of the MATCH, or a property of one
+  const names = proj.items.map((i) => i.alias ?? i.text);
+  if (new Set(names).size !== names.length) return bail();
+  const cols = proj.items.map((i): { kind: 'node' | 'prop'; v: string } =>
+    i.e.k === 'var' ? { kind: 'node', v: probe.nodeVar.get(i.e.name) ?? bail() } : { kind: 'prop', v: c.prop(i.e, 'value') });
+  // WHERE conjunct by conjunct, with the properties each reads (placed below the OPTIONALs when it can be)
+  const parts: Expr[] = [];
+  const split = (e: Expr): void => { if (e.k === 'op' && e.op === 'AND') { split(e.args[0]!); split(e.args[1]!); } else parts.push(e); };
+  if (where) split(where);
+  const conds: { t: AExpr; uses: Set<string> }[] = [];
+  for (const part of parts) { c.used = new Set(); conds.push({ t: (await c.bool(part)).t, uses: c.used }); }
+  const cond = conds.length ? and(conds.map((x) => x.t)) : undefined;
+  const order: { s: string; desc: boolean }[] = [];
+  for (const o of proj.order) {
+    const alias = o.e.k === 'var' ? names.indexOf(o.e.name) : -1;
+    if (alias >= 0) { if (cols[alias]!.kind !== 'prop') return bail(); order.push({ s: c.prop(proj.items[alias]!.e, 'order'), desc: o.desc }); }
+    else if (proj.distinct || (o.e.k === 'prop' && o.e.of.k === 'var' && names.includes(o.e.of.name))) return bail();
+    else order.push({ s: c.prop(o.e, 'order'), desc: o.desc });
+  }
+  const skip = await count(proj.skip, env), limit = await count(proj.limit, env);
+  // the clause-by-clause run still evaluates (and may fail on) rows it then cuts; a compiled read must see one to know
+  if (limit === 0) return bail();
+  const props = [...c.props.values()];
+  const profiles = await simple(props, env);
+
+  let op: Op;
+  let flagged = false;
+  const keys: OrderKey[] = [];
+  if (profiles) {
+    // One value at most per node, of plain kinds: each property is its triple pattern's variable,
+    // required where a top-level comparison needs it, else OPTIONAL — SPARQL's own shape.
+    const req: Expr[] = [];
+    required(where, req);
+    const reqVars = new Set(req.map((e) => c.prop(e, 'check')));
+    const extra = props.filter((p) => reqVars.has(p.s)).map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }));
+    const m = await matchOp(env.g, env.names, patterns, ev, undefined, new Set(), undefined, extra);
+    op = unique(m.op, m.segs);
+    // conjuncts over the MATCH and its required properties filter before the OPTIONAL reads, as SPARQL's group filters do
+    const early = conds.filter((x) => [...x.uses].every((v) => reqVars.has(v)));
+    const late = conds.filter((x) => !early.includes(x));
+    if (early.length) op = { type: 'filter', input: op, expr: and(early.map((x) => x.t)) };
+    // OPTIONAL reads the remaining conjuncts need, those conjuncts, then the reads only RETURN and ORDER BY need
+    const lateUses = new Set(late.flatMap((x) => [...x.uses]));
+    const optional = (p: Prop): Op => ({ type: 'leftjoin', left: op, right: { type: 'bgp', patterns: [{ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) });
+    for (const p of props) if (!reqVars.has(p.s) && lateUses.has(p.s)) op = optional(p);
+    if (late.length) op = { type: 'filter', input: op, expr: and(late.map((x) => x.t)) };
+    for (const p of props) if (!reqVars.has(p.s) && !lateUses.has(p.s)) op = optional(p);
+    for (const o of order) {
+      const kinds = [...profiles.get(props.find((p) => p.s === o.s)!)!.kinds];
+      const nullsLast: OrderKey = { expr: call('!', call('bound', vx(o.s))), desc: o.desc };
+      if (kinds.every((k) => k === 'string')) keys.push(nullsLast, { expr: call('str', vx(o.s)), desc: o.desc });
+      else if (kinds.every((k) => k === 'int' || k === 'double')) keys.push(nullsLast, { expr: vx(o.s), desc: o.desc });
+      else keys.push(...orderKeys(o.s, o.desc));
+    }
+  } else {
+    // Otherwise OPTIONAL values folded to one row per MATCH solution, rows that are not exact flagged.
+    const m = await matchOp(env.g, env.names, patterns, ev, where, new Set());
+    const matchVars = [...new Set([...m.nodeVar.values(), ...m.segs.flatMap((s) => [s.a, s.b, s.pv!])])];
+    op = m.pushed ? { type: 'distinct', input: { type: 'project', variables: matchVars, input: m.op } } : m.op;
+    op = unique(op, m.segs);
+    if (props.length) {
+      for (const p of props) {
+        op = { type: 'leftjoin', left: op, right: { type: 'bgp', patterns: [{ s: variable(p.av), p: namedNode(p.iri), o: variable(p.v) }] }, expr: call('isliteral', vx(p.v)) };
+      }
+      op = {
+        type: 'group', input: op, keys: matchVars.map((v) => ({ expr: vx(v), variable: v })),
+        aggregates: [{ variable: '__c', agg: { name: 'count', distinct: false } }, ...props.map((p) => ({ variable: p.s, agg: { name: 'sample' as const, distinct: false, expr: vx(p.v) } }))],
+      };
+      const bad = [call('>', vx('__c'), int(1)), ...props.filter((p) => p.checked || p.ordered).map((p) => call('!', plain(p.s, p)))];
+      op = { type: 'extend', input: op, variable: '__bad', expr: or(bad) };
+      flagged = true;
+    }
+    if (cond) op = { type: 'filter', input: op, expr: flagged ? call('||', vx('__bad'), cond) : cond };
+    for (const o of order) keys.push(...orderKeys(o.s, o.desc));
+  }
+  if (flagged || keys.length) op = { type: 'orderby', input: op, keys: [...(flagged ? [{ expr: vx('__bad'), desc: true }] : []), ...keys] };
+  const out = [...new Set([...cols.map((x) => x.v), ...(flagged ? ['__bad'] : [])])];
+  op = { type: 'project', input: op, variables: out };
+  if (proj.distinct) op = { type: 'distinct', input: op };
+  if (limit !== undefined) op = { type: 'slice', input: op, offset: 0, limit: (skip ?? 0) + limit };
+
+  const sols = await env.g.select(op, out);
+  if (flagged && sols.some((s) => s.__bad?.value === 'true')) return undefined;
+  let rows = sols.map((s) => cols.map((x): Value => {
+    const t = s[x.v];
+    return t === undefined ? null : x.kind === 'node' ? { t: 'node', id: t } : fromTerm(t);
+  }));
+  if (proj.distinct) {
+    // Cypher's DISTINCT compares values (1 = 1.0); the engine's, terms: any value duplicate left means the clause-by-clause run
+    const seen = new Set<string>();
+    for (const r of rows) { const k = r.map(keyOf).join('\u0001'); if (seen.has(k)) return undefined; seen.add(k); }
+  }
+  if (skip) rows = rows.slice(skip);
+  return { columns: names, rows };
+}
