@@ -77,6 +77,47 @@ describe('write liveness', () => {
     expect(q.ms).toBeLessThan(h.ms);
   }, 120_000);
 
+  it("an update whose WHERE scans a literal object under GRAPH ?g, on a ledger of many graphs and predicates, holds no one up (fuzz: 12 hangs)", async () => {
+    // The fuzz ledger's shape: over a thousand named graphs and as many predicates. A literal object
+    // with open subject and predicate (`?c ?c true`) was one index step per graph and predicate,
+    // 1.3 million here, run as one synchronous call: the event loop (health, reads, every write)
+    // was held for the whole scan, 15–25 s on the fuzz ledger.
+    await createLedger(srv, 'shape');
+    const lines: string[] = ['ex:s1 ex:p1 ex:s2 . ex:s2 ex:p2 ex:s3 . ex:s3 ex:p0 true .'];
+    for (let i = 0; i < 1100; i++) lines.push(`ex:s${i % 4} ex:q${i} ex:s${(i + 1) % 4} .`);
+    await json(await postText(`${srv.api}/update/shape`, SPARQL, `${P}INSERT DATA { ${lines.join('\n')} }`));
+    for (let k = 0; k < 1200; k += 200) {
+      // A transaction may create 256 named graphs at most.
+      const graphs = Array.from({ length: 200 }, (_, j) => k + j).map((i) => `GRAPH ex:g${i} { ex:s${i % 4} ex:p${i % 3} ex:s${(i + 2) % 4} }`);
+      await json(await postText(`${srv.api}/update/shape`, SPARQL, `${P}INSERT DATA { ${graphs.join('\n')} }`));
+    }
+    await createLedger(srv, 'reads');
+    await json(await postText(`${srv.api}/insert/reads`, 'text/turtle', `<${EX}a> <${EX}name> "A" .`));
+    // The suspect of the first burst, exactly as the fuzzer sent it, and the writes queued behind it.
+    const update = `${P}INSERT { ?a ex:p2 ?b } WHERE { VALUES (?c) { ("a") ("b") (UNDEF) (UNDEF) } MINUS { BIND(?a AS ?x0) GRAPH ?g { { ?c ^ex:p1 ?d . ?c ?c true . ?b ex:p2 ?a . ?c ?b ex:s0 . } UNION { ex:s1 ?d ?a . } } } OPTIONAL { ?d ex:p1 ?b . } }`;
+    const heavy = timed(postText(`${srv.api}/update/shape`, SPARQL, update));
+    const turtle = `@prefix ex: <http://example.org/fz/> . @base <http://example.org/fz/> . <a> ex:p """mu'${'x'.repeat(261_954)}'lti\nline""" , 'single' ; ex:q -1.5e3 , true .`;
+    const mix = [
+      timed(fetch(`${srv.api}/data/shape?graph=${encodeURIComponent('http://example.org/fz/g')}`, { method: 'PUT', headers: { 'Content-Type': 'text/turtle' }, body: turtle })),
+      timed(postText(`${srv.api}/update/shape`, SPARQL, `${P}DELETE DATA { ex:s3 ex:p2 ex:s0 . ex:s1 ex:p0 ex:s1 . }`)),
+      timed(postText(`${srv.api}/update/shape`, SPARQL, `${P}DROP SILENT GRAPH ex:g1`)),
+    ];
+    const point = timed(postText(`${srv.api}/query/reads`, 'application/sparql-query', `SELECT ?n WHERE { <${EX}a> <${EX}name> ?n }`));
+    const { value, stallMs } = await longestStall(Promise.all([heavy, point, ...mix]));
+    const [h, q, put, ...writes] = value;
+    expect(h.status, h.text).toBe(200);
+    expect(q.status, q.text).toBe(200);
+    expect(JSON.parse(q.text).results.bindings).toEqual([{ n: { type: 'literal', value: 'A' } }]);
+    expect(put!.status, put!.text).toBe(201); // the graph is new
+    for (const w of writes) expect(w.status, w.text).toBe(200);
+    expect(stallMs, `stall ${stallMs} ms in an update of ${h.ms} ms`).toBeLessThan(750);
+    // The same scan as a query: every solution, and the graphs it names.
+    const r = await postText(`${srv.api}/query/shape`, 'application/sparql-query', `${P}SELECT ?c ?g WHERE { GRAPH ?g { ?c ?c true } }`, { Accept: 'application/sparql-results+json' });
+    expect(JSON.parse(await r.text()).results.bindings).toEqual([]);
+    const t = await postText(`${srv.api}/query/shape`, 'application/sparql-query', `${P}SELECT ?s ?p WHERE { ?s ?p true }`, { Accept: 'application/sparql-results+json' });
+    expect(JSON.parse(await t.text()).results.bindings).toEqual([{ s: { type: 'uri', value: `${EX}s3` }, p: { type: 'uri', value: `${EX}p0` } }]);
+  }, 120_000);
+
   it('refuses a delta that cannot fit reindex_max_bytes while staging it, not after encoding it', async () => {
     const small = await startTestServer({ config: { reindexMinBytes: 50_000, reindexMaxBytes: 100_000 } });
     try {
