@@ -14,7 +14,7 @@ const SPARQL = 'application/sparql-update';
 let srv: TestServer;
 beforeAll(async () => {
   // reindex_max_bytes large enough that the staging itself, not the novelty limit, is what is measured.
-  srv = await startTestServer({ config: { reindexMinBytes: 20_000_000, reindexMaxBytes: 40_000_000, queryTimeoutMs: 60_000 } });
+  srv = await startTestServer({ config: { reindexMinBytes: 20_000_000, reindexMaxBytes: 40_000_000, queryTimeoutMs: 60_000, writeQueueWaitMs: 60_000 } });
 });
 afterAll(async () => { await srv.close(); });
 
@@ -117,6 +117,35 @@ describe('write liveness', () => {
     const t = await postText(`${srv.api}/query/shape`, 'application/sparql-query', `${P}SELECT ?s ?p WHERE { ?s ?p true }`, { Accept: 'application/sparql-results+json' });
     expect(JSON.parse(await t.text()).results.bindings).toEqual([{ s: { type: 'uri', value: `${EX}s3` }, p: { type: 'uri', value: `${EX}p0` } }]);
   }, 120_000);
+
+  it('a write waiting behind a slow one is refused with 503 and Retry-After after --write-queue-wait-ms, not left waiting', async () => {
+    const q = await startTestServer({ config: { queryTimeoutMs: 60_000, writeQueueWaitMs: 300 } });
+    try {
+      await createLedger(q, 'queue');
+      const lines = Array.from({ length: 200 }, (_, i) => `ex:s${i} ex:p${i % 5} "v${i}" .`);
+      await json(await postText(`${q.api}/update/queue`, SPARQL, `${P}INSERT DATA { ${lines.join('\n')} }`));
+      // An update whose WHERE runs until the query timeout (a cross product of 10^9 rows) holds the ledger's writes.
+      const ac = new AbortController();
+      let settled = false;
+      const slow = fetch(`${q.api}/update/queue`, { method: 'POST', headers: { 'Content-Type': SPARQL }, signal: ac.signal,
+        body: `${P}INSERT { ex:n ex:count ?n } WHERE { { SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l } } }` })
+        .then((r) => r.text(), (e: unknown) => String(e)).finally(() => { settled = true; });
+      await new Promise((ok) => setTimeout(ok, 100));
+      const behind = await postText(`${q.api}/insert/queue`, 'text/turtle', `<${EX}late> <${EX}p> "x" .`);
+      await expectError(behind, 503, 'err:system/InternalError', 'waited 300 ms behind other writes');
+      expect(behind.headers.get('Retry-After')).toMatch(/^\d+$/);
+      expect(settled).toBe(false); // refused while the slow write still runs, not after it
+      ac.abort();
+      await slow;
+      // Nothing of either committed; the queue takes writes again.
+      const ok = await json<{ t: number }>(await postText(`${q.api}/insert/queue`, 'text/turtle', `<${EX}after> <${EX}p> "y" .`));
+      expect(ok.t).toBe(2);
+      const r = await postText(`${q.api}/query/queue`, 'application/sparql-query', `SELECT ?s WHERE { ?s <${EX}p> ?o }`, { Accept: 'application/sparql-results+json' });
+      expect(JSON.parse(await r.text()).results.bindings).toEqual([{ s: { type: 'uri', value: `${EX}after` } }]);
+    } finally {
+      await q.close();
+    }
+  }, 60_000);
 
   it('refuses a delta that cannot fit reindex_max_bytes while staging it, not after encoding it', async () => {
     const small = await startTestServer({ config: { reindexMinBytes: 50_000, reindexMaxBytes: 100_000 } });
