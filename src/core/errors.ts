@@ -45,6 +45,9 @@ export const unsupportedMediaType = (msg: string) => new LedgraphError(415, 'err
 export const internalError = (msg: string) => new LedgraphError(500, 'err:db/Internal', msg);
 export const storageError = (msg: string) => new LedgraphError(502, 'err:db/BadGateway', msg);
 export const timeoutError = (msg: string) => new LedgraphError(408, 'err:db/Timeout', msg);
+/** The overload refusal of http-api.md §7 (admission control): 503, err:system/InternalError, Retry-After. */
+export const busy = (msg: string) =>
+  new LedgraphError(503, 'err:system/InternalError', msg, { headers: { 'Retry-After': retryAfterSeconds() } });
 export const noveltyAtMax = (msg: string) =>
   new LedgraphError(503, 'err:db/NoveltyAtMax', msg, { headers: { 'Retry-After': retryAfterSeconds() } });
 export const payloadTooLarge = (msg: string) => new LedgraphError(413, 'err:db/PayloadTooLarge', msg);

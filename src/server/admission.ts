@@ -4,12 +4,9 @@
  * concurrently executing queries (--max-concurrent-queries) with a small FIFO wait queue
  * (--query-queue-size, --query-queue-wait-ms) so a short burst waits instead of failing.
  */
-import { LedgraphError, retryAfterSeconds } from '../core/errors.js';
+import { busy, type LedgraphError } from '../core/errors.js';
 
-/** The overload refusal of §7: 503, err:system/InternalError, Retry-After. */
-export function busy(msg: string): LedgraphError {
-  return new LedgraphError(503, 'err:system/InternalError', msg, { headers: { 'Retry-After': retryAfterSeconds() } });
-}
+export { busy };
 
 /**
  * Caps concurrently running write operations. Past the cap, or once shutdown began, a write is

@@ -88,6 +88,8 @@ export interface ServerConfig extends InputLimits {
   queryQueueSize: number;
   /** Longest wait of a queued query before 503 (ms). */
   queryQueueWaitMs: number;
+  /** Longest wait of a write in its ledger's queue before it starts staging; past it 503 (ms; 0: no bound). */
+  writeQueueWaitMs: number;
   /** Idle keep-alive connections are closed after this long (ms). */
   keepAliveTimeoutMs: number;
   /** A connection must send complete request headers within this long (ms). */
@@ -171,6 +173,7 @@ export function defaultServerConfig(): ServerConfig {
     maxConcurrentQueries: 32,
     queryQueueSize: 64,
     queryQueueWaitMs: 2_000,
+    writeQueueWaitMs: 10_000,
     keepAliveTimeoutMs: 5_000,
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 300_000,
@@ -466,6 +469,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Queries that may wait for a slot past --max-concurrent-queries (0: refuse at once)'),
   valueFlag('query-queue-wait-ms', 'LEDGRAPH_QUERY_QUEUE_WAIT_MS', '<ms>', 'queryQueueWaitMs', (r, w) => parseIntValue(r, w), '2000',
     'Longest wait of a queued query before it is refused with 503'),
+  valueFlag('write-queue-wait-ms', 'LEDGRAPH_WRITE_QUEUE_WAIT_MS', '<ms>', 'writeQueueWaitMs', (r, w) => parseIntValue(r, w), '10000',
+    'Longest wait of a write behind other writes to its ledger before it is refused with 503 (0: no bound)'),
   valueFlag('keep-alive-timeout-ms', 'LEDGRAPH_KEEP_ALIVE_TIMEOUT_MS', '<ms>', 'keepAliveTimeoutMs', (r, w) => parseIntValue(r, w, 1), '5000',
     'Close an idle keep-alive connection after this long'),
   valueFlag('headers-timeout-ms', 'LEDGRAPH_HEADERS_TIMEOUT_MS', '<ms>', 'headersTimeoutMs', (r, w) => parseIntValue(r, w, 1), '10000',

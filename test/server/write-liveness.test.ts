@@ -14,7 +14,7 @@ const SPARQL = 'application/sparql-update';
 let srv: TestServer;
 beforeAll(async () => {
   // reindex_max_bytes large enough that the staging itself, not the novelty limit, is what is measured.
-  srv = await startTestServer({ config: { reindexMinBytes: 20_000_000, reindexMaxBytes: 40_000_000, queryTimeoutMs: 60_000 } });
+  srv = await startTestServer({ config: { reindexMinBytes: 20_000_000, reindexMaxBytes: 40_000_000, queryTimeoutMs: 60_000, writeQueueWaitMs: 60_000 } });
 });
 afterAll(async () => { await srv.close(); });
 
@@ -76,6 +76,76 @@ describe('write liveness', () => {
     // The read did not wait for the write (same process, so it shares the turns).
     expect(q.ms).toBeLessThan(h.ms);
   }, 120_000);
+
+  it("an update whose WHERE scans a literal object under GRAPH ?g, on a ledger of many graphs and predicates, holds no one up (fuzz: 12 hangs)", async () => {
+    // The fuzz ledger's shape: over a thousand named graphs and as many predicates. A literal object
+    // with open subject and predicate (`?c ?c true`) was one index step per graph and predicate,
+    // 1.3 million here, run as one synchronous call: the event loop (health, reads, every write)
+    // was held for the whole scan, 15–25 s on the fuzz ledger.
+    await createLedger(srv, 'shape');
+    const lines: string[] = ['ex:s1 ex:p1 ex:s2 . ex:s2 ex:p2 ex:s3 . ex:s3 ex:p0 true .'];
+    for (let i = 0; i < 1100; i++) lines.push(`ex:s${i % 4} ex:q${i} ex:s${(i + 1) % 4} .`);
+    await json(await postText(`${srv.api}/update/shape`, SPARQL, `${P}INSERT DATA { ${lines.join('\n')} }`));
+    for (let k = 0; k < 1200; k += 200) {
+      // A transaction may create 256 named graphs at most.
+      const graphs = Array.from({ length: 200 }, (_, j) => k + j).map((i) => `GRAPH ex:g${i} { ex:s${i % 4} ex:p${i % 3} ex:s${(i + 2) % 4} }`);
+      await json(await postText(`${srv.api}/update/shape`, SPARQL, `${P}INSERT DATA { ${graphs.join('\n')} }`));
+    }
+    await createLedger(srv, 'reads');
+    await json(await postText(`${srv.api}/insert/reads`, 'text/turtle', `<${EX}a> <${EX}name> "A" .`));
+    // The suspect of the first burst, exactly as the fuzzer sent it, and the writes queued behind it.
+    const update = `${P}INSERT { ?a ex:p2 ?b } WHERE { VALUES (?c) { ("a") ("b") (UNDEF) (UNDEF) } MINUS { BIND(?a AS ?x0) GRAPH ?g { { ?c ^ex:p1 ?d . ?c ?c true . ?b ex:p2 ?a . ?c ?b ex:s0 . } UNION { ex:s1 ?d ?a . } } } OPTIONAL { ?d ex:p1 ?b . } }`;
+    const heavy = timed(postText(`${srv.api}/update/shape`, SPARQL, update));
+    const turtle = `@prefix ex: <http://example.org/fz/> . @base <http://example.org/fz/> . <a> ex:p """mu'${'x'.repeat(261_954)}'lti\nline""" , 'single' ; ex:q -1.5e3 , true .`;
+    const mix = [
+      timed(fetch(`${srv.api}/data/shape?graph=${encodeURIComponent('http://example.org/fz/g')}`, { method: 'PUT', headers: { 'Content-Type': 'text/turtle' }, body: turtle })),
+      timed(postText(`${srv.api}/update/shape`, SPARQL, `${P}DELETE DATA { ex:s3 ex:p2 ex:s0 . ex:s1 ex:p0 ex:s1 . }`)),
+      timed(postText(`${srv.api}/update/shape`, SPARQL, `${P}DROP SILENT GRAPH ex:g1`)),
+    ];
+    const point = timed(postText(`${srv.api}/query/reads`, 'application/sparql-query', `SELECT ?n WHERE { <${EX}a> <${EX}name> ?n }`));
+    const { value, stallMs } = await longestStall(Promise.all([heavy, point, ...mix]));
+    const [h, q, put, ...writes] = value;
+    expect(h.status, h.text).toBe(200);
+    expect(q.status, q.text).toBe(200);
+    expect(JSON.parse(q.text).results.bindings).toEqual([{ n: { type: 'literal', value: 'A' } }]);
+    expect(put!.status, put!.text).toBe(201); // the graph is new
+    for (const w of writes) expect(w.status, w.text).toBe(200);
+    expect(stallMs, `stall ${stallMs} ms in an update of ${h.ms} ms`).toBeLessThan(750);
+    // The same scan as a query: every solution, and the graphs it names.
+    const r = await postText(`${srv.api}/query/shape`, 'application/sparql-query', `${P}SELECT ?c ?g WHERE { GRAPH ?g { ?c ?c true } }`, { Accept: 'application/sparql-results+json' });
+    expect(JSON.parse(await r.text()).results.bindings).toEqual([]);
+    const t = await postText(`${srv.api}/query/shape`, 'application/sparql-query', `${P}SELECT ?s ?p WHERE { ?s ?p true }`, { Accept: 'application/sparql-results+json' });
+    expect(JSON.parse(await t.text()).results.bindings).toEqual([{ s: { type: 'uri', value: `${EX}s3` }, p: { type: 'uri', value: `${EX}p0` } }]);
+  }, 120_000);
+
+  it('a write waiting behind a slow one is refused with 503 and Retry-After after --write-queue-wait-ms, not left waiting', async () => {
+    const q = await startTestServer({ config: { queryTimeoutMs: 60_000, writeQueueWaitMs: 300 } });
+    try {
+      await createLedger(q, 'queue');
+      const lines = Array.from({ length: 200 }, (_, i) => `ex:s${i} ex:p${i % 5} "v${i}" .`);
+      await json(await postText(`${q.api}/update/queue`, SPARQL, `${P}INSERT DATA { ${lines.join('\n')} }`));
+      // An update whose WHERE runs until the query timeout (a cross product of 10^9 rows) holds the ledger's writes.
+      const ac = new AbortController();
+      let settled = false;
+      const slow = fetch(`${q.api}/update/queue`, { method: 'POST', headers: { 'Content-Type': SPARQL }, signal: ac.signal,
+        body: `${P}INSERT { ex:n ex:count ?n } WHERE { { SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l } } }` })
+        .then((r) => r.text(), (e: unknown) => String(e)).finally(() => { settled = true; });
+      await new Promise((ok) => setTimeout(ok, 100));
+      const behind = await postText(`${q.api}/insert/queue`, 'text/turtle', `<${EX}late> <${EX}p> "x" .`);
+      await expectError(behind, 503, 'err:system/InternalError', 'waited 300 ms behind other writes');
+      expect(behind.headers.get('Retry-After')).toMatch(/^\d+$/);
+      expect(settled).toBe(false); // refused while the slow write still runs, not after it
+      ac.abort();
+      await slow;
+      // Nothing of either committed; the queue takes writes again.
+      const ok = await json<{ t: number }>(await postText(`${q.api}/insert/queue`, 'text/turtle', `<${EX}after> <${EX}p> "y" .`));
+      expect(ok.t).toBe(2);
+      const r = await postText(`${q.api}/query/queue`, 'application/sparql-query', `SELECT ?s WHERE { ?s <${EX}p> ?o }`, { Accept: 'application/sparql-results+json' });
+      expect(JSON.parse(await r.text()).results.bindings).toEqual([{ s: { type: 'uri', value: `${EX}after` } }]);
+    } finally {
+      await q.close();
+    }
+  }, 60_000);
 
   it('refuses a delta that cannot fit reindex_max_bytes while staging it, not after encoding it', async () => {
     const small = await startTestServer({ config: { reindexMinBytes: 50_000, reindexMaxBytes: 100_000 } });

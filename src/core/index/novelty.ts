@@ -5,7 +5,7 @@
  */
 import { ORDERS, type Flake, type IndexOrder } from '../flake/flake.js';
 import {
-  allocRun, copyRow, keyCols, lowerBound, mergeRuns, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
+  EMPTY_RUN, allocRun, copyRow, keyCols, lowerBound, mergeRuns, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
 } from './run.js';
 
 type RunsByOrder = Record<IndexOrder, readonly Run[]>;
@@ -73,7 +73,7 @@ export class Novelty {
         if (part.n > 0) { parts.push(part); total += part.n; }
       }
     }
-    if (parts.length === 0) return allocRun(0);
+    if (parts.length === 0) return EMPTY_RUN;
     let out = parts[0]!;
     for (let i = 1; i < parts.length; i++) out = mergeRuns(out, parts[i]!, order);
     return out;

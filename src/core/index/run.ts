@@ -25,6 +25,13 @@ export function allocRun(cap: number): Run {
   };
 }
 
+/**
+ * The empty run, shared (frozen: nothing may append to it). Range lookups that match nothing
+ * return it: a scan of many steps looks up novelty once per step, and seven fresh zero-length
+ * typed arrays per lookup were most of such a scan's cost.
+ */
+export const EMPTY_RUN: Run = Object.freeze(allocRun(0));
+
 /** Append row `i` of `src` to `dst` (capacity must suffice). */
 export function copyRow(dst: Run, src: Run, i: number): void {
   const j = dst.n++;

@@ -5,7 +5,7 @@
  */
 import type { IndexOrder } from '../flake/flake.js';
 import type { Novelty } from './novelty.js';
-import { allocRun, cmpRows, copyRow, keyCols, lowerBound, upperBound, type KeyPrefix, type Run } from './run.js';
+import { EMPTY_RUN, allocRun, cmpRows, copyRow, keyCols, lowerBound, upperBound, type KeyPrefix, type Run } from './run.js';
 import type { DecodedLeaf } from './leaf-codec.js';
 import type { IndexTree, LeafRef } from './tree.js';
 import type { FactBatch } from './view.js';
@@ -37,7 +37,16 @@ export function releaseBatch(b: FactBatch): void {
   if (pool.length < 64) pool.push(b);
 }
 
-const EMPTY_RUN = allocRun(0);
+/**
+ * Work one `fill` may do before it hands back what it has (possibly nothing): a step (one range
+ * lookup in the index and in novelty) counts STEP_WORK, a row it reads and drops counts 1. A
+ * pattern with a literal object and open subject and predicate is one step per predicate, and
+ * under `GRAPH ?g` one per named graph too: a million steps that find nothing never fill a
+ * batch, and ran as one synchronous call for seconds. Handing back every ~0.5 ms of work lets the
+ * consumer look at its clock, deadline and signal (docs/isolation.md).
+ */
+const FILL_WORK = 8192;
+const STEP_WORK = 32;
 
 function sliceRun(r: Run, a: number, b: number): Run {
   return { n: b - a, g: r.g.subarray(a, b), s: r.s.subarray(a, b), p: r.p.subarray(a, b), o: r.o.subarray(a, b),
@@ -83,7 +92,10 @@ export interface ScanStep { order: IndexOrder; prefix: KeyPrefix; filter: RowFil
  * returns the fetch); the async generator awaits fetches, `scanSync` gives up on them.
  */
 class ScanCursor {
-  private step = -1;
+  private readonly steps: Iterator<ScanStep>;
+  /** The step being read; null before the first and after the last. */
+  private cur: ScanStep | null = null;
+  private ended = false;
   private nov: Run = EMPTY_RUN;
   private nc = keyCols(EMPTY_RUN, 'spot');
   private j = 0;
@@ -95,11 +107,14 @@ class ScanCursor {
   private b = 0;
   /** The last leaf (and history) fetched for this cursor. */
   private held: { ref: LeafRef; leaf: DecodedLeaf; hist?: Run } | null = null;
+  private work = 0;
 
-  constructor(private readonly src: ScanSource, private readonly steps: readonly ScanStep[], readonly batch: FactBatch) {}
+  constructor(private readonly src: ScanSource, steps: Iterable<ScanStep>, readonly batch: FactBatch) {
+    this.steps = steps[Symbol.iterator]();
+  }
 
   private emit(r: Run, i: number, f: RowFilter): boolean {
-    if ((f.s >= 0 && r.s[i] !== f.s) || (f.p >= 0 && r.p[i] !== f.p) || (f.o >= 0 && r.o[i] !== f.o)) return false;
+    if ((f.s >= 0 && r.s[i] !== f.s) || (f.p >= 0 && r.p[i] !== f.p) || (f.o >= 0 && r.o[i] !== f.o)) { this.work++; return false; }
     const batch = this.batch;
     const n = batch.n++;
     batch.g[n] = r.g[i]!; batch.s[n] = r.s[i]!; batch.p[n] = r.p[i]!; batch.o[n] = r.o[i]!; batch.m[n] = r.m[i]!;
@@ -113,11 +128,13 @@ class ScanCursor {
     let k = j + 1;
     while (k < nov.n && cmpRows(nc, j, nc, k) === 0) k++;
     this.j = k;
-    return nov.op[j] === 1 ? this.emit(nov, j, f) : false;
+    if (nov.op[j] === 1) return this.emit(nov, j, f);
+    this.work++;
+    return false;
   }
 
   private startStep(): void {
-    const { order, prefix } = this.steps[this.step]!;
+    const { order, prefix } = this.cur!;
     const tree = this.src.tree;
     const indexT = tree ? tree.t : 0;
     this.nov = this.src.t > indexT && this.src.novelty.size > 0 ? this.src.novelty.range(order, prefix, this.src.t) : EMPTY_RUN;
@@ -130,7 +147,7 @@ class ScanCursor {
   /** Load the current leaf's rows in range; a fetch promise when it is not decoded yet. */
   private openLeaf(): Promise<unknown> | null {
     const tree = this.src.tree!;
-    const { order, prefix } = this.steps[this.step]!;
+    const { order, prefix } = this.cur!;
     const ref = tree.leaves[order][this.leaf]!;
     // What a fetch brought is held here too: with a small cache, fetching the history may evict
     // the leaf (and the leaf the history) before this cursor reads them, forever.
@@ -156,24 +173,35 @@ class ScanCursor {
     return null;
   }
 
-  /** Fill the batch: 'full', 'done', or a fetch to await before calling again. */
-  fill(): 'full' | 'done' | Promise<unknown> {
+  /**
+   * Fill the batch: 'full', 'done', 'yield' (the work budget of one call is spent: hand back the
+   * batch as it is, maybe empty, and call again), or a fetch to await before calling again.
+   */
+  fill(): 'full' | 'done' | 'yield' | Promise<unknown> {
+    this.work = 0;
     for (;;) {
-      if (this.step < 0 || (this.run === null && this.leaf >= this.leafEnd && this.j >= this.nov.n)) {
-        if (++this.step >= this.steps.length) return 'done';
+      if (this.work >= FILL_WORK) return 'yield';
+      if (this.ended) return 'done';
+      if (this.cur === null || (this.run === null && this.leaf >= this.leafEnd && this.j >= this.nov.n)) {
+        const next = this.steps.next();
+        if (next.done) { this.ended = true; this.cur = null; return 'done'; }
+        this.cur = next.value;
         this.startStep();
+        this.work += STEP_WORK;
         continue;
       }
-      const f = this.steps[this.step]!.filter;
+      const f = this.cur.filter;
       if (this.run === null && this.leaf < this.leafEnd) {
         const fetch = this.openLeaf();
         if (fetch) return fetch;
+        this.work += STEP_WORK;
         continue;
       }
       if (this.run !== null) {
         const { run, cols, nc } = this;
         const nov = this.nov;
         while (this.i < this.b) {
+          if (this.work >= FILL_WORK) return 'yield';
           const i = this.i;
           if (this.j < nov.n) {
             const d = cmpRows(nc, this.j, cols, i);
@@ -188,20 +216,23 @@ class ScanCursor {
         continue;
       }
       // Leaves done: the rest of novelty.
-      while (this.j < this.nov.n) if (this.novGroup(f)) return 'full';
+      while (this.j < this.nov.n) {
+        if (this.work >= FILL_WORK) return 'yield';
+        if (this.novGroup(f)) return 'full';
+      }
     }
   }
 }
 
 /** Run scan steps as one generator (nested async generators cost more than a point lookup itself). */
-export async function* scanSteps(src: ScanSource, steps: readonly ScanStep[], signal?: AbortSignal): AsyncGenerator<FactBatch> {
+export async function* scanSteps(src: ScanSource, steps: Iterable<ScanStep>, signal?: AbortSignal): AsyncGenerator<FactBatch> {
   const batch = acquireBatch();
   try {
     const cursor = new ScanCursor(src, steps, batch);
     for (;;) {
       const r = cursor.fill();
       if (r === 'done') break;
-      if (r === 'full') {
+      if (r === 'full' || r === 'yield') {
         if (signal?.aborted) return;
         yield batch;
         batch.n = 0;
@@ -217,10 +248,10 @@ export async function* scanSteps(src: ScanSource, steps: readonly ScanStep[], si
 
 const syncBatch = newBatch();
 /**
- * The whole result in one batch when every leaf it needs is decoded and it fits; otherwise null
- * (use scanSteps). The batch is shared: consume it before the next call.
+ * The whole result in one batch when every leaf it needs is decoded, it fits and it takes one
+ * fill's work; otherwise null (use scanSteps). The batch is shared: consume it before the next call.
  */
-export function scanStepsSync(src: ScanSource, steps: readonly ScanStep[]): FactBatch | null {
+export function scanStepsSync(src: ScanSource, steps: Iterable<ScanStep>): FactBatch | null {
   syncBatch.n = 0;
   const r = new ScanCursor(src, steps, syncBatch).fill();
   return r === 'done' ? syncBatch : null;

@@ -15,6 +15,9 @@ import { rdf } from '../rdf/vocab.js';
 
 const RDF_TYPE = rdf.type;
 
+/** One index probe costs about as much as reading this many facts of a range in order. */
+const PROBE_FACTS = 32;
+
 /** Sampled fan-outs per index snapshot (a snapshot's leaves never change). */
 /** Most graphs, and steps per graph, one estimate looks at (exact below these). */
 const ESTIMATE_GRAPHS = 16;
@@ -162,23 +165,34 @@ export class Db implements DbView {
     if (pr !== undefined) return [{ order: o !== undefined ? 'post' : 'psot', prefix: o !== undefined ? [g, pr, o] : [g, pr], filter: NO_FILTER }];
     if (o !== undefined) {
       if (this.dict.kind(o) !== 2) return [{ order: 'opst', prefix: [g, o], filter: NO_FILTER }];
-      // Literal objects are not in OPST: probe POST once per known predicate.
-      return [...this.parts.stats.properties.keys()].sort((a, b) => a - b).map((pid) => ({ order: 'post' as const, prefix: [g, pid, o], filter: NO_FILTER }));
+      // Literal objects are not in OPST: probe POST once per known predicate, or read the whole
+      // graph when that is cheaper (a small named graph in a ledger of many predicates).
+      const preds = this.parts.stats.properties;
+      const facts = (this.parts.graphCounts ?? this.parts.stats.graphs).get(g);
+      if (facts !== undefined && facts < preds.size * PROBE_FACTS) return [{ order: 'spot', prefix: [g], filter: { s: -1, p: -1, o } }];
+      return [...preds.keys()].sort((a, b) => a - b).map((pid) => ({ order: 'post' as const, prefix: [g, pid, o], filter: NO_FILTER }));
     }
     return [{ order: 'spot', prefix: [g], filter: NO_FILTER }];
   }
 
+  /**
+   * The steps of a scan. Over every graph they are made one graph at a time as the scan reaches
+   * it: graphs × predicates steps (a literal object under `GRAPH ?g`) can run to millions.
+   */
+  private scanPlan(pattern: ScanPattern): Iterable<ScanStep> {
+    if (pattern.g !== undefined) return this.steps(pattern, pattern.g);
+    const graphs = this.allGraphs();
+    const steps = (g: number) => this.steps(pattern, g);
+    return (function* () { for (const g of graphs) yield* steps(g); })();
+  }
+
   scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
-    const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
-    const steps = graphs.length === 1 ? this.steps(pattern, graphs[0]!) : graphs.flatMap((g) => this.steps(pattern, g));
-    const batches = scanSteps(this.src, steps, opts?.signal);
+    const batches = scanSteps(this.src, this.scanPlan(pattern), opts?.signal);
     return this.dict.baseSize === 0 ? batches : withTerms(this.dict, batches);
   }
 
   scanSync(pattern: ScanPattern): FactBatch | null {
-    const graphs = pattern.g !== undefined ? [pattern.g] : this.allGraphs();
-    const steps = graphs.length === 1 ? this.steps(pattern, graphs[0]!) : graphs.flatMap((g) => this.steps(pattern, g));
-    const b = scanStepsSync(this.src, steps);
+    const b = scanStepsSync(this.src, this.scanPlan(pattern));
     // A batch whose terms are not all in memory goes the async way, which loads their pages.
     if (b && this.dict.baseSize > 0 && !this.dict.resident([b.s, b.p, b.o], b.n)) return null;
     return b;

@@ -14,7 +14,7 @@ import { encodeCommit, type CommitData } from '../commit/commit-codec.js';
 import type { NamespaceTable } from '../commit/namespaces.js';
 import type { Flake } from '../flake/flake.js';
 import { encodeTxnBlob } from '../commit/txn-blob.js';
-import { badRequest, commitConflict, constraintViolation } from '../errors.js';
+import { badRequest, busy, commitConflict, constraintViolation } from '../errors.js';
 import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
@@ -71,9 +71,27 @@ const MAX_BATCH = 64;
 export async function transact(env: WriteEnv, ledger: Ledger, req: TxnRequest, ctx: TxnContext): Promise<Receipt> {
   const txId = 'ledgraph:tx:sha256:' + hex((await sha256.digest(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req)))).digest);
   return new Promise<Receipt>((resolve, reject) => {
-    ledger.writeQueue.push({ req, ctx, txId, started: Date.now(), resolve, reject });
+    const w: PendingWrite = { req, ctx, txId, started: Date.now(), resolve, reject };
+    if (ctx.queueWaitMs !== undefined && ctx.queueWaitMs > 0) w.expiry = expireAfter(ledger, w, ctx.queueWaitMs);
+    ledger.writeQueue.push(w);
     if (!ledger.writing) void drain(env, ledger);
   });
+}
+
+/**
+ * Refuse a write that has not started staging `ms` after it was queued (503 with Retry-After):
+ * writes to a ledger stage one after another, and one slow write ahead (an update's WHERE may run
+ * up to the query timeout) must not hold every write behind it for that long.
+ */
+function expireAfter(ledger: Ledger, w: PendingWrite, ms: number): ReturnType<typeof setTimeout> {
+  const timer = setTimeout(() => {
+    w.expired = true;
+    const i = ledger.writeQueue.indexOf(w);
+    if (i >= 0) ledger.writeQueue.splice(i, 1);
+    w.reject(busy(`ledger ${ledger.id}: the write waited ${ms} ms behind other writes to this ledger without starting; nothing was committed, retry later`));
+  }, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
 }
 
 /**
@@ -283,6 +301,8 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
   let ownBytes = 0;
   const datatypes = new Set(base.datatypes);
   for (const w of writes) {
+    if (w.expired) continue; // already refused for its wait
+    clearTimeout(w.expiry);
     const { req, ctx } = w;
     // Terms a failed request interned are released; later requests have not staged yet.
     const dictSize = ledger.dict.size;

@@ -36,6 +36,11 @@ export interface TxnContext {
   whereTimeoutMs?: number;
   /** Fuel budget of the WHERE evaluation (the request's own opts.max-fuel wins when lower). */
   maxFuel?: number;
+  /**
+   * Longest wait (ms) in the ledger's write queue before the write starts staging; past it the
+   * write is refused with 503 and Retry-After, nothing committed (docs/isolation.md). 0 or absent: no bound.
+   */
+  queueWaitMs?: number;
 }
 
 /** A write waiting in a ledger's queue. */
@@ -46,6 +51,10 @@ export interface PendingWrite {
   started: number;
   /** Publishes lost to a head another process moved (16 allowed). */
   attempts?: number;
+  /** Refused for waiting longer than ctx.queueWaitMs (already settled; staging skips it). */
+  expired?: boolean;
+  /** Its queue-wait timer, until staging starts. */
+  expiry?: ReturnType<typeof setTimeout>;
   resolve(r: Receipt): void;
   reject(e: unknown): void;
 }

@@ -180,6 +180,8 @@ export async function commitWrite(c: Ctx, ctx: ServerContext, ledger: string, re
   // An update's WHERE is a query: the client going away, the query timeout and fuel stop it too.
   const limits: TxnContext = { signal: c.req.raw.signal };
   if (ctx.config.queryTimeoutMs > 0) limits.whereTimeoutMs = ctx.config.queryTimeoutMs;
+  // A slow write ahead of this one holds it at most this long (then 503 with Retry-After).
+  if (ctx.config.writeQueueWaitMs > 0) limits.queueWaitMs = ctx.config.writeQueueWaitMs;
   const maxFuel = parseMaxFuel(c.req.raw.headers);
   if (maxFuel !== undefined) limits.maxFuel = maxFuel;
   const receipt = await ctx.admission.run(() => ctx.conn.transact(id, req, { ...tx, ...limits }));

@@ -208,6 +208,8 @@ export class Runtime {
     }
     const seen = new Set<string>();
     for (const g of graphs) {
+      // A graph with no match yields no batch: look at the clock per graph too.
+      if (this.due()) await this.pause();
       for await (const b of this.view.scan({ ...pt, g }, { signal: this.signal })) {
         this.charge(b.n);
         if (this.due()) await this.pause();
