@@ -78,6 +78,7 @@ export function classifyRoute(method: string, relPath: string): RouteClass {
     case 'update': return { group: 'data', kind: 'write', signable: write, body: 'ledger-key', tail: decodeTail(rest) };
     case 'insert': case 'upsert': return { group: 'data', kind: 'write', signable: { sparql: null }, body: 'ledger-key', tail: decodeTail(rest) };
     case 'sync': return { group: 'data', kind: 'write', signable: false, body: 'ledger-key', tail: decodeTail(rest) };
+    case 'load': return { group: 'data', kind: 'write', signable: false, body: 'none', tail: decodeTail(rest) };
     case 'data': return { group: 'data', kind: method === 'GET' || method === 'HEAD' ? 'read' : 'write', signable: false, body: 'none', tail: decodeTail(rest) };
     case 'push': case 'push-merges': return { group: 'data', kind: 'push', signable: false, body: 'none', tail: decodeTail(rest) };
     case 'events': return { group: 'events', kind: 'none', signable: false, body: 'none', tail: null };
