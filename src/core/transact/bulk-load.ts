@@ -13,7 +13,6 @@ import { badRequest, commitConflict } from '../errors.js';
 import { GRAPH_DEFAULT, GRAPH_TXN_META } from '../flake/flake.js';
 import type { LedgerStores } from '../ledger/stores.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { detach } from '../rdf/ntriples.js';
 import { keyToTerm, termKey, type BlankNode, type NamedNode } from '../rdf/terms.js';
 import { allocRun, cmpRows, copyRow, keyCols, sortRun, type Run } from '../index/run.js';
 import { buildBulkIndex, dropCurrent } from './bulk-index.js';
@@ -78,10 +77,8 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
   const newGraphs = new Map<string, number>();
   let nextGraph = ledger.graphs.nextId;
   const rows = new Growing();
-  const intern = (key: string): number => {
-    const id = dict.idOfKey(key);
-    return id !== undefined ? id : dict.internKey(detach(key));
-  };
+  // internKey stores a flat copy of a new key, so a key sliced out of a chunk does not pin the chunk.
+  const intern = (key: string): number => dict.internKey(key);
   // Blank nodes are scoped to their document and to this load's first t (as a transaction's are).
   let scope = '';
   const bnode = (key: string): string => {
