@@ -88,3 +88,28 @@ describe('bulk load', () => {
     expect((await conn.ledger('fmt')).t).toBe(1);
   });
 });
+
+describe('bulk sorting', () => {
+  it('derives every order from SPOT as a full sort would, and sorts grouped or scattered subjects alike', async () => {
+    const { allocRun, sortUniqueRun, sortRun } = await import('../../src/core/index/run.js');
+    const { orderFromSpot } = await import('../../src/core/transact/bulk-index.js');
+    const { sortSpot } = await import('../../src/core/transact/bulk-load.js');
+    let seed = 7;
+    const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+    for (const grouped of [true, false]) {
+      const r = allocRun(5000);
+      for (let i = 0; i < 5000; i++) {
+        r.g[i] = rnd(5) === 0 ? 1 : 0; r.s[i] = grouped ? i >> 3 : rnd(700); r.p[i] = rnd(9); r.o[i] = rnd(90_000); r.m[i] = -1; r.op[i] = 1; r.n++;
+      }
+      const cols = (x: { n: number; g: Int32Array; s: Int32Array; p: Int32Array; o: Int32Array }) => Array.from({ length: x.n }, (_, i) => `${x.g[i]} ${x.s[i]} ${x.p[i]} ${x.o[i]}`);
+      const spot = sortSpot(r);
+      expect(cols(spot)).toEqual(cols(sortRun(r, 'spot')));
+      // Unique rows (as after dedupe) for the index orders.
+      const uniq = allocRun(spot.n);
+      const { copyRow } = await import('../../src/core/index/run.js');
+      const keys = cols(spot);
+      for (let i = 0; i < spot.n; i++) if (i === 0 || keys[i] !== keys[i - 1]) copyRow(uniq, spot, i);
+      for (const order of ['spot', 'psot', 'post', 'opst'] as const) expect(cols(orderFromSpot(uniq, order))).toEqual(cols(sortUniqueRun(uniq, order)));
+    }
+  });
+});

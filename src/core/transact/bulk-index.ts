@@ -10,7 +10,7 @@ import { inParallel, updateOrder, writeBranches, writeLeaves } from '../index/bu
 import { DICT_CHUNK_KEYS } from '../index/indexer.js';
 import { canonicalJsonBytes, encodeDictChunk, type IndexRoot } from '../index/root-codec.js';
 import { rememberRoot } from '../index/root-headers.js';
-import { allocRun, copyRow, mergeRuns, sortUniqueRun, type Run } from '../index/run.js';
+import { allocRun, copyRow, mergeRuns, radixPermutation, sortRun, type Run } from '../index/run.js';
 import { IndexTree, type LeafRef } from '../index/tree.js';
 import type { DbView } from '../index/view.js';
 import { RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
@@ -76,7 +76,9 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   const dict = ledger.dict;
   const tree = ledger.tree;
   const novelty = ledger.novelty;
-  const all = concat(x.spot, x.meta);
+  // Every loaded fact in SPOT order (the commit metadata merged in), so the other orders are a
+  // stable sort of it by their leading columns only (see orderFromSpot).
+  const all = mergeRuns(x.spot, sortRun(x.meta, 'spot'), 'spot');
   const unindexed = novelty.size > 0 ? novelty.all('spot', x.t) : allocRun(0);
   // Sorted runs straight into leaves when nothing older must be merged with a retract or a leaf.
   const fresh = !tree && !hasRetract(unindexed);
@@ -84,7 +86,7 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   const tops = {} as Record<IndexOrder, string | null>;
   const empty = allocRun(0);
   for (const order of ORDERS) {
-    let run = sortUniqueRun(all, order);
+    let run = orderFromSpot(all, order);
     if (order === 'opst') run = refsOnly(run, (o) => dict.kind(o) !== 2);
     if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
     leaves[order] = fresh ? await writeLeaves(stores.content, order, run, empty) : await updateOrder(tree, stores.content, order, run);
@@ -133,6 +135,20 @@ function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
   stats.size += commitBytes;
 }
 
+/**
+ * A SPOT-sorted run of unique facts in another order: a stable sort by the order's key columns
+ * before the subject carries the SPOT order within ties, so the subject (and for PSOT the object)
+ * need no passes: PSOT sorts by (g, p), POST by (g, p, o), OPST by (g, o, p).
+ */
+export function orderFromSpot(spot: Run, order: 'spot' | 'psot' | 'post' | 'opst'): Run {
+  if (order === 'spot') return spot;
+  const lsdFirst = order === 'psot' ? [spot.p, spot.g] : order === 'post' ? [spot.o, spot.p, spot.g] : [spot.p, spot.o, spot.g];
+  const perm = radixPermutation(spot.n, lsdFirst);
+  const out = allocRun(spot.n);
+  for (let k = 0; k < spot.n; k++) copyRow(out, spot, perm[k]!);
+  return out;
+}
+
 function hasRetract(r: Run): boolean {
   for (let i = 0; i < r.n; i++) if (r.op[i] === 0) return true;
   return false;
@@ -141,12 +157,5 @@ function hasRetract(r: Run): boolean {
 function refsOnly(r: Run, keep: (o: number) => boolean): Run {
   const out = allocRun(r.n);
   for (let i = 0; i < r.n; i++) if (keep(r.o[i]!)) copyRow(out, r, i);
-  return out;
-}
-
-function concat(a: Run, b: Run): Run {
-  const out = allocRun(a.n + b.n);
-  for (let i = 0; i < a.n; i++) copyRow(out, a, i);
-  for (let i = 0; i < b.n; i++) copyRow(out, b, i);
   return out;
 }
