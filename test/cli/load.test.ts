@@ -125,4 +125,21 @@ describe('ledgraph load through a server', () => {
     expect(bad.err).toContain('HTTP 400 — Turtle syntax error at line 3');
     expect((await srv.conn.ledger('remote-kb')).t).toBe(2);
   });
+
+  it('loads into the directory the server runs on: the server serves the load from its change feed', async () => {
+    await fetch(`${srv.api}/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ledger: 'shared' }) });
+    await fetch(`${srv.api}/insert/shared`, { method: 'POST', headers: { 'Content-Type': 'application/n-triples' }, body: `<${EX}z> <${EX}p> "0" .\n` });
+    const r = await run(['load', 'shared', file('sh.nt', NT), '--storage-path', srv.dir]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ previous_t: 1, t: 2, triples: 2, created: false });
+    const ask = async () => {
+      const q = await fetch(`${srv.api}/query/shared`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: 'SELECT ?s ?o { ?s ?p ?o } ORDER BY ?s ?o' });
+      return ((await q.json()) as { results: { bindings: { s: { value: string }; o: { value: string } }[] } }).results.bindings.map((b) => `${b.s.value.slice(EX.length)} ${b.o.value}`).sort();
+    };
+    expect(await ask()).toEqual(['a 1', 'a A', 'z 0']);
+    // The server writes on after the load.
+    const w = await fetch(`${srv.api}/insert/shared`, { method: 'POST', headers: { 'Content-Type': 'application/n-triples' }, body: `<${EX}y> <${EX}p> "9" .\n` });
+    expect(((await w.json()) as { t: number }).t).toBe(3);
+    expect(await ask()).toEqual(['a 1', 'a A', 'y 9', 'z 0']);
+  });
 });
