@@ -77,15 +77,18 @@ const round = (x) => Math.round(x * 1000) / 1000;
 
 /** A server on a fresh directory; resolves with its API base and a stop function. */
 async function startServer(dir) {
-  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--storage-path', dir, '--reindex-max-bytes', '256MiB', '--reindex-min-bytes', '16MiB', '--body-limit', '256MiB', '--log-level', 'warn', '--no-explorer-enabled'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--storage-path', dir, '--reindex-max-bytes', '256MiB', '--reindex-min-bytes', '16MiB', '--body-limit', '256MiB', '--no-explorer-enabled'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Keep reading its log lines for good: a full stdout pipe would stall the server.
   const rl = createInterface({ input: child.stdout });
-  for await (const line of rl) {
-    try {
-      const m = JSON.parse(line);
-      if (m.msg === 'ledgraph listening') return { api: m.url + m.api_base_url, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } };
-    } catch { /* not a log line */ }
-  }
-  throw new Error('server did not start');
+  return new Promise((ok, fail) => {
+    rl.on('line', (line) => {
+      try {
+        const m = JSON.parse(line);
+        if (m.msg === 'ledgraph listening') ok({ api: m.url + m.api_base_url, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } });
+      } catch { /* not a log line */ }
+    });
+    child.on('exit', (code) => fail(new Error(`server exited (${code}) before listening`)));
+  });
 }
 
 async function insertPhase(dir) {
@@ -104,7 +107,7 @@ async function insertPhase(dir) {
     const send = async () => {
       last = await post('/insert/bench', lines.join('\n') + '\n', 'application/n-triples');
       added += last.flakes_added;
-      requests++;
+      if (++requests % 5 === 0) log(`load-cli: insert: ${requests} requests, ${added} triples, ${round((performance.now() - t0) / 1000)} s`);
       lines = [];
     };
     for await (const line of createInterface({ input: createReadStream(data), crlfDelay: Infinity })) {
