@@ -57,6 +57,7 @@ describe('bulk load', () => {
     await conn.create('b2');
     await expect(conn.bulkLoad('b2', chunks('<http://a/s> <http://a/p> "x" .\n<http://a/s> <http://a/p> oops .\n', 100))).rejects.toThrow(/line 2, column 27/);
     expect((await conn.ledger('b2')).t).toBe(0);
+    expect((await conn.ledger('b2')).dict.idOfKey('http://a/s')).toBeUndefined(); // nothing interned stays
     await conn.transact('b2', { kind: 'insert', quads: [{ subject: namedNode('http://a/s'), predicate: namedNode('http://a/p'), object: literal('x'), graph: defaultGraph }], meta: [], opts: {} });
     const r = await conn.bulkLoad('b2', chunks('<http://a/s> <http://a/p> "x" .\n<http://a/s> <http://a/p> "y" .\n<http://a/t> <http://a/p> "x" .\n', 5));
     expect(r).toMatchObject({ previous_t: 1, t: 2, statements: 3, triples: 2, commits: 1 });

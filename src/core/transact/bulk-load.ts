@@ -72,6 +72,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
   const perCommit = opts.commitFlakes ?? 100_000;
   const dict = ledger.dict;
   const startRecord = ledger.record;
+  const startHead = ledger.head.cid;
   const t0 = ledger.t;
   const dictBefore = dict.size;
   const newGraphs = new Map<string, number>();
@@ -186,8 +187,10 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     built.install();
     return { ledger_id: ledger.id, previous_t: t0, t, statements, triples: total, commits: t - t0, commit_id: prev, index_id: built.rootCid };
   } catch (e) {
-    // The in-memory ledger may hold interned terms and heads of commits nobody names: the caller reloads it.
-    ledger.superseded = true;
+    // Before the first commit only terms were interned: drop them (as staging does). After it, the
+    // in-memory ledger holds heads of commits nobody names: the caller reloads it from storage.
+    if (ledger.head.cid === startHead) dict.truncate(dictBefore);
+    else ledger.superseded = true;
     throw e;
   }
 }
