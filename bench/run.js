@@ -12,6 +12,8 @@
  *   --warmup N       query: untimed runs per query before timing (default 3)
  *   --engines a,b    subset of oxigraph,n3,ledgraph (default all three)
  *   --seed S         generator seed (default the generator's)
+ *   --no-cli         load: skip bench/load-cli.js (ledgraph load, a 2nd 1M into it, POST /insert chunks)
+ *   --chunk N        load: triples per POST /insert request in load-cli.js (default 50,000)
  *   --no-build       skip `npx tsc -p tsconfig.build.json` before the ledgraph workers
  *   --timeout SEC    kill a worker after SEC seconds (default 3600)
  *   --only C1,E-Q2   query suite: only these queries (no mix)
@@ -193,7 +195,36 @@ async function runLoad(data) {
   } else if (engines.includes('ledgraph')) {
     console.log(`\nledgraph: ${describe(lg)} (no ratios)`);
   }
-  return { runs, summary, ratios };
+  const cli = engines.includes('ledgraph') && !args['no-cli'] ? await runLoadCli(data, summary.oxigraph) : undefined;
+  return { runs, summary, ratios, cli };
+}
+
+/**
+ * Issue 18's bulk-load targets (bench/load-cli.js): `ledgraph load` into an empty ledger (>= 1.0x
+ * oxigraph's in-memory load rate), a second 1M into it (>= 0.7x), and sequential POST /insert of
+ * 50,000-triple requests (>= 0.5x), all as ratios to oxigraph's rate from this run.
+ */
+async function runLoadCli(data, ox) {
+  console.error('bench: load-cli (ledgraph load, second 1M, POST /insert chunks)');
+  const r = await runWorker('load-cli.js', ['--data', data.nt, ...(args.chunk ? ['--chunk', String(args.chunk)] : [])]);
+  if (r.status !== 'ok') {
+    console.log(`\nload-cli: ${describe(r)}`);
+    return r;
+  }
+  const oxRate = ox?.status === 'ok' ? ox.triplesPerSec : null;
+  const rows = [
+    ['ledgraph load, empty ledger', r.empty, 1.0],
+    ['ledgraph load, 2nd 1M into it', r.existing, 0.7],
+    [`POST /insert, ${r.chunk} per request`, r.insert, 0.5],
+  ].filter(([, x]) => x).map(([name, x, target]) => {
+    const q = ratio(x.triplesPerSec, oxRate);
+    r.ratios = { ...(r.ratios ?? {}), [name]: q };
+    return [name, fmtInt(x.triples), fmt(x.seconds, 2), fmtInt(x.triplesPerSec), fmt(q, 2), `>= ${fmt(target, 1)}`, q == null ? '—' : q >= target ? 'met' : 'not met', `${x.loadavg[0]} / ${x.loadavg[1]}`];
+  });
+  console.log(`\nBulk load (issue 18), rates against oxigraph's in-memory ${fmtInt(oxRate)} triples/s from this run`);
+  console.log(table(['path', 'triples', 'wall s', 'triples/s', 'x oxigraph', 'target', 'status', 'load avg before / after'], rows));
+  if (r.insert) console.log(`POST /insert until the background index caught up: ${fmt(r.insert.indexedSeconds, 2)} s (${fmtInt(r.insert.indexedTriplesPerSec)} triples/s)`);
+  return r;
 }
 
 /** Query suites: which query set the worker runs and what its mix row says. */

@@ -36,6 +36,7 @@ Commands:
   clone, fetch, pull, push, export, import
             Replicate ledgers between servers, storage directories and .flpack files
             (ledgraph clone --help)
+  load      Bulk-load RDF files into a ledger (ledgraph load --help)
   branch, merge, rebase, revert
             Create, list and drop branches; merge, rebase and revert on a server
             (ledgraph branch --help)
@@ -82,6 +83,12 @@ export async function main(
         if (rest.includes('--help') || rest.includes('-h')) { io.out(REPLICATE_USAGE); return 0; }
         const { remotesPath } = await import('./cli/remotes.js');
         return await replicateMain(command, rest, (flag) => remotesPath(flag, env), io);
+      }
+      case 'load': {
+        const { loadMain, LOAD_USAGE } = await import('./cli/load.js');
+        if (rest.includes('--help') || rest.includes('-h')) { io.out(LOAD_USAGE); return 0; }
+        const { remotesPath } = await import('./cli/remotes.js');
+        return await loadMain(rest, (flag) => remotesPath(flag, env), io);
       }
       case 'branch': case 'merge': case 'rebase': case 'revert': {
         const { branchMain, BRANCH_USAGE } = await import('./cli/branches.js');

@@ -54,7 +54,7 @@ export function requireMediaType(c: Ctx, allowed: readonly string[], what: strin
 }
 
 /** The body-limit error (or any LedgraphError) behind a failed body read, else a 400. */
-function bodyReadError(e: unknown): LedgraphError {
+export function bodyReadError(e: unknown): LedgraphError {
   for (let cur: unknown = e, depth = 0; cur && depth < 4; cur = (cur as { cause?: unknown }).cause, depth++) {
     if (isLedgraphError(cur)) return cur;
   }

@@ -51,12 +51,66 @@ describe('bulk load', () => {
     expect((await rows(again, 'bulk', 'SELECT ?s { ?s <http://ex.org/p> ?o }')).length).toBe(3);
   });
 
-  it('refuses a ledger with data, and reports syntax errors with the line', async () => {
-    const conn = new Connection(openMemoryStorage());
+  it('reports syntax errors with the line and loads nothing; loads into a ledger with data, skipping current facts', async () => {
+    const storage = openMemoryStorage();
+    const conn = new Connection(storage);
     await conn.create('b2');
-    await expect(conn.bulkLoad('b2', chunks('<http://a/s> <http://a/p> "x" .\n<http://a/s> <http://a/p> oops .\n', 100))).rejects.toThrow(/line 2/);
+    await expect(conn.bulkLoad('b2', chunks('<http://a/s> <http://a/p> "x" .\n<http://a/s> <http://a/p> oops .\n', 100))).rejects.toThrow(/line 2, column 27/);
     expect((await conn.ledger('b2')).t).toBe(0);
-    await conn.bulkLoad('b2', chunks('<http://a/s> <http://a/p> "x" .', 100));
-    await expect(conn.bulkLoad('b2', chunks('<http://a/s> <http://a/p> "y" .', 100))).rejects.toMatchObject({ status: 400 });
+    expect((await conn.ledger('b2')).dict.idOfKey('http://a/s')).toBeUndefined(); // nothing interned stays
+    await conn.transact('b2', { kind: 'insert', quads: [{ subject: namedNode('http://a/s'), predicate: namedNode('http://a/p'), object: literal('x'), graph: defaultGraph }], meta: [], opts: {} });
+    const r = await conn.bulkLoad('b2', chunks('<http://a/s> <http://a/p> "x" .\n<http://a/s> <http://a/p> "y" .\n<http://a/t> <http://a/p> "x" .\n', 5));
+    expect(r).toMatchObject({ previous_t: 1, t: 2, statements: 3, triples: 2, commits: 1 });
+    expect(await rows(conn, 'b2', 'SELECT ?s ?o { ?s <http://a/p> ?o }')).toEqual(['http://a/s x', 'http://a/s y', 'http://a/t x']);
+    expect(await rows(conn, 'b2@t:1', 'SELECT ?s ?o { ?s <http://a/p> ?o }')).toEqual(['http://a/s x']);
+    // A rerun adds nothing and commits nothing.
+    expect(await conn.bulkLoad('b2', chunks('<http://a/t> <http://a/p> "x" .', 100))).toMatchObject({ t: 2, triples: 0, commits: 0 });
+    // Reopened from storage: index and history as loaded.
+    const again = new Connection(storage);
+    expect(await rows(again, 'b2', 'SELECT ?s ?o { ?s <http://a/p> ?o }')).toEqual(['http://a/s x', 'http://a/s y', 'http://a/t x']);
+    expect(await rows(again, 'b2@t:1', 'SELECT ?s ?o { ?s <http://a/p> ?o }')).toEqual(['http://a/s x']);
+  });
+
+  it('reads Turtle, TriG and JSON-LD documents, blank nodes scoped per document', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('fmt');
+    const doc = (text: string, format: 'turtle' | 'trig' | 'json-ld') => ({ source: chunks(text, 3), format });
+    const r = await conn.bulkLoad('fmt', [
+      doc('@prefix ex: <http://ex.org/> .\nex:a ex:knows _:x, [ ex:name "anon" ] .\n_:x ex:name "x1" .\n', 'turtle'),
+      doc('@prefix ex: <http://ex.org/> .\nex:g { ex:b ex:knows _:x . _:x ex:name "x2" . }\n', 'trig'),
+      doc('{"@id": "http://ex.org/c", "http://ex.org/age": 5}', 'json-ld'),
+    ]);
+    expect(r).toMatchObject({ statements: 7, triples: 7, t: 1 });
+    expect(await rows(conn, 'fmt', 'SELECT ?s ?n { { ?s <http://ex.org/knows> ?x . ?x <http://ex.org/name> ?n } UNION { GRAPH ?g { ?s <http://ex.org/knows> ?x . ?x <http://ex.org/name> ?n } } }'))
+      .toEqual(['http://ex.org/a anon', 'http://ex.org/a x1', 'http://ex.org/b x2']);
+    expect(await rows(conn, 'fmt', 'SELECT ?a { <http://ex.org/c> <http://ex.org/age> ?a }')).toEqual(['5']);
+    await expect(conn.bulkLoad('fmt', [doc('@prefix ex: <http://ex.org/> .\nex:a ex:p "1" .\nex:a ex:p ex:b ex:c .\n', 'turtle')])).rejects.toThrow(/Turtle syntax error at line 3/);
+    await expect(conn.bulkLoad('fmt', [doc('<rel> <http://ex.org/p> "1" .', 'turtle')])).rejects.toMatchObject({ status: 400 });
+    expect((await conn.ledger('fmt')).t).toBe(1);
+  });
+});
+
+describe('bulk sorting', () => {
+  it('derives every order from SPOT as a full sort would, and sorts grouped or scattered subjects alike', async () => {
+    const { allocRun, sortUniqueRun, sortRun } = await import('../../src/core/index/run.js');
+    const { orderFromSpot } = await import('../../src/core/transact/bulk-index.js');
+    const { sortSpot } = await import('../../src/core/transact/bulk-load.js');
+    let seed = 7;
+    const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+    for (const grouped of [true, false]) {
+      const r = allocRun(5000);
+      for (let i = 0; i < 5000; i++) {
+        r.g[i] = rnd(5) === 0 ? 1 : 0; r.s[i] = grouped ? i >> 3 : rnd(700); r.p[i] = rnd(9); r.o[i] = rnd(90_000); r.m[i] = -1; r.op[i] = 1; r.n++;
+      }
+      const cols = (x: { n: number; g: Int32Array; s: Int32Array; p: Int32Array; o: Int32Array }) => Array.from({ length: x.n }, (_, i) => `${x.g[i]} ${x.s[i]} ${x.p[i]} ${x.o[i]}`);
+      const spot = sortSpot(r);
+      expect(cols(spot)).toEqual(cols(sortRun(r, 'spot')));
+      // Unique rows (as after dedupe) for the index orders.
+      const uniq = allocRun(spot.n);
+      const { copyRow } = await import('../../src/core/index/run.js');
+      const keys = cols(spot);
+      for (let i = 0; i < spot.n; i++) if (i === 0 || keys[i] !== keys[i - 1]) copyRow(uniq, spot, i);
+      for (const order of ['spot', 'psot', 'post', 'opst'] as const) expect(cols(orderFromSpot(uniq, order))).toEqual(cols(sortUniqueRun(uniq, order)));
+    }
   });
 });

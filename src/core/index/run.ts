@@ -151,20 +151,35 @@ export function radixPermutation(n: number, lsdFirst: ArrayLike<number>[]): Uint
   for (let i = 0; i < n; i++) perm[i] = i;
   let tmp = new Uint32Array(n);
   const count = new Uint32Array(65537);
+  let keys = new Uint32Array(n), tmpKeys = new Uint32Array(n);
   for (const col of lsdFirst) {
     let min = Infinity, max = -Infinity;
     for (let i = 0; i < n; i++) { const v = col[i]!; if (v < min) min = v; if (v > max) max = v; }
     if (n === 0 || min === max) continue;
     const range = max - min; // ids are int32, so the range fits in 32 bits and >>> is exact
-    for (let shift = 0; shift < 32 && (shift === 0 || range >>> shift > 0); shift += 16) {
-      count.fill(0);
-      for (let k = 0; k < n; k++) count[(((col[perm[k]!]! - min) >>> shift) & 0xffff) + 1]!++;
-      for (let d = 1; d < 65537; d++) count[d]! += count[d - 1]!;
+    // As few passes as 16-bit digits need, with digits split evenly: a 21-bit range takes two
+    // 11-bit passes, whose 2,048 counters stay in cache where 65,536 do not.
+    const bits = 32 - Math.clz32(range);
+    const passes = Math.ceil(bits / 16);
+    const width = Math.ceil(bits / passes);
+    const mask = (1 << width) - 1;
+    const buckets = mask + 2;
+    // The column's values in the current permutation's order, moved along with it: each pass
+    // then reads its digits sequentially instead of through the permutation.
+    for (let k = 0; k < n; k++) keys[k] = (col[perm[k]!]! - min) >>> 0;
+    for (let pass = 0; pass < passes; pass++) {
+      const shift = pass * width;
+      count.fill(0, 0, buckets);
+      for (let k = 0; k < n; k++) count[((keys[k]! >>> shift) & mask) + 1]!++;
+      for (let d = 1; d < buckets; d++) count[d]! += count[d - 1]!;
       for (let k = 0; k < n; k++) {
-        const row = perm[k]!;
-        tmp[count[((col[row]! - min) >>> shift) & 0xffff]!++] = row;
+        const v = keys[k]!;
+        const at = count[(v >>> shift) & mask]!++;
+        tmp[at] = perm[k]!;
+        tmpKeys[at] = v;
       }
       const swap = perm; perm = tmp; tmp = swap;
+      const kswap = keys; keys = tmpKeys; tmpKeys = kswap;
     }
   }
   return perm;

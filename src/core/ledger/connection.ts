@@ -10,7 +10,7 @@ import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
 import { transact, writeGenesis, type Receipt, type TxnContext } from '../transact/pipeline.js';
 import { runIndexJob } from '../index/indexer.js';
-import { bulkLoad, type BulkLoadOptions, type BulkLoadResult } from '../transact/bulk-load.js';
+import { bulkLoad, type BulkDocument, type BulkLoadOptions, type BulkLoadResult } from '../transact/bulk-load.js';
 import { stageRequest } from '../transact/stage-request.js';
 import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
@@ -245,11 +245,24 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     return receipt;
   }
 
-  /** Bulk-load N-Triples / N-Quads text into an empty ledger (see transact/bulk-load.ts). */
-  async bulkLoad(ledgerId: string, source: AsyncIterable<string | Uint8Array>, opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
+  /**
+   * Bulk-load documents (or one text source in `opts.format`) into a new or existing ledger, all or
+   * nothing (see transact/bulk-load.ts); a failed load leaves the stored ledger as it was.
+   */
+  async bulkLoad(ledgerId: string, source: AsyncIterable<string | Uint8Array> | readonly BulkDocument[], opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
     const ledger = await this.ledger(ledgerId);
+    const isDocs = Array.isArray(source) && source.length > 0 && source.every((d) => typeof d === 'object' && d !== null && 'source' in d);
+    const docs = isDocs ? source as readonly BulkDocument[] : [{ source: source as AsyncIterable<string | Uint8Array> }];
     // Writer first, lock second: a sweep waits for writers, and no lock holder may wait for a sweep.
-    return this.gc.writing(() => ledger.lock.run(() => bulkLoad(this, ledger, source, opts)));
+    return this.gc.writing(() => ledger.lock.run(async () => {
+      await this.catchUp(ledger);
+      try {
+        return await bulkLoad(this, ledger, docs, opts);
+      } catch (e) {
+        if (ledger.superseded && this.loaded.get(ledger.id) !== undefined) this.forget(ledger.id);
+        throw e;
+      }
+    }));
   }
 
   /** Ledger info document (http-api.md §2.7). */

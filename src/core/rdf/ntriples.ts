@@ -53,6 +53,9 @@ export function detach(s: string): string {
   return s.length < 13 ? s : (s + ' ').slice(0, -1);
 }
 
+/** IRIs (after unescaping) known to be valid absolute IRIs; bounded, cleared when full. */
+const checked = new Set<string>();
+
 class LineReader {
   i = 0;
   constructor(readonly s: string, readonly line: number) {}
@@ -65,10 +68,16 @@ class LineReader {
     const end = s.indexOf('>', this.i + 1);
     if (end < 0) fail(this.line, this.i + 1, 'unterminated IRI');
     let v = s.slice(this.i + 1, end);
-    if (v.indexOf('\\') >= 0) v = unescape(v, false, this.line, this.i + 2);
-    if (BAD_IRI.test(v)) fail(this.line, this.i + 1, `invalid character in IRI <${v}>`);
-    if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(v)) fail(this.line, this.i + 1, `relative IRI <${v}> (N-Triples needs absolute IRIs)`);
+    const col = this.i + 1;
     this.i = end + 1;
+    // Subjects, predicates and datatypes repeat line after line: each distinct IRI is checked once
+    // (a member never holds a backslash, so an escaped spelling is always unescaped and checked).
+    if (checked.has(v)) return v;
+    if (v.indexOf('\\') >= 0) v = unescape(v, false, this.line, col + 1);
+    if (BAD_IRI.test(v)) fail(this.line, col, `invalid character in IRI <${v}>`);
+    if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(v)) fail(this.line, col, `relative IRI <${v}> (N-Triples needs absolute IRIs)`);
+    if (checked.size >= 8192) checked.clear();
+    checked.add(v);
     return v;
   }
   bnode(): string {

@@ -118,7 +118,7 @@ const FORMAT_NAMES: Record<RdfContentType, string> = {
  * parser fails, or only the unexpected text when the lexer does; turn either into a 400 naming
  * line and column.
  */
-function syntaxError(e: unknown, text: string, contentType: RdfContentType): Error {
+export function syntaxError(e: unknown, text: string, contentType: RdfContentType): Error {
   const err = e as { message?: string; context?: { line?: number; token?: { line?: number; start?: number } } };
   const raw = String(err.message ?? e);
   const m = / on line (\d+)\.$/.exec(raw);

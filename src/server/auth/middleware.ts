@@ -78,6 +78,7 @@ export function classifyRoute(method: string, relPath: string): RouteClass {
     case 'update': return { group: 'data', kind: 'write', signable: write, body: 'ledger-key', tail: decodeTail(rest) };
     case 'insert': case 'upsert': return { group: 'data', kind: 'write', signable: { sparql: null }, body: 'ledger-key', tail: decodeTail(rest) };
     case 'sync': return { group: 'data', kind: 'write', signable: false, body: 'ledger-key', tail: decodeTail(rest) };
+    case 'load': return { group: 'data', kind: 'write', signable: false, body: 'none', tail: decodeTail(rest) };
     case 'data': return { group: 'data', kind: method === 'GET' || method === 'HEAD' ? 'read' : 'write', signable: false, body: 'none', tail: decodeTail(rest) };
     case 'push': case 'push-merges': return { group: 'data', kind: 'push', signable: false, body: 'none', tail: decodeTail(rest) };
     case 'events': return { group: 'events', kind: 'none', signable: false, body: 'none', tail: null };
@@ -252,6 +253,10 @@ export class Auth {
     const isJson = ct === 'application/json' || ct === 'application/ld+json';
     // Only GET/HEAD have no body; reading c.req.raw here would build a whole web Request per query.
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
+    // A data body (not declared a JWS, not JSON) is signed only if it opens like a JWS: peek at
+    // its first bytes and leave the rest streaming, so large Turtle or N-Triples bodies are parsed
+    // while they arrive (rdf-body.ts) instead of being read whole here.
+    if (!declared && !isJson && !(await this.opensLikeJws(c))) return;
     const bytes = await this.bodyBytes(c);
     // Decode only what can be signed: a declared JWS, a body opening like one ("eyJ"), or a JSON
     // body small enough to be a credential-wrapped request; large data bodies pass untouched.
@@ -281,6 +286,40 @@ export class Auth {
     c.req.bodyCache = {};
   }
 
+  /** True when the body starts with "eyJ"; the bytes read to tell are put back in front of the stream. */
+  private async opensLikeJws(c: Context): Promise<boolean> {
+    const raw = c.req.raw;
+    if (!raw.body) return false;
+    const reader = raw.body.getReader();
+    const head: Uint8Array[] = [];
+    let n = 0;
+    try {
+      while (n < 3) {
+        const r = await reader.read();
+        if (r.done) break;
+        head.push(r.value);
+        n += r.value.length;
+      }
+    } catch (e) {
+      throw bodyError(e) ?? e;
+    }
+    const rest = new ReadableStream<Uint8Array>({
+      start(ctl) { for (const h of head) ctl.enqueue(h); },
+      async pull(ctl) {
+        try {
+          const r = await reader.read();
+          if (r.done) ctl.close(); else ctl.enqueue(r.value);
+        } catch (e) { ctl.error(e); }
+      },
+      cancel(reason) { return reader.cancel(reason); },
+    });
+    c.req.raw = new Request(raw, { body: rest, duplex: 'half' } as RequestInit);
+    const first = new Uint8Array(Math.min(3, n));
+    let k = 0;
+    for (const h of head) for (let i = 0; i < h.length && k < first.length; i++) first[k++] = h[i]!;
+    return k === 3 && first[0] === 0x65 && first[1] === 0x79 && first[2] === 0x4a;
+  }
+
   /** The body bytes (Hono caches them, so the route reads the same bytes again). */
   private async bodyBytes(c: Context): Promise<Uint8Array> {
     try {
@@ -301,6 +340,8 @@ export class Auth {
     // Only a bearer token has ledger scopes to check against what the body names.
     if (!authenticate(c).bearer || cls.body === 'none' || c.req.method === 'GET' || c.req.method === 'HEAD') return out;
     const ct = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
+    // Only these bodies can name ledgers; others (Turtle, N-Triples, ...) stay unread and streaming.
+    if (!['application/sparql-query', 'application/x-www-form-urlencoded', 'application/json', 'application/ld+json', ''].includes(ct)) return out;
     const text = decodeOrNull(await this.bodyBytes(c));
     if (text === null) return out;
     if (ct === 'application/sparql-query') {

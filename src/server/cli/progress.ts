@@ -5,7 +5,8 @@
 import type { PackHeader } from '../../core/pack/frames.js';
 import type { CliIo } from './io.js';
 
-function size(n: number): string {
+/** A byte count for people (B, KiB, MiB, GiB). */
+export function size(n: number): string {
   if (n < 1024) return `${Math.round(n)} B`;
   if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
   if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;

@@ -23,7 +23,7 @@ import { decodeUtf8, negotiate, parseJsonText, pathLedger as pathLedgerId, readB
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route, type ParamSpec, type RouteSpec } from '../swagger.js';
 import { Compactor } from './history.js';
-import { BASE_PARAM, baseParam, commitWrite, graphPayload, isAbsoluteIri, JSONLD_TYPES, RDF_TYPES, retarget } from './write.js';
+import { BASE_PARAM, baseParam, commitWrite, graphPayload, isAbsoluteIri, JSONLD_TYPES, RDF_TYPES, readGraphBody, retarget } from './write.js';
 import { requestView } from '../auth/index.js';
 import { parseRdfXmlTxn, RDF_XML } from '../rdfxml.js';
 import { policyFromHeaders } from '../query-headers.js';
@@ -200,10 +200,16 @@ export const dataRoutes: Registrar = (api, ctx) => {
     const target = targetGraph(c);
     const what = kind === 'replace' ? 'graph store PUT' : 'graph store POST';
     const ct = requireMediaType(c, PAYLOAD_TYPES, what);
-    const bytes = await readBytes(c);
-    const text = decodeUtf8(bytes);
-    const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
-    const payload = await readPayload(ct, text, json, baseParam(c));
+    let bytes: Uint8Array, body: unknown, payload: Awaited<ReturnType<typeof readPayload>>;
+    if (ct === RDF_XML) {
+      bytes = await readBytes(c);
+      const text = decodeUtf8(bytes);
+      body = text;
+      payload = await readPayload(ct, text, undefined, baseParam(c));
+    } else {
+      // Turtle, TriG, N-Triples, N-Quads are parsed while they arrive (rdf-body.ts); JSON-LD is read whole.
+      ({ bytes, body, payload } = await readGraphBody(c, ct, baseParam(c)));
+    }
     const head = await ctx.conn.db(ref.id);
     let req: TxnRequest;
     let created = false;
@@ -222,7 +228,7 @@ export const dataRoutes: Registrar = (api, ctx) => {
         ? { kind: 'replace', graphs: [target], quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) }
         : { kind: 'insert', quads, meta: payload.meta, opts: payload.opts, ...warningsOf(payload) };
     }
-    return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: ct, body: json ?? text, rawBody: bytes }), created);
+    return written(c, await commitWrite(c, ctx, ref.id, req, { contentType: ct, body, rawBody: bytes }), created);
   };
   const writeSpec = (method: RouteSpec['method'], summary: string, body: boolean): RouteSpec => ({
     ...base, method, summary, query: GRAPH_PARAMS, responses: WRITE_RESPONSES, ...(body ? { requestTypes: PAYLOAD_TYPES } : {}),

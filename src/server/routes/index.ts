@@ -26,6 +26,7 @@ import { storageCredentialRoutes } from './storage-credentials.js';
 import { sparqlEndpointRoutes } from './sparql-endpoint.js';
 import { streamRoutes } from './stream.js';
 import { writeRoutes } from './write.js';
+import { loadRoutes } from './load.js';
 
 /** Every endpoint group of the transaction server. */
 export const REGISTRARS: readonly Registrar[] = [
@@ -38,6 +39,7 @@ export const REGISTRARS: readonly Registrar[] = [
   contextRoutes,
   branchRoutes,
   writeRoutes,
+  loadRoutes,
   dataRoutes,
   historyRoutes,
   pushRoutes,

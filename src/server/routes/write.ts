@@ -20,6 +20,7 @@ import {
 } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { resolveLoads } from '../load.js';
+import { readRdfBody } from '../rdf-body.js';
 import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
 import { writePolicyOpts } from '../auth/index.js';
@@ -109,6 +110,11 @@ export interface DataPayload {
 
 /** Parse a data body for `mode`; the ledger comes from the request or (JSON only) a body "ledger" key. */
 async function readData(c: Ctx, contentType: string, mode: 'insert' | 'upsert'): Promise<DataPayload & { ledger: string }> {
+  if (!JSONLD_TYPES.includes(contentType)) {
+    // Parsed while it arrives (rdf-body.ts).
+    const { bytes, body, req } = await readRdfBody(c, contentType as RdfContentType, mode, baseParam(c));
+    return { contentType, bytes, body, req, ledger: requireLedger(c) };
+  }
   const bytes = await readBytes(c);
   const text = decodeUtf8(bytes);
   if (JSONLD_TYPES.includes(contentType)) {
@@ -116,8 +122,7 @@ async function readData(c: Ctx, contentType: string, mode: 'insert' | 'upsert'):
     const ledger = requireLedger(c, json);
     return { contentType, bytes, body: json, req: await parseJsonLdTxn(json, mode, jsonLdOptions(c)), ledger };
   }
-  const ledger = requireLedger(c);
-  return { contentType, bytes, body: text, req: parseRdfTxn(text, contentType as RdfContentType, mode, baseParam(c)), ledger };
+  throw badRequest(`unexpected content type ${contentType}`);
 }
 
 /** The quads, metadata and options of a graph payload; an empty document gives no quads (not a 400). */
@@ -133,6 +138,22 @@ export async function graphPayload(contentType: string, text: string, json: unkn
     if (isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write')) return { quads: [], meta: [], opts: {} };
     throw e;
   }
+}
+
+/**
+ * A graph payload body (sync, graph store): RDF text parsed while it arrives, JSON-LD read whole.
+ * `body` is what the transaction blob records.
+ */
+export async function readGraphBody(c: Ctx, ct: string, base: string | undefined): Promise<{ bytes: Uint8Array; body: unknown; json: unknown; payload: Awaited<ReturnType<typeof graphPayload>> }> {
+  if (RDF_TYPES.includes(ct as RdfContentType)) {
+    const { bytes, body, req } = await readRdfBody(c, ct as RdfContentType, 'insert', base, true);
+    if (req.kind !== 'insert') throw badRequest('expected graph data, not an update');
+    return { bytes, body, json: undefined, payload: { quads: req.quads, meta: req.meta, opts: req.opts, ...(req.warnings ? { warnings: req.warnings } : {}) } };
+  }
+  const bytes = await readBytes(c);
+  const text = decodeUtf8(bytes);
+  const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
+  return { bytes, body: json ?? text, json, payload: await graphPayload(ct, text, json, base) };
 }
 
 /**
@@ -295,18 +316,15 @@ export const writeRoutes: Registrar = (api, ctx) => {
     const graph = syncGraph(c);
     const dryRun = boolQuery(c, 'dryRun', false);
     const allowEmpty = boolQuery(c, 'allowEmpty', false);
-    const bytes = await readBytes(c);
-    const text = decodeUtf8(bytes);
-    const json = JSONLD_TYPES.includes(ct) ? parseJsonText(text) : undefined;
+    const { bytes, body, json, payload } = await readGraphBody(c, ct, baseParam(c));
     const ledger = writeLedgerId(requireLedger(c, json));
-    const payload = await graphPayload(ct, text, json, baseParam(c));
     const quads = retarget(payload.quads, graph, 'sync');
     if (quads.length === 0 && !allowEmpty) {
       throw badRequest('the payload is empty, which would clear the graph; pass allowEmpty=true to confirm');
     }
     const req: TxnRequest = { kind: 'replace', graphs: [graph], quads, meta: payload.meta, opts: payload.opts, ...(payload.warnings ? { warnings: payload.warnings } : {}) };
     if (dryRun) return c.json(await ctx.admission.run(() => syncDelta(ctx.conn, ledger, req, graph)));
-    return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body: json ?? text, rawBody: bytes }));
+    return c.json(await commitWrite(c, ctx, ledger, req, { contentType: ct, body, rawBody: bytes }));
   };
   const syncSpec = (path: string) => ({
     method: 'POST' as const, path, tag: 'write', summary: 'Sync: make one graph exactly the payload, committing only the delta',

@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+/**
+ * Issue 18's bulk-load figures (run by `npm run bench -- load` after the engine workers; prints one
+ * JSON line):
+ *
+ *   node --expose-gc bench/load-cli.js --data FILE.nt [--root DIR] [--chunk 50000] [--phases empty,existing,insert]
+ *
+ *   empty     `ledgraph load bench FILE.nt --storage-path DIR` into a new ledger, as a user runs it
+ *             (a child process: start-up, parse, commits, index, fsyncs; wall time until it exits)
+ *   existing  the same command with a second ≈1M-triple file (FILE's instance IRIs moved to
+ *             .../instances2/, so every triple is new) into the ledger the first run left
+ *   insert    a server (`ledgraph server`, file storage, --reindex-max-bytes 256MiB so a 50,000-triple
+ *             commit is admitted) and FILE sent as sequential POST /insert requests of --chunk lines
+ *             of N-Triples each; wall time until the last receipt, and until POST /reindex has
+ *             everything indexed
+ *
+ * Each figure is triples added / wall seconds; run.js divides them by oxigraph's in-memory load
+ * rate measured in the same run. The load average is sampled before and after every phase.
+ */
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { BENCH_DIR, ROOT_DIR, dirSize, emitResult, errorMessage, log, parseArgs, toMB } from './measure.js';
+
+const args = parseArgs(process.argv.slice(2));
+const data = resolve(String(args.data));
+const root = resolve(String(args.root ?? join(BENCH_DIR, 'data', 'load-cli')));
+const chunk = Number(args.chunk ?? 50_000);
+const phases = new Set(String(args.phases ?? 'empty,existing,insert').split(','));
+const CLI = join(ROOT_DIR, 'bin', 'ledgraph.js');
+const INST = 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/instances/';
+const load1 = () => Math.round(loadavg()[0] * 10) / 10;
+
+/** FILE with its instance IRIs moved to a second namespace (cached beside FILE). */
+async function secondFile() {
+  const out = data.replace(/\.nt$/, '-b.nt');
+  if (existsSync(out)) return out;
+  log(`load-cli: writing ${out}`);
+  const w = createWriteStream(out + '.tmp');
+  const rl = createInterface({ input: createReadStream(data), crlfDelay: Infinity });
+  for await (const line of rl) if (!w.write(line.replaceAll(INST, INST.replace('instances/', 'instances2/')) + '\n')) await once(w, 'drain');
+  w.end();
+  await once(w, 'finish');
+  const { renameSync } = await import('node:fs');
+  renameSync(out + '.tmp', out);
+  return out;
+}
+
+/** Run the CLI; resolves with wall seconds and its parsed stdout JSON. */
+function cli(argv) {
+  return new Promise((ok, fail) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [CLI, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('close', (code) => {
+      const seconds = (performance.now() - t0) / 1000;
+      if (code !== 0) return fail(new Error(`ledgraph ${argv.join(' ')} exited ${code}: ${err.trim().split('\n').pop()}`));
+      ok({ seconds, result: JSON.parse(out) });
+    });
+  });
+}
+
+async function loadPhase(name, file, dir) {
+  const before = load1();
+  log(`load-cli: ${name}: ledgraph load bench ${file}`);
+  const { seconds, result } = await cli(['load', 'bench', file, '--storage-path', dir]);
+  const r = { triples: result.triples, statements: result.statements, commits: result.commits, t: result.t, seconds: round(seconds), triplesPerSec: Math.round(result.triples / seconds), loadavg: [before, load1()], diskMB: toMB(dirSize(dir).bytes) };
+  log(`load-cli: ${name}: ${JSON.stringify(r)}`);
+  return r;
+}
+
+const round = (x) => Math.round(x * 1000) / 1000;
+
+/** A server on a fresh directory; resolves with its API base and a stop function. */
+async function startServer(dir) {
+  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--storage-path', dir, '--reindex-max-bytes', '256MiB', '--reindex-min-bytes', '16MiB', '--body-limit', '256MiB', '--no-explorer-enabled'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Keep reading its log lines for good: a full stdout pipe would stall the server.
+  const rl = createInterface({ input: child.stdout });
+  return new Promise((ok, fail) => {
+    rl.on('line', (line) => {
+      try {
+        const m = JSON.parse(line);
+        if (m.msg === 'ledgraph listening') ok({ api: m.url + m.api_base_url, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } });
+      } catch { /* not a log line */ }
+    });
+    child.on('exit', (code) => fail(new Error(`server exited (${code}) before listening`)));
+  });
+}
+
+async function insertPhase(dir) {
+  const before = load1();
+  const srv = await startServer(dir);
+  try {
+    const post = async (path, body, type) => {
+      const res = await fetch(srv.api + path, { method: 'POST', headers: { 'Content-Type': type }, body });
+      if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+      return res.json();
+    };
+    await post('/create', JSON.stringify({ ledger: 'bench' }), 'application/json');
+    log(`load-cli: insert: POST /insert of ${chunk} triples each`);
+    const t0 = performance.now();
+    let lines = [], requests = 0, added = 0, last = null;
+    const send = async () => {
+      last = await post('/insert/bench', lines.join('\n') + '\n', 'application/n-triples');
+      added += last.flakes_added;
+      if (++requests % 5 === 0) log(`load-cli: insert: ${requests} requests, ${added} triples, ${round((performance.now() - t0) / 1000)} s`);
+      lines = [];
+    };
+    for await (const line of createInterface({ input: createReadStream(data), crlfDelay: Infinity })) {
+      if (!line) continue;
+      lines.push(line);
+      if (lines.length === chunk) await send();
+    }
+    if (lines.length) await send();
+    const committed = (performance.now() - t0) / 1000;
+    // Then POST /reindex (waits for a running index job, indexes what novelty is left): the time
+    // until everything is in the index, which novelty below --reindex-min-bytes never triggers by itself.
+    const ri = await post('/reindex', JSON.stringify({ ledger: 'bench' }), 'application/json');
+    if (ri.index_t < last.t) throw new Error(`reindex reached t ${ri.index_t}, not ${last.t}`);
+    const indexed = (performance.now() - t0) / 1000;
+    const r = { triples: added, requests, seconds: round(committed), triplesPerSec: Math.round(added / committed), indexedSeconds: round(indexed), indexedTriplesPerSec: Math.round(added / indexed), loadavg: [before, load1()] };
+    log(`load-cli: insert: ${JSON.stringify(r)}`);
+    return r;
+  } finally {
+    await srv.stop();
+  }
+}
+
+async function main() {
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  const out = { suite: 'load-cli', status: 'ok', data, chunk, loadavgAtStart: loadavg() };
+  const dir = join(root, 'cli');
+  if (phases.has('empty') || phases.has('existing')) out.empty = await loadPhase('empty', data, dir);
+  if (phases.has('existing')) out.existing = await loadPhase('existing', await secondFile(), dir);
+  if (phases.has('insert')) out.insert = await insertPhase(join(root, 'server'));
+  out.loadavgAtEnd = loadavg();
+  if (!args.keep) rmSync(root, { recursive: true, force: true });
+  emitResult(out);
+}
+
+main().catch((err) => {
+  emitResult({ suite: 'load-cli', status: 'error', error: errorMessage(err) });
+  log(err?.stack ?? String(err));
+  process.exit(1);
+});

@@ -1,0 +1,166 @@
+/**
+ * The index side of a bulk load (bulk-load.ts): which read facts are already current in a ledger
+ * with data, and the index over the loaded facts — built from sorted runs when the ledger has no
+ * index (and its novelty holds no retracts), else merged copy-on-write into the leaves it touches,
+ * together with any unindexed novelty, so the new root covers every commit up to the load's last t.
+ */
+import { Codec } from '../commit/cid.js';
+import { ORDERS, type IndexOrder } from '../flake/flake.js';
+import { updateOrder, writeBranches, writeLeaves } from '../index/build.js';
+import { summarizeFacts } from '../index/class-summary.js';
+import { storeSummary } from '../index/class-summary-delta.js';
+import { writeDictPages } from '../index/dict-write.js';
+import { canonicalJsonBytes, type IndexRoot } from '../index/root-codec.js';
+import { rememberRoot } from '../index/root-headers.js';
+import { allocRun, copyRow, mergeRuns, radixPermutation, sortRun, type Run } from '../index/run.js';
+import { IndexTree, type LeafRef } from '../index/tree.js';
+import type { DbView } from '../index/view.js';
+import { RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerStores } from '../ledger/stores.js';
+import { GRAPH_TXN_META } from '../flake/flake.js';
+import { rdf } from '../rdf/vocab.js';
+
+/**
+ * Rows of a SPOT-sorted, duplicate-free run that are not current facts of `head`. Only a row whose
+ * subject, predicate and object all existed before the load can be current, so a load of new
+ * subjects scans nothing; others are checked one (graph, subject) scan at a time.
+ */
+export async function dropCurrent(head: DbView, spot: Run, dictBefore: number): Promise<Run> {
+  const out = allocRun(spot.n);
+  let i = 0;
+  while (i < spot.n) {
+    const g = spot.g[i]!, s = spot.s[i]!;
+    let end = i + 1;
+    while (end < spot.n && spot.s[end] === s && spot.g[end] === g) end++;
+    let current: Map<number, Set<number>> | null = null;
+    for (let k = i; k < end; k++) {
+      const p = spot.p[k]!, o = spot.o[k]!;
+      if (s < dictBefore && p < dictBefore && o < dictBefore) {
+        current ??= await currentOf(head, g, s);
+        if (current.get(p)?.has(o)) continue;
+      }
+      copyRow(out, spot, k);
+    }
+    i = end;
+  }
+  return out;
+}
+
+/** The (predicate, object) pairs current for one subject in one graph (list items excluded: loads assert none). */
+async function currentOf(head: DbView, g: number, s: number): Promise<Map<number, Set<number>>> {
+  const m = new Map<number, Set<number>>();
+  for await (const b of head.scan({ g, s })) {
+    for (let k = 0; k < b.n; k++) {
+      if (b.m[k]! >= 0) continue;
+      let set = m.get(b.p[k]!);
+      if (!set) m.set(b.p[k]!, (set = new Set()));
+      set.add(b.o[k]!);
+    }
+  }
+  return m;
+}
+
+export interface BulkIndexInput {
+  /** Loaded facts, SPOT order, t set. */
+  spot: Run;
+  /** Commit-metadata facts of the load's commits. */
+  meta: Run;
+  /** The load's last t and commit. */
+  t: number;
+  commitId: string;
+  commitBytes: number;
+  onProgress?: ((p: { phase: 'index'; done: number; total: number }) => void) | undefined;
+}
+
+/** Write the index covering the load; `install()` switches the ledger to it once its record is published. */
+export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: BulkIndexInput): Promise<{ rootCid: string; install(): void }> {
+  const dict = ledger.dict;
+  const tree = ledger.tree;
+  const novelty = ledger.novelty;
+  // Every loaded fact in SPOT order (the commit metadata merged in), so the other orders are a
+  // stable sort of it by their leading columns only (see orderFromSpot).
+  const all = mergeRuns(x.spot, sortRun(x.meta, 'spot'), 'spot');
+  const unindexed = novelty.size > 0 ? novelty.all('spot', x.t) : allocRun(0);
+  // Sorted runs straight into leaves when nothing older must be merged with a retract or a leaf.
+  const fresh = !tree && !hasRetract(unindexed);
+  const leaves = {} as Record<IndexOrder, LeafRef[]>;
+  const tops = {} as Record<IndexOrder, string | null>;
+  const empty = allocRun(0);
+  let spotRun = empty;
+  for (const order of ORDERS) {
+    let run = orderFromSpot(all, order);
+    if (order === 'opst') run = refsOnly(run, (o) => dict.kind(o) !== 2);
+    if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
+    if (order === 'spot') spotRun = run;
+    leaves[order] = fresh ? await writeLeaves(stores.content, order, run, empty) : await updateOrder(tree, stores.content, order, run);
+    tops[order] = await writeBranches(stores.content, order, leaves[order]);
+    x.onProgress?.({ phase: 'index', done: ORDERS.indexOf(order) + 1, total: ORDERS.length });
+  }
+  await dict.ensureIds([all.o], all.n); // addStats reads literal keys synchronously
+  addStats(ledger, all, x.commitBytes);
+  const dictRoot = await writeDictPages(stores.content, dict, tree?.root.dict ?? null, dict.size);
+  // A fresh index holds every fact in spotRun: its class summary is one pass over it. Over an
+  // older index the root goes without one; derivation scans, and the next index job writes it.
+  const classSummary = fresh ? await storeSummary(stores.content, await summarizeFacts(dict, [spotRun], [spotRun])) : undefined;
+  const root: IndexRoot = {
+    v: 1, ledger_id: ledger.id, index_t: x.t, base_t: 0, commit_id: x.commitId, commit_time: ledger.head.time, ns: ledger.ns.allocated(),
+    graphs: ledger.graphs.named(), datatypes: [...ledger.datatypes].sort(), dict: dictRoot, orders: tops,
+    stats: ledger.stats.toJson(), prev_root: tree ? tree.rootCid.toString() : null,
+    ...(classSummary ? { class_summary: classSummary } : {}),
+  };
+  const rootCid = await stores.content.put(Codec.indexRoot, canonicalJsonBytes(root));
+  rememberRoot(rootCid.toString(), root);
+  const next = new IndexTree(stores.content, rootCid, root, leaves, stores.leafCache);
+  return {
+    rootCid: rootCid.toString(),
+    install: () => { ledger.installIndex(next); ledger.resetChain(); },
+  };
+}
+
+/** Count the loaded facts into the ledger's statistics (they are all new asserts). */
+function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
+  const { stats, dict } = ledger;
+  const typeId = dict.idOfKey(rdf.type);
+  for (let i = 0; i < all.n; i++) {
+    const g = all.g[i]!;
+    stats.graphs.set(g, (stats.graphs.get(g) ?? 0) + 1);
+    if (g === GRAPH_TXN_META) continue;
+    stats.flakes++;
+    const p = all.p[i]!, o = all.o[i]!;
+    stats.properties.set(p, (stats.properties.get(p) ?? 0) + 1);
+    stats.propertyT.set(p, all.t[i]!);
+    if (p === typeId) stats.classes.set(o, (stats.classes.get(o) ?? 0) + 1);
+    if (dict.kind(o) === 2) {
+      const key = dict.key(o);
+      const dt = key.slice(1, key.indexOf('|'));
+      if (!RESERVED_DATATYPES.has(dt)) ledger.datatypes.add(dt);
+    }
+  }
+  stats.size += commitBytes;
+}
+
+/**
+ * A SPOT-sorted run of unique facts in another order: a stable sort by the order's key columns
+ * before the subject carries the SPOT order within ties, so the subject (and for PSOT the object)
+ * need no passes: PSOT sorts by (g, p), POST by (g, p, o), OPST by (g, o, p).
+ */
+export function orderFromSpot(spot: Run, order: 'spot' | 'psot' | 'post' | 'opst'): Run {
+  if (order === 'spot') return spot;
+  const lsdFirst = order === 'psot' ? [spot.p, spot.g] : order === 'post' ? [spot.o, spot.p, spot.g] : [spot.p, spot.o, spot.g];
+  const perm = radixPermutation(spot.n, lsdFirst);
+  const out = allocRun(spot.n);
+  for (let k = 0; k < spot.n; k++) copyRow(out, spot, perm[k]!);
+  return out;
+}
+
+function hasRetract(r: Run): boolean {
+  for (let i = 0; i < r.n; i++) if (r.op[i] === 0) return true;
+  return false;
+}
+
+function refsOnly(r: Run, keep: (o: number) => boolean): Run {
+  const out = allocRun(r.n);
+  for (let i = 0; i < r.n; i++) if (keep(r.o[i]!)) copyRow(out, r, i);
+  return out;
+}

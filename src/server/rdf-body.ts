@@ -1,0 +1,83 @@
+/**
+ * Turtle, TriG, N-Triples and N-Quads request bodies parsed while they arrive (docs/bulk-load.md):
+ * each chunk is kept once in the raw-bytes buffer (the tx-id hashes it) and decoded and fed to n3's
+ * parser at once, so the body text is never built whole beside its bytes. The transaction blob
+ * records the text as before: a lazy value decodes it from the bytes when the blob is written.
+ * Results, errors and receipts are those of parsing the whole text (transact/parse-rdf.ts).
+ */
+import type { Context } from 'hono';
+import { Parser } from 'n3';
+import { badRequest, isLedgraphError } from '../core/errors.js';
+import { syntaxError, txnFromRdfJs, type RdfContentType, type RdfJsQuad } from '../core/transact/parse-rdf.js';
+import type { TxnRequest } from '../core/transact/txn-request.js';
+import type { AppEnv } from './app.js';
+import { bodyReadError } from './http-util.js';
+
+/** The body text, decoded from the raw bytes only when serialised (the transaction blob). */
+export class LazyText {
+  constructor(private readonly bytes: Uint8Array) {}
+  toJSON(): string { return new TextDecoder('utf-8').decode(this.bytes); }
+}
+
+/** Growable byte buffer, sized from Content-Length when the client declares it. */
+class Bytes {
+  buf: Uint8Array;
+  n = 0;
+  constructor(declared: number) { this.buf = new Uint8Array(declared > 0 ? declared : 1 << 16); }
+  push(chunk: Uint8Array): void {
+    if (this.n + chunk.length > this.buf.length) {
+      const next = new Uint8Array(Math.max(this.buf.length * 2, this.n + chunk.length));
+      next.set(this.buf.subarray(0, this.n));
+      this.buf = next;
+    }
+    this.buf.set(chunk, this.n);
+    this.n += chunk.length;
+  }
+  done(): Uint8Array { return this.n === this.buf.length ? this.buf : this.buf.slice(0, this.n); }
+}
+
+/** Read and parse an RDF body for insert or upsert: its raw bytes, the lazily decoded text and the request. */
+export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentType, mode: 'insert' | 'upsert', base?: string, allowEmpty = false): Promise<{ bytes: Uint8Array; body: LazyText; req: TxnRequest }> {
+  const format = contentType === 'application/n-quads' ? 'N-Quads' : 'TriG';
+  // The same parser settings as parseRdfTxn (written blank-node labels marked with '!').
+  const parser = new Parser({ format, blankNodePrefix: '!', ...(base ? { baseIRI: base } : {}) });
+  const handlers: Record<string, (x?: unknown) => void> = {};
+  const input = { on(event: string, fn: (x?: unknown) => void) { handlers[event] = fn; } };
+  const quads: RdfJsQuad[] = [];
+  let failure: unknown = null;
+  parser.parse(input as never, (err: Error | null, q: RdfJsQuad | null) => {
+    if (failure) return;
+    if (err) failure = err;
+    else if (q) quads.push(q);
+  });
+  const declared = Number(c.req.header('content-length') ?? 0);
+  const raw = new Bytes(Number.isSafeInteger(declared) ? declared : 0);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const body = c.req.raw.body;
+  try {
+    if (body) {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        raw.push(chunk);
+        let text: string;
+        try { text = decoder.decode(chunk, { stream: true }); } catch { throw badRequest('the request body is not valid UTF-8'); }
+        if (text && !failure) handlers.data?.(text);
+      }
+    }
+    try { const rest = decoder.decode(); if (rest && !failure) handlers.data?.(rest); } catch { throw badRequest('the request body is not valid UTF-8'); }
+  } catch (e) {
+    throw bodyReadError(e);
+  }
+  if (!failure) handlers.end?.();
+  const bytes = raw.done();
+  // The error path may read the text whole: it names the line and column as parsing it whole would.
+  if (failure) throw syntaxError(failure, new TextDecoder('utf-8').decode(bytes), contentType);
+  let req: TxnRequest;
+  try {
+    req = txnFromRdfJs(quads, mode, base);
+  } catch (e) {
+    // A graph store write or sync may replace a graph with nothing (as graphPayload allows).
+    if (!(allowEmpty && isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write'))) throw e;
+    req = { kind: 'insert', quads: [], meta: [], opts: {} };
+  }
+  return { bytes, body: new LazyText(bytes), req };
+}
