@@ -1,6 +1,6 @@
 /**
  * The four query languages on the browser peer's Connection, through the core entry points the
- * transaction server's routes call — runSparql (/query SPARQL), runJsonLdQuery (/query JSON-LD),
+ * transaction server's routes call — executeSparql (/query SPARQL, history ranges included), runJsonLdQuery (/query JSON-LD),
  * derivedSchema + runGraphQL (/graphql, /graphql-schema) and runCypherRead (application/cypher) —
  * so the peer answers exactly as the server would. The ledger takes a time specifier (`@t:`,
  * `@time:`, `@commit:`) as on the server's paths. The peer is read-only: GraphQL mutations and
@@ -17,7 +17,7 @@ import type { Db } from '../core/ledger/db.js';
 import { runJsonLdQuery } from '../core/query/jsonld/service.js';
 import { writeNQuads } from '../core/query/results/rdf-writers.js';
 import { writeSparqlJson } from '../core/query/results/sparql-json.js';
-import { runSparql } from '../core/query/sparql-service.js';
+import { executeSparql } from '../core/query/sparql-run.js';
 import type { At, PeerQuery } from './protocol.js';
 
 /** A query with its language named. */
@@ -74,7 +74,8 @@ export interface QueryAnswer { result?: unknown; format?: string }
 export async function runPeerQuery(conn: Connection, ledger: string, q: LanguageQuery, signal: AbortSignal, onChunk: (text: string) => void): Promise<QueryAnswer> {
   switch (q.lang) {
     case 'sparql': {
-      const r = await runSparql(conn, q.text, { ledger, signal });
+      // executeSparql, as /query: a `FROM <a@t:1> TO <a@t:latest>` history range runs here too.
+      const r = await executeSparql(conn, { text: q.text, ledger, signal });
       const graph = r.result.type === 'quads';
       for await (const text of graph ? writeNQuads(r.result) : writeSparqlJson(r.result)) onChunk(text);
       return { format: graph ? 'application/n-quads' : 'application/sparql-results+json' };

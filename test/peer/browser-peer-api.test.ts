@@ -120,6 +120,14 @@ describe('browser peer API: four languages, every time specifier, streams, offli
     expect(names(await peer.query(SELECT, { time: byT(2).time }))).toEqual(['Alice', 'Bob']);
   });
 
+  it('a SPARQL history range (FROM <a@t:1> TO <a@t:latest>) answers as the server does', async () => {
+    const HISTORY = `PREFIX ex: <${EX}> SELECT ?name ?e WHERE { GRAPH ?e { ?s ex:name ?name } } ORDER BY ?e ?name FROM <people:main@t:1> TO <people:main@t:latest>`;
+    const server = await (await post(tx.api, '/query/people:main', HISTORY, 'application/sparql-query', 'application/sparql-results+json')).json();
+    expect(await peer.query({ sparql: HISTORY })).toEqual(server);
+    const rows = (server as { results: { bindings: { name: { value: string }; e: { value: string } }[] } }).results.bindings.map((b) => `${b.e.value.replace('urn:ledgraph:event:', '')} ${b.name.value}`);
+    expect(rows).toEqual(['1:assert:0 Alice', '2:assert:0 Bob', '3:assert:0 Alicia', '3:retract:0 Alice']);
+  });
+
   it('GraphQL answers and its SDL equal the server\'s, at every time specifier', async () => {
     for (const s of specs()) {
       const server = await (await post(tx.api, `/graphql/people:main${s.suffix}`, JSON.stringify({ query: GRAPHQL }), 'application/json')).json();

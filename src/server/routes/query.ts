@@ -8,15 +8,13 @@
  * helpers the streaming and multi-query endpoints share.
  */
 import type { Context } from 'hono';
-import { badRequest, forbidden, isLedgraphError, LedgraphError, notFound, timeoutError, unsupportedMediaType } from '../../core/errors.js';
-import { GRAPH_TXN_META } from '../../core/flake/flake.js';
+import { badRequest, forbidden, isLedgraphError, LedgraphError, timeoutError, unsupportedMediaType } from '../../core/errors.js';
 import { checkQueryLength } from '../../core/limits.js';
 import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
 import { parseLedgerRef, type TimeSpec } from '../../core/ledger/ledger-id.js';
 import { isRootPolicy, mergePolicyInputs, policyView, type PolicyInputs } from '../../core/policy/index.js';
-import { executeQuery, parseSparql, type QueryContext } from '../../core/query/engine.js';
-import { EventView } from '../../core/query/jsonld/history.js';
+import { parseSparql } from '../../core/query/engine.js';
 import { parseQueryOpts } from '../../core/query/jsonld/opts.js';
 import { effectiveContext } from '../../core/query/jsonld/parse.js';
 import { policyInputsOf, runJsonLdQuery, streamJsonLdSelect, type JsonLdQueryRequest } from '../../core/query/jsonld/service.js';
@@ -26,7 +24,7 @@ import { writeCsv, writeTsv } from '../../core/query/results/sparql-csv-tsv.js';
 import { writeSparqlJsonChunked } from '../../core/query/results/sparql-json.js';
 import { writeSparqlXml } from '../../core/query/results/sparql-xml.js';
 import type { QueryResult } from '../../core/query/results/types.js';
-import { runSparql } from '../../core/query/sparql-service.js';
+import { executeSparql, sparqlHistoryRange, type SparqlRun } from '../../core/query/sparql-run.js';
 import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 import { responseWithId, type AppEnv } from '../app.js';
 import { abortTransfer, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort } from '../http-util.js';
@@ -161,21 +159,6 @@ export function sparqlPrologue(text: string): SparqlPrologue {
   }
 }
 
-/** Text with `#` comments blanked (IRIs and string literals kept, so `#` inside them survives). */
-function withoutComments(text: string): string {
-  return text.replace(/<[^<>\s]*>|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|#[^\n]*/g, (m) => (m.startsWith('#') ? ' '.repeat(m.length) : m));
-}
-
-/**
- * The history range of SPARQL text (`FROM <a@t:1> TO <a@t:latest>`, not part of the SPARQL
- * grammar), or null when the text has none.
- */
-export function sparqlHistoryRange(text: string): { from: string; to: string; start: number; end: number } | null {
-  if (!/\bTO\b/i.test(text)) return null;
-  const m = /\bFROM\s+<([^<>\s]*)>\s+TO\s+<([^<>\s]*)>/i.exec(withoutComments(text));
-  return m ? { from: m[1]!, to: m[2]!, start: m.index, end: m.index + m[0].length } : null;
-}
-
 /** The ledger ids a SPARQL request reads: the default ledger and every FROM / FROM NAMED IRI naming an existing ledger. */
 export async function sparqlLedgerIds(conn: Connection, text: string, opts: { ledger?: string | undefined; defaultGraphUris?: string[]; namedGraphUris?: string[] }): Promise<string[]> {
   const ids = new Set<string>();
@@ -294,6 +277,8 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
 // ---------------------------------------------------------------------------------------------
 // Running queries (shared by /query, /stream/query and /multi-query)
 
+export { executeSparql, sparqlHistoryRange, type SparqlRun };
+
 /**
  * The policy a request runs under (policy.md §3, §3.1): with a verified credential the server
  * selects it and client inputs may only narrow it (else 403); without one the client's inputs
@@ -301,71 +286,6 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
  */
 export function resolvePolicy(c: Ctx, ctx: ServerContext, client: PolicyInputs, applyDefaultClass: boolean): PolicyInputs {
   return resolvePolicyInputs(authenticate(c), client, ctx.config.defaultPolicyClass, applyDefaultClass) ?? {};
-}
-
-/** A SPARQL query to run. */
-export interface SparqlRun {
-  text: string;
-  ledger?: string | undefined;
-  defaultGraphUris?: string[];
-  namedGraphUris?: string[];
-  at?: TimeSpec;
-  maxFuel?: number | undefined;
-  timeoutMs?: number | undefined;
-  /** A deadline polled by the engine without a timer: `signal` aborts at it (see QueryContext.deadline). */
-  deadline?: number | undefined;
-  signal: AbortSignal;
-  policy?: PolicyInputs;
-  onFinish?: QueryContext['onFinish'];
-}
-
-/** Run SPARQL text: an ordinary query through the SPARQL service, a `FROM … TO …` range as a history query. */
-export async function executeSparql(conn: Connection, run: SparqlRun): Promise<{ result: QueryResult; ledgers: Record<string, number> }> {
-  const range = sparqlHistoryRange(run.text);
-  if (range) return sparqlHistory(conn, run, range);
-  const res = await runSparql(conn, run.text, {
-    ledger: run.ledger, defaultGraphUris: run.defaultGraphUris, namedGraphUris: run.namedGraphUris, at: run.at,
-    maxFuel: run.maxFuel, timeoutMs: run.timeoutMs, deadline: run.deadline, policy: run.policy, onFinish: run.onFinish, signal: run.signal,
-  });
-  return { result: res.result, ledgers: res.ledgers };
-}
-
-/**
- * A SPARQL history query (`FROM <a@t:1> TO <a@t:latest>`, outside the SPARQL grammar): the range
- * is cut from the text and the query runs over the JSON-LD engine's EventView, where every
- * assertion and retraction in the range is a fact of an event graph
- * `urn:ledgraph:event:<t>:<assert|retract>:0`. The default graph merges all events; `GRAPH ?e`
- * binds the event graph, from which t and the operation are read with string functions.
- */
-async function sparqlHistory(conn: Connection, run: SparqlRun, range: { from: string; to: string; start: number; end: number }): Promise<{ result: QueryResult; ledgers: Record<string, number> }> {
-  if (!range.from.includes('@') || !range.to.includes('@')) {
-    throw badRequest('a SPARQL history query needs a time specifier on both ends: FROM <ledger@t:1> TO <ledger@t:latest>');
-  }
-  const a = parseLedgerRef(range.from), b = parseLedgerRef(range.to);
-  if (a.id !== b.id) throw badRequest(`FROM and TO must name the same ledger (got ${a.id} and ${b.id})`);
-  if (run.ledger !== undefined && parseLedgerRef(run.ledger).id !== a.id) throw badRequest(`a ledger-scoped history query must range over its own ledger (${parseLedgerRef(run.ledger).id})`);
-  if (run.defaultGraphUris?.length || run.namedGraphUris?.length) throw badRequest('default-graph-uri / named-graph-uri cannot be combined with a history range');
-  const text = run.text.slice(0, range.start) + ' '.repeat(range.end - range.start) + run.text.slice(range.end);
-  const query = parseSparql(text);
-  if (query.dataset) throw badRequest('a SPARQL history query takes exactly one dataset clause: FROM <ledger@t:N> TO <ledger@t:M>');
-  const ledger = await conn.ledger(a.id);
-  const fromDb = await ledger.db(a.time);
-  const toDb = await ledger.db(b.time);
-  if (fromDb.t > toDb.t) throw badRequest(`FROM (t ${fromDb.t}) is after TO (t ${toDb.t})`);
-  const g = a.fragment === null || a.fragment === '' ? 0 : a.fragment === 'txn-meta' ? GRAPH_TXN_META : toDb.graphId(a.fragment);
-  if (g === undefined) throw notFound(`ledger ${a.id} has no graph <${a.fragment}>`);
-  const view = isRootPolicy(run.policy) ? toDb : (await policyView(conn, toDb, run.policy)).view;
-  const ev = new EventView(view, [g], fromDb.t, toDb.t, 'history');
-  const events = ev.eventGraphs();
-  const result = await executeQuery(query, {
-    view: ev, defaultGraphs: events, namedGraphs: events, resolveGraph: (iri) => ev.graphId(iri),
-    ...(run.maxFuel !== undefined ? { maxFuel: run.maxFuel } : {}),
-    ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
-    ...(run.deadline !== undefined ? { deadline: run.deadline } : {}),
-    ...(run.onFinish ? { onFinish: run.onFinish } : {}),
-    signal: run.signal,
-  });
-  return { result, ledgers: { [toDb.ledgerId]: toDb.t } };
 }
 
 /** The form of a JSON-LD query body, by its keys (before parsing, to negotiate the format). */
