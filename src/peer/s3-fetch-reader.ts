@@ -95,7 +95,10 @@ export class FetchS3Reader implements DirectStore {
     const where = `s3://${this.creds.bucket}/${this.prefix}`;
     let res: Response;
     try {
-      res = await this.doFetch(await this.presignedUrl(cid), { signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000) });
+      // no-store: the peer keeps objects in its own verified cache (IndexedDB, files); a browser HTTP
+      // cache copy would be a second one, and would answer a URL signed in the same second without
+      // asking the bucket (so a bucket that stopped allowing this origin would go unnoticed).
+      res = await this.doFetch(await this.presignedUrl(cid), { cache: 'no-store', signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000) });
     } catch (e) {
       throw storageError(`object store ${where}: GET ${cid.toString()} failed: ${(e as Error).message}`);
     }
