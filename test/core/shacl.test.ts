@@ -14,36 +14,12 @@ import { checkShapes } from '../../src/core/transact/shacl-validate.js';
 import { literal, namedNode } from '../../src/core/rdf/terms.js';
 import { xsd } from '../../src/core/rdf/vocab.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
+import { PEOPLE_TTL, SHAPES_TTL } from '../graphql/fixtures.js';
 
 const PREFIXES = `@prefix ex: <http://example.org/> . @prefix schema: <http://schema.org/> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix sh: <http://www.w3.org/ns/shacl#> .
 @prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 `;
-/** graphql.md §16 data (t = 1). */
-export const PEOPLE = `${PREFIXES}
-ex:ana  a ex:Person ; schema:name "Ana" ; ex:age 34 ; ex:level "senior" ; ex:tags "ops", "admin" ;
-        ex:knows ex:ben, ex:caro ; ex:site <http://ana.example/> .
-ex:ben  a ex:Person ; schema:name "Ben" ; ex:age 27 ; ex:level "junior" ; ex:knows ex:caro ;
-        ex:motto "Move fast"@en, "Anda depressa"@pt ; ex:site "ben.example" .
-ex:caro a ex:Person ; schema:name "Caro" ; ex:age 41 ; ex:motto "Carpe diem"@la .
-ex:acme a ex:Company ; schema:name "Acme" ; ex:founded "1999-05-01"^^xsd:date ;
-        ex:revenue "1250000.5"^^xsd:decimal ; ex:employs ex:ana, ex:ben .
-`;
-/** graphql.md §16 shapes (t = 2). */
-export const SHAPES = `${PREFIXES}
-ex:PersonShape a sh:NodeShape ; sh:targetClass ex:Person ; rdfs:comment "Someone known to the ledger." ;
-  sh:property [ sh:path schema:name ; sh:datatype xsd:string ; sh:minCount 1 ; sh:maxCount 1 ; sh:description "Display name." ] ,
-    [ sh:path ex:age ; sh:datatype xsd:integer ; sh:maxCount 1 ] ,
-    [ sh:path ex:level ; sh:in ( "junior" "senior" ) ; sh:maxCount 1 ] ,
-    [ sh:path ex:knows ; sh:class ex:Person ] ,
-    [ sh:path [ sh:inversePath ex:employs ] ; sh:name "employer" ; sh:class ex:Company ] .
-ex:CompanyShape a sh:NodeShape ; sh:targetClass ex:Company ; sh:closed true ; sh:ignoredProperties ( rdf:type ) ;
-  sh:property [ sh:path schema:name ; sh:datatype xsd:string ; sh:minCount 1 ; sh:maxCount 1 ] ,
-    [ sh:path ex:founded ; sh:datatype xsd:date ; sh:maxCount 1 ] ,
-    [ sh:path ex:revenue ; sh:datatype xsd:decimal ; sh:maxCount 1 ] ,
-    [ sh:path ex:employs ; sh:class ex:Person ] .
-`;
-
 const LEDGER = 'people:main';
 let conn: Connection;
 
@@ -63,8 +39,8 @@ async function refused(p: Promise<unknown>): Promise<{ status: number; type: str
 beforeEach(async () => {
   conn = new Connection(await openMemoryStorage());
   await conn.create(LEDGER);
-  await ttl(PEOPLE);
-  await ttl(SHAPES);
+  await ttl(PEOPLE_TTL);
+  await ttl(SHAPES_TTL);
 });
 
 describe('SHACL validation on the §16 shapes', () => {

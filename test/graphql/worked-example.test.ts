@@ -6,7 +6,7 @@
 import { buildSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { PEOPLE_CTX, PEOPLE_TTL } from './fixtures.js';
+import { PEOPLE_CTX, PEOPLE_TTL, SHAPES_TTL } from './fixtures.js';
 
 const CTX_Q = `context=${encodeURIComponent(JSON.stringify(PEOPLE_CTX))}`;
 
@@ -40,21 +40,6 @@ type Query {
   persons_count(where: PersonWhere): Long! }
 `;
 
-const SHAPES_TTL = `@prefix ex: <http://example.org/> .  @prefix schema: <http://schema.org/> .
-@prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix sh: <http://www.w3.org/ns/shacl#> .
-@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-ex:PersonShape a sh:NodeShape ; sh:targetClass ex:Person ; rdfs:comment "Someone known to the ledger." ;
-  sh:property [ sh:path schema:name ; sh:datatype xsd:string ; sh:minCount 1 ; sh:maxCount 1 ; sh:description "Display name." ] ,
-    [ sh:path ex:age ; sh:datatype xsd:integer ; sh:maxCount 1 ] ,
-    [ sh:path ex:level ; sh:in ( "junior" "senior" ) ; sh:maxCount 1 ] ,
-    [ sh:path ex:knows ; sh:class ex:Person ] ,
-    [ sh:path [ sh:inversePath ex:employs ] ; sh:name "employer" ; sh:class ex:Company ] .
-ex:CompanyShape a sh:NodeShape ; sh:targetClass ex:Company ; sh:closed true ; sh:ignoredProperties ( rdf:type ) ;
-  sh:property [ sh:path schema:name ; sh:datatype xsd:string ; sh:minCount 1 ; sh:maxCount 1 ] ,
-    [ sh:path ex:founded ; sh:datatype xsd:date ; sh:maxCount 1 ] ,
-    [ sh:path ex:revenue ; sh:datatype xsd:decimal ; sh:maxCount 1 ] ,
-    [ sh:path ex:employs ; sh:class ex:Person ] .
-`;
 const SHAPED_T2 = `${PRELUDE}
 type Company { id: ID!  employs${R}: [Person!]  founded: Date  name: String!  revenue: Decimal }
 """Someone known to the ledger."""

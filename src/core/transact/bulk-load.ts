@@ -71,7 +71,8 @@ class Growing {
 export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: readonly BulkDocument[], opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
   const perCommit = opts.commitFlakes ?? 100_000;
   const dict = ledger.dict;
-  // The genesis terms already indexed (at most a page): loaded, so reading looks them up synchronously.
+  // Terms already indexed are loaded (the reader interns synchronously): a page for a new ledger,
+  // the whole dictionary for a load into a ledger with data.
   if (dict.baseSize > 0) { await dict.filterWords(); await dict.keysOf(0, dict.baseSize); }
   const startRecord = ledger.record;
   const startHead = ledger.head.cid;

@@ -1,10 +1,10 @@
 import { CID } from 'multiformats/cid';
 import { describe, expect, it } from 'vitest';
-import { MemoryContentStore } from '../../storage/memory-store.js';
-import { decodeDictPage, encodeDictPage, PAGE_IDS } from './dict-page.js';
-import { writeDictPages } from './dict-write.js';
-import { isDictMiss, TermDict, type DictRootJson } from './dict.js';
-import { LeafCache } from './tree.js';
+import { MemoryContentStore } from '../../src/storage/memory-store.js';
+import { decodeDictPage, encodeDictPage, PAGE_IDS } from '../../src/core/index/dict-page.js';
+import { writeDictPages } from '../../src/core/index/dict-write.js';
+import { isDictMiss, TermDict, type DictRootJson } from '../../src/core/index/dict.js';
+import { LeafCache } from '../../src/core/index/tree.js';
 
 const key = (i: number) => (i % 3 === 0 ? `"v${i}|http://www.w3.org/2001/XMLSchema#string` : i % 3 === 1 ? `http://example.org/resource/${i}` : `_:b${i}`);
 
