@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { badRequest, isLedgraphError } from '../../core/errors.js';
 import type { Connection } from '../../core/ledger/connection.js';
 import { normalizeLedgerId, parseLedgerRef } from '../../core/ledger/ledger-id.js';
-import { parseSparqlUpdate } from '../../core/query/sparql/update.js';
+import { parseSparqlUpdateSliced } from '../../core/query/sparql/update.js';
 import { defaultGraph, namedNode } from '../../core/rdf/terms.js';
 import { parseJsonLdTxn, type JsonLdTxnOptions } from '../../core/transact/parse-jsonld.js';
 import { parseRdfTxn, type RdfContentType } from '../../core/transact/parse-rdf.js';
@@ -263,7 +263,8 @@ export async function handleUpdate(c: Ctx, ctx: ServerContext): Promise<Response
     usingNamed = [...usingNamed, ...form.getAll(USING_NAMED)];
   }
   const ledger = requireLedger(c);
-  const parsed = parseSparqlUpdate(sparql, { usingGraphUris: usingGraphs, usingNamedGraphUris: usingNamed });
+  // Parsed in slices: a large INSERT DATA must not hold up other requests (docs/isolation.md).
+  const parsed = await parseSparqlUpdateSliced(sparql, { usingGraphUris: usingGraphs, usingNamedGraphUris: usingNamed });
   // LOAD <url> is fetched here, before staging, behind --federation-allow (server/load.ts).
   const req = await resolveLoads(parsed, ctx.conn.federation, {
     maxBytes: ctx.config.bodyLimit, timeoutMs: ctx.config.queryTimeoutMs || 60_000, signal: c.req.raw.signal,

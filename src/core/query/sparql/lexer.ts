@@ -50,10 +50,17 @@ const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f:
 
 /** A syntax error at an offset of the text. */
 export function syntaxErrorAt(text: string, offset: number, message: string): LedgraphError {
-  const before = text.slice(0, offset).split(/\r\n|\r|\n/);
-  const line = before.length;
-  const column = before[before.length - 1]!.length + 1;
-  return badRequest(`Invalid SPARQL query: syntax error at line ${line}, column ${column}: ${capMessage(message)}`);
+  return badRequest(`Invalid SPARQL query: syntax error${positionAt(text, offset)}: ${capMessage(message)}`);
+}
+
+/** ` at line L, column C` of an offset of the text. */
+export function positionAt(text: string, offset: number): string {
+  let line = 1, lineStart = 0;
+  for (let k = 0; k < offset; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 10 || (c === 13 && text.charCodeAt(k + 1) !== 10)) { line++; lineStart = k + 1; }
+  }
+  return ` at line ${line}, column ${offset - lineStart + 1}`;
 }
 
 const DELIMITER = /[\s{}();,.[\]^/|!]/;
@@ -66,8 +73,7 @@ const DELIMITER = /[\s{}();,.[\]^/|!]/;
 export function locateToken(text: string, token: string): string {
   for (let i = text.indexOf(token); i >= 0; i = text.indexOf(token, i + 1)) {
     if (i > 0 && !DELIMITER.test(text[i - 1]!)) continue;
-    const before = text.slice(0, i).split(/\r\n|\r|\n/);
-    return ` at line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
+    return positionAt(text, i);
   }
   return '';
 }
@@ -92,64 +98,87 @@ function unescapeLocal(s: string): string {
 
 /** Tokenize the whole (escape-processed) query text. */
 export function tokenize(text: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  const n = text.length;
-  const at = (re: RegExp): RegExpExecArray | null => {
-    re.lastIndex = i;
-    return re.exec(text);
-  };
-  while (true) {
-    const ws = at(RE.ws);
-    if (ws) i += ws[0].length;
-    if (i >= n) break;
-    const c = text.charCodeAt(i);
-    let m: RegExpExecArray | null = null;
+  const t = new Tokenizer(text);
+  t.run(Infinity);
+  return t.tokens;
+}
+
+/**
+ * A tokenizer that can stop after a number of tokens and go on later, so a caller can give the
+ * event loop a turn between slices of a long text (update.ts). `tokens` ends with an `eof` token
+ * once `run` has returned true.
+ */
+export class Tokenizer {
+  readonly tokens: Token[] = [];
+  private i = 0;
+
+  constructor(readonly text: string) {}
+
+  /** Read up to `budget` more tokens; true when the text is done. */
+  run(budget: number): boolean {
+    const { text, tokens: out } = this;
+    const n = text.length;
+    let i = this.i;
+    const at = (re: RegExp): RegExpExecArray | null => {
+      re.lastIndex = i;
+      return re.exec(text);
+    };
     const push = (kind: TokKind, value: string, len: number, prefix?: string) => {
       const t: Token = { kind, value, start: i, end: i + len };
       if (prefix !== undefined) t.prefix = prefix;
       out.push(t);
       i += len;
     };
-    if (c === 60 /* < */ && (m = at(RE.iri))) { push('iri', m[1]!, m[0].length); continue; }
-    if ((c === 63 || c === 36) /* ? $ */ && (m = at(RE.var))) { push('var', m[1]!, m[0].length); continue; }
-    if ((c === 34 || c === 39) /* " ' */) {
-      m = at(RE.string);
-      if (!m) throw syntaxErrorAt(text, i, 'unterminated or invalid string literal');
-      push('string', unescapeString(m[1] ?? m[2] ?? m[3] ?? m[4] ?? ''), m[0].length);
-      continue;
-    }
-    if (c === 64 /* @ */) {
-      m = at(RE.lang);
-      if (!m) throw syntaxErrorAt(text, i, 'invalid language tag');
-      push('lang', m[1]!, m[0].length);
-      continue;
-    }
-    if (c === 95 /* _ */ && text.charCodeAt(i + 1) === 58 /* : */) {
-      m = at(RE.bnode);
-      if (!m) throw syntaxErrorAt(text, i, 'invalid blank node label');
-      push('bnode', m[1]!, m[0].length);
-      continue;
-    }
-    if ((c >= 48 && c <= 57) || (c === 46 && /[0-9]/.test(text[i + 1] ?? ''))) {
-      if ((m = at(RE.double))) { push('double', m[0], m[0].length); continue; }
-      if ((m = at(RE.decimal))) { push('decimal', m[0], m[0].length); continue; }
-      if ((m = at(RE.integer))) {
-        // A prefixed name may start with a digit only in its local part, never here; but "1:" is no pname either.
-        push('integer', m[0], m[0].length);
+    for (let left = budget; left > 0; left--) {
+      const ws = at(RE.ws);
+      if (ws) i += ws[0].length;
+      if (i >= n) {
+        out.push({ kind: 'eof', value: '', start: n, end: n });
+        this.i = i;
+        return true;
+      }
+      const c = text.charCodeAt(i);
+      let m: RegExpExecArray | null = null;
+      if (c === 60 /* < */ && (m = at(RE.iri))) { push('iri', m[1]!, m[0].length); continue; }
+      if ((c === 63 || c === 36) /* ? $ */ && (m = at(RE.var))) { push('var', m[1]!, m[0].length); continue; }
+      if ((c === 34 || c === 39) /* " ' */) {
+        m = at(RE.string);
+        if (!m) throw syntaxErrorAt(text, i, 'unterminated or invalid string literal');
+        push('string', unescapeString(m[1] ?? m[2] ?? m[3] ?? m[4] ?? ''), m[0].length);
         continue;
       }
+      if (c === 64 /* @ */) {
+        m = at(RE.lang);
+        if (!m) throw syntaxErrorAt(text, i, 'invalid language tag');
+        push('lang', m[1]!, m[0].length);
+        continue;
+      }
+      if (c === 95 /* _ */ && text.charCodeAt(i + 1) === 58 /* : */) {
+        m = at(RE.bnode);
+        if (!m) throw syntaxErrorAt(text, i, 'invalid blank node label');
+        push('bnode', m[1]!, m[0].length);
+        continue;
+      }
+      if ((c >= 48 && c <= 57) || (c === 46 && /[0-9]/.test(text[i + 1] ?? ''))) {
+        if ((m = at(RE.double))) { push('double', m[0], m[0].length); continue; }
+        if ((m = at(RE.decimal))) { push('decimal', m[0], m[0].length); continue; }
+        if ((m = at(RE.integer))) {
+          // A prefixed name may start with a digit only in its local part, never here; but "1:" is no pname either.
+          push('integer', m[0], m[0].length);
+          continue;
+        }
+      }
+      if ((m = at(RE.pname))) {
+        push('pname', unescapeLocal(m[2] ?? ''), m[0].length, m[1] ?? '');
+        continue;
+      }
+      if (c === 40 /* ( */ && (m = at(RE.nil))) { push('nil', '()', m[0].length); continue; }
+      if (c === 91 /* [ */ && (m = at(RE.anon))) { push('anon', '[]', m[0].length); continue; }
+      if ((m = at(RE.word))) { push('word', m[0], m[0].length); continue; }
+      if ((m = at(RE.punct))) { push('punct', m[0], m[0].length); continue; }
+      throw syntaxErrorAt(text, i, `unexpected character ${JSON.stringify(String.fromCodePoint(text.codePointAt(i)!))}`);
     }
-    if ((m = at(RE.pname))) {
-      push('pname', unescapeLocal(m[2] ?? ''), m[0].length, m[1] ?? '');
-      continue;
-    }
-    if (c === 40 /* ( */ && (m = at(RE.nil))) { push('nil', '()', m[0].length); continue; }
-    if (c === 91 /* [ */ && (m = at(RE.anon))) { push('anon', '[]', m[0].length); continue; }
-    if ((m = at(RE.word))) { push('word', m[0], m[0].length); continue; }
-    if ((m = at(RE.punct))) { push('punct', m[0], m[0].length); continue; }
-    throw syntaxErrorAt(text, i, `unexpected character ${JSON.stringify(String.fromCodePoint(text.codePointAt(i)!))}`);
+    this.i = i;
+    return false;
   }
-  out.push({ kind: 'eof', value: '', start: n, end: n });
-  return out;
 }

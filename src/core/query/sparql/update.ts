@@ -16,9 +16,11 @@ import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } fro
 import type { Op } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX } from '../algebra/vars.js';
 import { parseSparql } from './parse.js';
-import { locateToken } from './lexer.js';
+import { locateToken, Tokenizer, unescapeCodepoints, type Token } from './lexer.js';
 import { checkSparqlNesting } from './nesting-scan.js';
 import { translateGroup, type PatternEnv } from './parse-pattern.js';
+import { asUpdateError, DataGrammar, scanTokens, type DataBlock } from './update-data.js';
+import { TimeSlice } from '../../util/next-turn.js';
 
 export interface UpdateParseOptions {
   /** Base IRI for relative IRIs (a BASE in the request overrides it). */
@@ -30,9 +32,128 @@ export interface UpdateParseOptions {
 }
 
 
+/** Texts up to this many characters get sparqljs's second opinion when the fast path rejects them (about 20 ms of sparqljs). */
+const SECOND_OPINION_CHARS = 8192;
+/** Tokens read between two steps of tokenizing. */
+const TOKENIZE_STEP = 2048;
+
 /** Parse SPARQL 1.1 Update text into one `sparql-update` request; a syntax or static error is a 400. */
 export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): TxnRequest {
-  checkSparqlNesting(text, 'the SPARQL update');
+  const steps = updateSteps(text, opts);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * parseSparqlUpdate for a server: gives the event loop a turn every `sliceMs` of parsing, so a
+ * large update (a 20,000-triple INSERT DATA takes about 100 ms to parse) does not hold up other requests.
+ */
+export async function parseSparqlUpdateSliced(text: string, opts: UpdateParseOptions = {}, sliceMs = 2): Promise<TxnRequest> {
+  const slice = new TimeSlice(sliceMs);
+  const steps = updateSteps(text, opts);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (slice.due()) await slice.pause();
+  }
+}
+
+/**
+ * The fast path (fastUpdate); should it reject a short text, or fail other than with a 400,
+ * the whole text goes through sparqljs instead, so a gap in the fast path costs speed, not
+ * correctness, where sparqljs is cheap. A long text's rejection stands: sparqljs would hold the
+ * event loop for seconds to say the same (the two agree on the W3C suite and on generated blocks).
+ */
+function* updateSteps(text: string, opts: UpdateParseOptions): Generator<void, TxnRequest> {
+  try {
+    return yield* fastUpdate(text, opts);
+  } catch (e) {
+    if (e !== NEEDS_SPARQLJS && isLedgraphError(e) && text.length > SECOND_OPINION_CHARS) throw asUpdateError(e);
+    return parseSparqlUpdateWithSparqljs(text, opts);
+  }
+}
+
+/** The fast path alone, without sparqljs's second opinion (tests compare it with parseSparqlUpdateWithSparqljs); undefined where it defers to sparqljs. */
+export function parseSparqlUpdateFast(text: string, opts: UpdateParseOptions = {}): TxnRequest | undefined {
+  const steps = fastUpdate(text, opts);
+  try {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+    }
+  } catch (e) {
+    if (e === NEEDS_SPARQLJS) return undefined;
+    throw asUpdateError(e);
+  }
+}
+
+/** Thrown by the fast path for text it leaves to sparqljs. */
+const NEEDS_SPARQLJS = new Error('left to sparqljs');
+
+/**
+ * Tokenize in steps, parse the skeleton (the text with every DATA block emptied) with sparqljs,
+ * then the blocks' triples with DataGrammar, each a generator step at a time.
+ */
+function* fastUpdate(text: string, opts: UpdateParseOptions): Generator<void, TxnRequest> {
+  const src = unescapeCodepoints(text);
+  // An escaped backslash could form a new escape, which sparqljs would decode a second time.
+  if (src !== text && /\\(?:u005[cC]|U0000005[cC])/.test(text)) throw NEEDS_SPARQLJS;
+  const tokenizer = new Tokenizer(src);
+  while (!tokenizer.run(TOKENIZE_STEP)) yield;
+  const toks = tokenizer.tokens;
+  const blocks = yield* scanTokens(src, toks);
+  const skeleton = yield* blankBlocks(src, toks, blocks);
+  const updates = sparqljsUpdates(skeleton, opts);
+  // The n-th DATA operation sparqljs found must be the n-th block found here.
+  const dataOps = updates.flatMap((u, i) => 'updateType' in u && (u.updateType === 'insert' || u.updateType === 'delete') ? [i] : []);
+  if (dataOps.length !== blocks.length || dataOps.some((i, b) => (updates[i] as S.InsertDeleteOperation).updateType !== blocks[b]!.kind)) throw NEEDS_SPARQLJS;
+  const data: TxnQuad[][] = blocks.map(() => []);
+  const inserted = new Map<string, number>(); // blank node label -> the INSERT DATA block that used it
+  const grammar = new DataGrammar(src, toks, opts.baseIri, {});
+  yield* grammar.blocks(blocks, (b) => {
+    const insert = blocks[b]!.kind === 'insert', what = insert ? 'INSERT DATA' : 'DELETE DATA';
+    const label = insert ? opLabeler(dataOps[b]! + 1) : null;
+    const out = data[b]!;
+    return (triples, g) => {
+      const graph: GraphRef = g ? namedNode(g.value) : defaultGraph;
+      for (const t of triples) {
+        out.push(dataQuad(t, graph, what, label));
+        if (insert) for (const x of [t.subject, t.object]) {
+          if (x.termType !== 'BlankNode' || !x.value.startsWith('e_')) continue;
+          if ((inserted.get(x.value) ?? b) !== b) throw invalid(REUSED_LABEL);
+          inserted.set(x.value, b);
+        }
+      }
+    };
+  });
+  const dataOf = new Map(dataOps.map((i, b) => [i, data[b]!]));
+  return translateUpdates(updates, opts, (i) => dataOf.get(i));
+}
+
+/** The text with the inside of every DATA block replaced by as many line breaks, then spaces: positions after it stay put. */
+function* blankBlocks(src: string, toks: Token[], blocks: DataBlock[]): Generator<void, string> {
+  const parts: string[] = [];
+  let from = 0;
+  for (const b of blocks) {
+    const start = toks[b.open]!.end, end = toks[b.close]!.start;
+    parts.push(src.slice(from, start));
+    let breaks = 0, lineStart = start;
+    for (let k = start; k < end; k++) {
+      if ((k & 0x3ffff) === 0) yield;
+      const c = src.charCodeAt(k);
+      if (c === 10 || (c === 13 && src.charCodeAt(k + 1) !== 10)) { breaks++; lineStart = k + 1; }
+    }
+    parts.push('\n'.repeat(breaks) + ' '.repeat(end - lineStart));
+    from = end;
+  }
+  parts.push(src.slice(from));
+  return parts.join('');
+}
+
+/** sparqljs's operations of a (small) update text; a syntax error is a 400. */
+function sparqljsUpdates(text: string, opts: UpdateParseOptions): S.UpdateOperation[] {
   let parsed: S.SparqlQuery | { type?: undefined };
   try {
     const parser = new sparqljs.Parser({ baseIRI: opts.baseIri, sparqlStar: false });
@@ -45,18 +166,30 @@ export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): 
   }
   if (parsed.type === 'query') throw invalid('this is a SPARQL query, not an update; send it to /query');
   // An empty request (only a prologue, or nothing) is a valid update with no operations.
-  const updates = parsed.type === 'update' ? parsed.updates : [];
+  return parsed.type === 'update' ? parsed.updates : [];
+}
+
+/** Parse with sparqljs only, the whole text (before the fast path; tests compare the two). */
+export function parseSparqlUpdateWithSparqljs(text: string, opts: UpdateParseOptions = {}): TxnRequest {
+  checkSparqlNesting(text, 'the SPARQL update');
+  return translateUpdates(sparqljsUpdates(text, opts), opts, () => undefined);
+}
+
+/** The request for parsed operations; `data(i)` gives the i-th operation's DATA quads when parsed already. */
+function translateUpdates(updates: S.UpdateOperation[], opts: UpdateParseOptions, data: (i: number) => TxnQuad[] | undefined): TxnRequest {
   const protocol = protocolDataset(opts);
   if (protocol && updates.some((u) => 'updateType' in u && u.updateType === 'deletewhere')) {
     throw invalid('using-graph-uri / using-named-graph-uri cannot be combined with DELETE WHERE, which has no USING form');
   }
   const ops: UpdateOperation[] = [];
   withinStack('the SPARQL update', () => updates.forEach((u, i) => {
-    const op = translateOperation(u, i + 1, protocol);
+    const op = translateOperation(u, i + 1, protocol, data(i));
     if (op) ops.push(op);
   }));
   return { kind: 'sparql-update', ops, meta: [], opts: {} };
 }
+
+const REUSED_LABEL = 'a blank node label is used in two INSERT DATA operations; labels are scoped to the request';
 
 function invalid(msg: string): LedgraphError { return badRequest(`Invalid SPARQL update: ${msg}`); }
 
@@ -74,15 +207,15 @@ function protocolDataset(opts: UpdateParseOptions): ProtocolDataset | undefined 
   return { using: d.map(iri('using-graph-uri')), usingNamed: n.map(iri('using-named-graph-uri')) };
 }
 
-function translateOperation(u: S.UpdateOperation, n: number, protocol: ProtocolDataset | undefined): UpdateOperation | undefined {
+function translateOperation(u: S.UpdateOperation, n: number, protocol: ProtocolDataset | undefined, data?: TxnQuad[]): UpdateOperation | undefined {
   if ('updateType' in u) {
     // Blank node labels are scoped to the operation (sparqljs already rejects one label reused
     // across INSERT DATA operations); the op prefix keeps template labels of different operations,
     // which the pipeline mints per solution within the one commit, apart too.
     const label = opLabeler(n);
     switch (u.updateType) {
-      case 'insert': return { type: 'insertData', quads: dataQuads(u.insert, 'INSERT DATA', label) };
-      case 'delete': return { type: 'deleteData', quads: dataQuads(u.delete, 'DELETE DATA', null) };
+      case 'insert': return { type: 'insertData', quads: data ?? dataQuads(u.insert, 'INSERT DATA', label) };
+      case 'delete': return { type: 'deleteData', quads: data ?? dataQuads(u.delete, 'DELETE DATA', null) };
       case 'deletewhere': {
         for (const q of u.delete) for (const t of q.triples) if (hasBlank(t)) throw invalid('blank nodes are not allowed in DELETE WHERE');
         const where = translateGroup(u.delete.map(asPattern), patternEnv());
@@ -156,24 +289,27 @@ function dataQuads(blocks: S.Quads[], what: string, label: ((b: BlankNode) => Bl
       if (block.name.termType !== 'NamedNode') throw invalid(`a variable graph name is not allowed in ${what}`);
       graph = namedNode(block.name.value);
     }
-    for (const t of block.triples) {
-      const ground = (x: Term | Variable): Term => {
-        if (x.termType === 'Variable') throw invalid(`variables are not allowed in ${what} (?${x.value})`);
-        if (x.termType === 'BlankNode') {
-          if (!label) throw invalid(`blank nodes are not allowed in ${what}`);
-          return label(x);
-        }
-        return x;
-      };
-      const s = ground(quadTerm(t.subject as S.Term, what));
-      const p = ground(quadTerm(t.predicate, what));
-      const o = ground(quadTerm(t.object, what));
-      if (s.termType === 'Literal') throw invalid(`a literal cannot be a subject in ${what}`);
-      if (p.termType !== 'NamedNode') throw invalid(`a predicate must be an IRI in ${what}`);
-      out.push({ subject: s, predicate: p, object: o, graph });
-    }
+    for (const t of block.triples) out.push(dataQuad(t, graph, what, label));
   }
   return out;
+}
+
+/** One ground quad of INSERT DATA / DELETE DATA. */
+function dataQuad(t: S.Triple, graph: GraphRef, what: string, label: ((b: BlankNode) => BlankNode) | null): TxnQuad {
+  const ground = (x: Term | Variable): Term => {
+    if (x.termType === 'Variable') throw invalid(`variables are not allowed in ${what} (?${x.value})`);
+    if (x.termType === 'BlankNode') {
+      if (!label) throw invalid(`blank nodes are not allowed in ${what}`);
+      return label(x);
+    }
+    return x;
+  };
+  const s = ground(quadTerm(t.subject as S.Term, what));
+  const p = ground(quadTerm(t.predicate, what));
+  const o = ground(quadTerm(t.object, what));
+  if (s.termType === 'Literal') throw invalid(`a literal cannot be a subject in ${what}`);
+  if (p.termType !== 'NamedNode') throw invalid(`a predicate must be an IRI in ${what}`);
+  return { subject: s, predicate: p, object: o, graph };
 }
 
 /**
@@ -245,7 +381,7 @@ function updateSyntaxError(e: unknown, text: string): LedgraphError {
     'Detected illegal blank node in BGP': 'blank nodes are not allowed in DELETE DATA, DELETE WHERE or a DELETE template',
     'Detected illegal variable in BGP': 'variables are not allowed in INSERT DATA or DELETE DATA',
     'Detected illegal variable in GRAPH': 'a variable graph name is not allowed in INSERT DATA or DELETE DATA',
-    'Detected reuse blank node across different INSERT DATA clauses': 'a blank node label is used in two INSERT DATA operations; labels are scoped to the request',
+    'Detected reuse blank node across different INSERT DATA clauses': REUSED_LABEL,
     'SPARQL-star support is not enabled': 'quoted triples are not supported',
   };
   return invalid(known[msg] ?? capMessage(msg.replace(/\s+/g, ' ').trim()));
