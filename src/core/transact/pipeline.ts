@@ -329,9 +329,14 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       await checkWritePolicy(view, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
       // Shapes (docs/shacl.md) are checked on the state after this request.
       const events = stager.idFlakes(t + 1);
+      // Each step below is one synchronous piece (interning, novelty's sorts, the commit's
+      // encoding); a large commit gives the event loop a turn between them (docs/isolation.md).
+      if (big) await nextTurn();
       const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1);
+      if (big) await nextTurn();
       await checkShapes(after, events, ctx.signal, view);
       const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
+      if (big) await nextTurn();
       const txnBytes = env.opts.storeTxn
         ? encodeTxnBlob({ type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null })
         : null;

@@ -71,11 +71,17 @@ const DELIMITER = /[\s{}();,.[\]^/|!]/;
  * may be as long as the text.
  */
 export function locateToken(text: string, token: string): string {
+  const i = findToken(text, token);
+  return i < 0 ? '' : positionAt(text, i);
+}
+
+/** Offset of the first place `token` starts a token (at the start or after a delimiter), or -1. */
+export function findToken(text: string, token: string): number {
   for (let i = text.indexOf(token); i >= 0; i = text.indexOf(token, i + 1)) {
     if (i > 0 && !DELIMITER.test(text[i - 1]!)) continue;
-    return positionAt(text, i);
+    return i;
   }
-  return '';
+  return -1;
 }
 
 /** Replace \u and \U codepoint escapes, once, left to right. */

@@ -23,7 +23,7 @@ import { positionAt, type Token } from './lexer.js';
 export interface DataBlock { kind: 'insert' | 'delete'; open: number; close: number }
 
 /** Tokens read between two steps of a block parse. */
-const STEP_TOKENS = 512;
+const STEP_TOKENS = 256;
 
 const RDF_TYPE = namedNode(rdf.type);
 const RDF_FIRST = namedNode(rdf.first);
@@ -45,7 +45,7 @@ export function* scanTokens(text: string, toks: Token[]): Generator<void, DataBl
   const open: number[] = []; // token indexes of the unclosed `{` of each level
   let block: DataBlock | undefined, blockDepth = 0;
   for (let k = 0; k < toks.length; k++) {
-    if ((k & 4095) === 4095) yield;
+    if ((k & 1023) === 1023) yield;
     const t = toks[k]!;
     if (t.kind === 'punct') {
       const v = t.value;
@@ -109,7 +109,7 @@ export class DataGrammar extends Cursor {
         b++;
         continue;
       }
-      if (this.i - this.mark >= STEP_TOKENS * 8) { this.mark = this.i; yield; }
+      if (this.i - this.mark >= STEP_TOKENS * 4) { this.mark = this.i; yield; }
       if (!this.declaration()) this.i++;
     }
   }

@@ -3,7 +3,7 @@ import { isLedgraphError } from '../../errors.js';
 import { blankNode, defaultGraph, literal, namedNode, variable } from '../../rdf/terms.js';
 import type { TxnRequest, UpdateOperation } from '../../transact/txn-request.js';
 import { xsd } from '../../rdf/vocab.js';
-import { parseSparqlUpdate, type UpdateParseOptions } from './update.js';
+import { parseSparqlUpdate, parseSparqlUpdateSliced, type UpdateParseOptions } from './update.js';
 
 const P = 'PREFIX : <http://ex/>\n';
 const ex = (l: string) => namedNode(`http://ex/${l}`);
@@ -262,5 +262,56 @@ describe('errors', () => {
 
   it('relative IRIs without a base are a 400', () => {
     rejects('INSERT DATA { <a> <http://b> <http://c> }', /relative IRI/);
+  });
+});
+
+describe('large updates: the fast DATA parser (update-data.ts)', () => {
+  /** An INSERT DATA of `n` lines, long enough that no second opinion from sparqljs is asked. */
+  const big = (n = 400) => Array.from({ length: n }, (_, i) => `<http://ex/s${i}> <http://ex/p> "value number ${i}" .`).join('\n');
+  const lines = 400;
+
+  it('parses every triple, in steps that let the event loop run', async () => {
+    const text = `INSERT DATA {\n${big()}\n}`;
+    expect(text.length).toBeGreaterThan(8192);
+    let turns = 0;
+    let stop = false;
+    const tick = () => { turns++; if (!stop) setImmediate(tick); };
+    setImmediate(tick);
+    const req = await parseSparqlUpdateSliced(text, {}, 0);
+    stop = true;
+    expect(req).toEqual(parseSparqlUpdate(text));
+    const quads = (req as { ops: { quads: unknown[] }[] }).ops[0]!.quads;
+    expect(quads).toHaveLength(lines);
+    expect(quads[lines - 1]).toEqual({ subject: ex(`s${lines - 1}`), predicate: ex('p'), object: literal(`value number ${lines - 1}`), graph: defaultGraph });
+    expect(turns).toBeGreaterThan(3);
+  });
+
+  it('names the line and column of an error inside a block', () => {
+    rejects(`INSERT DATA {\n${big()}\n<http://ex/a> <http://ex/b> .\n}`, new RegExp(`syntax error at line ${lines + 2}, column 29: expected an RDF term, found "\\."`));
+  });
+
+  it('names the line and column of an error after a block, in the text as sent', () => {
+    rejects(`INSERT DATA {\n${big()}\n} ;\n  CLEAR NOTHING`, new RegExp(`syntax error at line ${lines + 3}, column 9: unexpected "NOT"`));
+    rejects(`INSERT DATA {\n${big()}\n} ;\nDELETE WHERE { x:a ?p ?o }`, new RegExp(`unknown prefix "x:" at line ${lines + 3}, column 16`));
+  });
+
+  it('refuses what DATA rules out, with its position', () => {
+    rejects(`INSERT DATA {\n${big()}\n<http://ex/a> <http://ex/b> ?v }`, new RegExp(`variables are not allowed in INSERT DATA at line ${lines + 2}, column 29`));
+    rejects(`DELETE DATA {\n${big()}\n<http://ex/a> <http://ex/b> [] }`, new RegExp(`blank nodes are not allowed in DELETE DATA at line ${lines + 2}, column 29`));
+    rejects(`INSERT DATA {\n${big()}\n<a> <http://ex/b> 1 }`, new RegExp(`cannot resolve the relative IRI <a> without a base IRI at line ${lines + 2}, column 1`));
+    rejects(`INSERT DATA {\n${big()}\n_:b <http://ex/b> 1 } ; INSERT DATA { _:b <http://ex/b> 2 }`, /a blank node label is used in two INSERT DATA operations/);
+  });
+
+  it('follows the grammar where sparqljs does not (codepoint and local-name escapes, a bare [ ] statement)', () => {
+    expect(ops('INSERT DATA { <http://ex/\\u0041> :p :a\\-b . [ :p 1 ] }')).toEqual([{ type: 'insertData', quads: [
+      { subject: ex('A'), predicate: ex('p'), object: ex('a-b'), graph: defaultGraph },
+      { subject: blankNode('op1_0'), predicate: ex('p'), object: int(1), graph: defaultGraph },
+    ] }]);
+  });
+
+  it('stores numbers in sparqljs\'s lexical forms (DELETE DATA must match what INSERT DATA stored)', () => {
+    const objects = (ops('INSERT DATA { :a :p +1, -2, 1.5E3, +2.5e-1, .5 }')[0] as { quads: { object: unknown }[] }).quads.map((q) => q.object);
+    const d = (v: string) => literal(v, namedNode(xsd.double));
+    expect(objects).toEqual([int(1), literal('-2', namedNode(xsd.integer)), d('1.5e3'), d('2.5e-1'), literal('.5', namedNode(xsd.decimal))]);
   });
 });

@@ -16,7 +16,7 @@ import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } fro
 import type { Op } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX } from '../algebra/vars.js';
 import { parseSparql } from './parse.js';
-import { locateToken, Tokenizer, unescapeCodepoints, type Token } from './lexer.js';
+import { findToken, positionAt, Tokenizer, unescapeCodepoints, type Token } from './lexer.js';
 import { checkSparqlNesting } from './nesting-scan.js';
 import { translateGroup, type PatternEnv } from './parse-pattern.js';
 import { asUpdateError, DataGrammar, scanTokens, type DataBlock } from './update-data.js';
@@ -35,7 +35,7 @@ export interface UpdateParseOptions {
 /** Texts up to this many characters get sparqljs's second opinion when the fast path rejects them (about 20 ms of sparqljs). */
 const SECOND_OPINION_CHARS = 8192;
 /** Tokens read between two steps of tokenizing. */
-const TOKENIZE_STEP = 2048;
+const TOKENIZE_STEP = 512;
 
 /** Parse SPARQL 1.1 Update text into one `sparql-update` request; a syntax or static error is a 400. */
 export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): TxnRequest {
@@ -104,8 +104,8 @@ function* fastUpdate(text: string, opts: UpdateParseOptions): Generator<void, Tx
   while (!tokenizer.run(TOKENIZE_STEP)) yield;
   const toks = tokenizer.tokens;
   const blocks = yield* scanTokens(src, toks);
-  const skeleton = yield* blankBlocks(src, toks, blocks);
-  const updates = sparqljsUpdates(skeleton, opts);
+  const skeleton = skeletonOf(src, toks, blocks);
+  const updates = sparqljsUpdates(skeleton.text, opts, skeleton.place);
   // The n-th DATA operation sparqljs found must be the n-th block found here.
   const dataOps = updates.flatMap((u, i) => 'updateType' in u && (u.updateType === 'insert' || u.updateType === 'delete') ? [i] : []);
   if (dataOps.length !== blocks.length || dataOps.some((i, b) => (updates[i] as S.InsertDeleteOperation).updateType !== blocks[b]!.kind)) throw NEEDS_SPARQLJS;
@@ -132,28 +132,31 @@ function* fastUpdate(text: string, opts: UpdateParseOptions): Generator<void, Tx
   return translateUpdates(updates, opts, (i) => dataOf.get(i));
 }
 
-/** The text with the inside of every DATA block replaced by as many line breaks, then spaces: positions after it stay put. */
-function* blankBlocks(src: string, toks: Token[], blocks: DataBlock[]): Generator<void, string> {
-  const parts: string[] = [];
-  let from = 0;
+/**
+ * The text with the inside of every DATA block cut out (sparqljs is slow even on long runs of
+ * white space), and where an offset of it lies in the text.
+ */
+function skeletonOf(src: string, toks: Token[], blocks: DataBlock[]): { text: string; place: (offset: number) => string } {
+  const parts: string[] = [], cuts: { at: number; removed: number }[] = [];
+  let from = 0, length = 0;
   for (const b of blocks) {
     const start = toks[b.open]!.end, end = toks[b.close]!.start;
     parts.push(src.slice(from, start));
-    let breaks = 0, lineStart = start;
-    for (let k = start; k < end; k++) {
-      if ((k & 0x3ffff) === 0) yield;
-      const c = src.charCodeAt(k);
-      if (c === 10 || (c === 13 && src.charCodeAt(k + 1) !== 10)) { breaks++; lineStart = k + 1; }
-    }
-    parts.push('\n'.repeat(breaks) + ' '.repeat(end - lineStart));
+    length += start - from;
+    cuts.push({ at: length, removed: end - start });
     from = end;
   }
   parts.push(src.slice(from));
-  return parts.join('');
+  const place = (offset: number): string => {
+    let o = offset;
+    for (const c of cuts) if (offset >= c.at) o += c.removed;
+    return positionAt(src, o);
+  };
+  return { text: parts.join(''), place };
 }
 
 /** sparqljs's operations of a (small) update text; a syntax error is a 400. */
-function sparqljsUpdates(text: string, opts: UpdateParseOptions): S.UpdateOperation[] {
+function sparqljsUpdates(text: string, opts: UpdateParseOptions, place = (offset: number) => positionAt(text, offset)): S.UpdateOperation[] {
   let parsed: S.SparqlQuery | { type?: undefined };
   try {
     const parser = new sparqljs.Parser({ baseIRI: opts.baseIri, sparqlStar: false });
@@ -162,7 +165,7 @@ function sparqljsUpdates(text: string, opts: UpdateParseOptions): S.UpdateOperat
     parsed = parser.parse(text) as S.SparqlQuery | { type?: undefined };
   } catch (e) {
     if (isStackOverflow(e)) throw tooComplexError('the SPARQL update');
-    throw updateSyntaxError(e, text);
+    throw updateSyntaxError(e, text, place);
   }
   if (parsed.type === 'query') throw invalid('this is a SPARQL query, not an update; send it to /query');
   // An empty request (only a prologue, or nothing) is a valid update with no operations.
@@ -366,17 +369,21 @@ function patternEnv(): PatternEnv {
 }
 
 /** A sparqljs failure as a 400 naming the line and column where the grammar says. */
-function updateSyntaxError(e: unknown, text: string): LedgraphError {
+/** `place` says where an offset of `text` is in the request (they differ for a skeleton). */
+function updateSyntaxError(e: unknown, text: string, place: (offset: number) => string): LedgraphError {
   if (isLedgraphError(e)) return e;
   const msg = e instanceof Error ? e.message : String(e);
   const hash = (e as { hash?: JisonHash }).hash;
   if (hash?.loc) {
     const got = hash.token === 'EOF' ? 'end of input' : hash.text ? `"${excerpt(hash.text)}"` : String(hash.token);
     const expected = hash.expected && hash.expected.length <= 8 ? `; expecting ${hash.expected.join(', ')}` : '';
-    return invalid(`syntax error${lookaheadAt(text, hash)}: unexpected ${got}${expected}`);
+    return invalid(`syntax error${place(lookaheadOffset(text, hash))}: unexpected ${got}${expected}`);
   }
   const prefix = /^Unknown prefix: (\S*)/.exec(msg);
-  if (prefix) return invalid(`unknown prefix "${excerpt(prefix[1]!)}:"${locateToken(text, prefix[1]! + ':')}`);
+  if (prefix) {
+    const at = findToken(text, prefix[1]! + ':');
+    return invalid(`unknown prefix "${excerpt(prefix[1]!)}:"${at < 0 ? '' : place(at)}`);
+  }
   const known: Record<string, string> = {
     'Detected illegal blank node in BGP': 'blank nodes are not allowed in DELETE DATA, DELETE WHERE or a DELETE template',
     'Detected illegal variable in BGP': 'variables are not allowed in INSERT DATA or DELETE DATA',
@@ -396,22 +403,19 @@ interface JisonHash {
 }
 
 /**
- * ` at line L, column C` of the offending token. jison reports where the last accepted token
- * ends; the offending one starts after the whitespace and comments that follow it.
+ * Offset of the offending token. jison reports where the last accepted token ends (line and
+ * column); the offending one starts after the white space and comments that follow it.
  */
-function lookaheadAt(text: string, hash: JisonHash): string {
+function lookaheadOffset(text: string, hash: JisonHash): number {
+  if (hash.token === 'EOF') return text.length;
   const loc = hash.loc!;
-  const lines = text.split(/\r\n|\r|\n/);
-  if (hash.token === 'EOF') return ` at line ${lines.length}, column ${lines[lines.length - 1]!.length + 1}`;
-  let line = loc.last_line, col = loc.last_column;
-  for (;;) {
-    const rest = lines[line - 1]?.slice(col) ?? '';
-    const skip = /^(?:\s|#.*$)*/.exec(rest)![0].length;
-    if (skip < rest.length || line >= lines.length) { col += skip; break; }
-    line++; col = 0;
+  let offset = 0;
+  for (let line = 1; line < loc.last_line && offset < text.length; offset++) {
+    const c = text.charCodeAt(offset);
+    if (c === 10 || (c === 13 && text.charCodeAt(offset + 1) !== 10)) line++;
   }
-  return ` at line ${line}, column ${col + 1}`;
+  const skip = /(?:\s|#[^\n\r]*)*/y;
+  skip.lastIndex = Math.min(offset + loc.last_column, text.length);
+  skip.exec(text);
+  return skip.lastIndex;
 }
-
-/** ` at line L, column C` of the first occurrence of `token` that starts a word, or ''. */
-
