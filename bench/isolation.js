@@ -9,7 +9,10 @@
  *   cross   SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l } — 10^16 rows,
  *           runs until the server's query timeout (--query-timeout-ms, 5000 here);
  *   nest    a query of 5,000 nested `{ }` groups (a parse-depth attack);
- *   regex   REGEX on a 30-character string with the catastrophic pattern "^(a+)+$", per fact.
+ *   regex   REGEX on a 30-character string with the catastrophic pattern "^(a+)+$", per fact;
+ *   update  a 20,000-triple INSERT DATA (1.3 MB of text), then the same triples as DELETE DATA, in turn
+ *           (not in the default set: its commits make the ledger's novelty churn; ask for it);
+ *   bigquery a 1 MiB SELECT (a VALUES block of 60,000 strings; the default --max-query-bytes).
  *
  * Reported per phase: point-query count, p50 / p99 / max latency in ms, failures (non-200 or
  * network errors), and the server's event-loop delay (perf_hooks, 1 ms resolution: how long the
@@ -19,7 +22,7 @@
  * after the cut no query execution is left running (the cancellation latency). Acceptance (issue 20): p99 ≤ 50 ms with the
  * aggressors and no failure.
  *
- * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex), --triples <n>
+ * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex; also update, bigquery), --triples <n>
  * (10000), --query-timeout-ms <ms> (5000). Prints one JSON result line on stdout.
  */
 import { fork } from 'node:child_process';
@@ -83,11 +86,35 @@ function sparql(api, text, signal) {
   return fetch(`${api}/query/iso`, { method: 'POST', headers: { 'content-type': 'application/sparql-query', accept: 'application/sparql-results+json' }, body: text, signal });
 }
 
-const AGGRESSORS = {
-  cross: 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }',
-  nest: 'SELECT * WHERE ' + '{ '.repeat(5000) + '?s ?p ?o ' + '} '.repeat(5000),
-  regex: `SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER REGEX("${'a'.repeat(30)}!", "^(a+)+$") }`,
+/** A SPARQL UPDATE POST to /update/iso. */
+function sparqlUpdate(api, text, signal) {
+  return fetch(`${api}/update/iso`, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: text, signal });
+}
+
+const UPDATE_TRIPLES = 20_000;
+/** The update aggressor's triples (1.3 MB of text), inserted and deleted in turn so the ledger keeps its size. */
+const bigData = () => {
+  let s = '';
+  for (let i = 0; i < UPDATE_TRIPLES; i++) s += `<${EX}big${i}> <${EX}q${i % 10}> "big value ${i}" .\n`;
+  return s;
 };
+/** A query of about 1 MiB (the default --max-query-bytes): a VALUES block of 60,000 strings. */
+const bigQuery = () => {
+  const vals = [];
+  for (let i = 0; i < 60_000; i++) vals.push(`"v${i}"`);
+  return `SELECT ?x WHERE { } LIMIT 1 VALUES ?x { ${vals.join(' ')} }`;
+};
+
+/** Each aggressor: one request, given the loop's request number (`k`). */
+const AGGRESSORS = {
+  cross: (api, signal) => sparql(api, 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }', signal),
+  nest: (api, signal) => sparql(api, 'SELECT * WHERE ' + '{ '.repeat(5000) + '?s ?p ?o ' + '} '.repeat(5000), signal),
+  regex: (api, signal) => sparql(api, `SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER REGEX("${'a'.repeat(30)}!", "^(a+)+$") }`, signal),
+  // A 20,000-triple INSERT DATA, then the same as DELETE DATA (parse, stage and commit each time).
+  update: (api, signal, k) => sparqlUpdate(api, `${k % 2 ? 'DELETE' : 'INSERT'} DATA {\n${UPDATE_DATA ??= bigData()}}`, signal),
+  bigquery: (api, signal) => sparql(api, BIG_QUERY ??= bigQuery(), signal),
+};
+let UPDATE_DATA, BIG_QUERY;
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return null;
@@ -125,7 +152,7 @@ async function aggressorLoop(api, name, stop) {
     const t0 = performance.now();
     let status;
     try {
-      const r = await sparql(api, AGGRESSORS[name], stop);
+      const r = await AGGRESSORS[name](api, stop, out.requests);
       await r.arrayBuffer();
       status = String(r.status);
     } catch (e) {

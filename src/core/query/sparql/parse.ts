@@ -51,8 +51,15 @@ export function parseSparql(text: string, opts: ParseOptions = {}): Query {
 }
 
 /**
- * The query's AST from the fast parser (grammar.ts); should it reject the text, sparqljs gets a
- * second opinion, so a gap in the fast parser costs speed, never correctness. Both rejecting
+ * Texts up to this many characters get sparqljs's second opinion when the fast parser rejects
+ * them. sparqljs costs about 0.15 ms per token and cannot pause: on a 1 MiB text it would hold the
+ * event loop for seconds (docs/isolation.md), so a longer text's rejection stands.
+ */
+export const SECOND_OPINION_CHARS = 8192;
+
+/**
+ * The query's AST from the fast parser (grammar.ts); should it reject a short text, sparqljs gets
+ * a second opinion, so a gap in the fast parser costs speed, never correctness. Both rejecting
  * reports the fast parser's error (it names line and column).
  */
 function parseAst(text: string, opts: ParseOptions): S.Query {
@@ -62,6 +69,7 @@ function parseAst(text: string, opts: ParseOptions): S.Query {
   } catch (e) {
     // Only a syntax error (or an unexpected failure of the fast parser) earns a second opinion.
     if (isLedgraphError(e) && !e.message.includes('syntax error')) throw e;
+    if (isLedgraphError(e) && text.length > SECOND_OPINION_CHARS) throw e;
     if (isStackOverflow(e)) throw e; // sparqljs recurses at least as deeply
     first = e;
   }

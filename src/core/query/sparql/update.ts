@@ -15,7 +15,7 @@ import { blankNode, defaultGraph, fromRdfJs, namedNode, type BlankNode, type Nam
 import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from '../../transact/txn-request.js';
 import type { Op } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX } from '../algebra/vars.js';
-import { parseSparql } from './parse.js';
+import { parseSparql, SECOND_OPINION_CHARS } from './parse.js';
 import { findToken, positionAt, Tokenizer, unescapeCodepoints, type Token } from './lexer.js';
 import { checkSparqlNesting } from './nesting-scan.js';
 import { translateGroup, type PatternEnv } from './parse-pattern.js';
@@ -32,8 +32,6 @@ export interface UpdateParseOptions {
 }
 
 
-/** Texts up to this many characters get sparqljs's second opinion when the fast path rejects them (about 20 ms of sparqljs). */
-const SECOND_OPINION_CHARS = 8192;
 /** Tokens read between two steps of tokenizing. */
 const TOKENIZE_STEP = 512;
 
