@@ -6,6 +6,7 @@
 import type { Connection } from '../ledger/connection.js';
 import type { TimeSpec } from '../ledger/ledger-id.js';
 import { executeQuery, parseSparql, type QueryContext } from './engine.js';
+import { parseSparqlSliced } from './sparql/parse.js';
 import { resolveDataset, type DatasetOptions, type DatasetSpec } from './dataset.js';
 import type { QueryResult } from './results/types.js';
 import type { Query } from './algebra/algebra.js';
@@ -61,7 +62,8 @@ export function parseSparqlCached(text: string, baseIri?: string): Query {
 
 /** Parse and run SPARQL query text against the connection. */
 export async function runSparql(conn: Connection, text: string, req: SparqlRequest = {}): Promise<SparqlResponse> {
-  const query = parseSparqlCached(text, req.baseIri);
+  // A long text is parsed in slices (and never cached): docs/isolation.md.
+  const query = text.length > PARSED_MAX_CHARS ? await parseSparqlSliced(text, req.baseIri !== undefined ? { baseIri: req.baseIri } : {}) : parseSparqlCached(text, req.baseIri);
   const protocol = (req.defaultGraphUris?.length ?? 0) + (req.namedGraphUris?.length ?? 0) > 0;
   const spec: DatasetSpec = protocol
     ? { defaultGraphs: req.defaultGraphUris ?? [], namedGraphs: req.namedGraphUris ?? [] }

@@ -14,7 +14,7 @@ import type { DbView } from '../../core/index/view.js';
 import type { Connection } from '../../core/ledger/connection.js';
 import { parseLedgerRef, type TimeSpec } from '../../core/ledger/ledger-id.js';
 import { isRootPolicy, mergePolicyInputs, policyView, type PolicyInputs } from '../../core/policy/index.js';
-import { parseSparql } from '../../core/query/engine.js';
+import { parseSparqlSliced } from '../../core/query/sparql/parse.js';
 import { parseQueryOpts } from '../../core/query/jsonld/opts.js';
 import { effectiveContext } from '../../core/query/jsonld/parse.js';
 import { policyInputsOf, runJsonLdQuery, streamJsonLdSelect, type JsonLdQueryRequest } from '../../core/query/jsonld/service.js';
@@ -166,7 +166,7 @@ export async function sparqlLedgerIds(conn: Connection, text: string, opts: { le
   const protocol = [...(opts.defaultGraphUris ?? []), ...(opts.namedGraphUris ?? [])];
   let iris = protocol;
   if (!protocol.length) {
-    const ds = parseSparql(text).dataset;
+    const ds = (await parseSparqlSliced(text)).dataset;
     iris = ds ? [...ds.defaultGraphs, ...ds.namedGraphs].map((g) => g.value) : [];
   }
   for (const iri of iris) {

@@ -10,7 +10,7 @@ import { namedNode } from '../../rdf/terms.js';
 import { rdf } from '../../rdf/vocab.js';
 import { Cursor, type GTerm } from './cursor.js';
 import { bracketted, builtinCall, expression, type ExprHost } from './grammar-expr.js';
-import { tokenize, unescapeCodepoints } from './lexer.js';
+import { tokenize, unescapeCodepoints, type Token } from './lexer.js';
 
 type Triple = S.Triple;
 type PathLike = S.IriTerm | S.PropertyPath;
@@ -25,12 +25,17 @@ const RDF_NIL = namedNode(rdf.nil);
 /** Parse SPARQL 1.1 Query text into a sparqljs-shaped query object. */
 export function parseQueryAst(text: string, base?: string, prefixes: Record<string, string> = {}): S.Query {
   const src = unescapeCodepoints(text);
-  return new Grammar(src, base, prefixes).query();
+  return new Grammar(src, tokenize(src), base, prefixes).query();
+}
+
+/** parseQueryAst over text already escape-processed and tokenized (`tokens` of `src`). */
+export function parseQueryTokens(src: string, tokens: Token[], base?: string, prefixes: Record<string, string> = {}): S.Query {
+  return new Grammar(src, tokens, base, prefixes).query();
 }
 
 class Grammar extends Cursor implements ExprHost {
-  constructor(text: string, base: string | undefined, prefixes: Record<string, string>) {
-    super(text, tokenize(text), base, prefixes);
+  constructor(text: string, tokens: Token[], base: string | undefined, prefixes: Record<string, string>) {
+    super(text, tokens, base, prefixes);
   }
 
   query(): S.Query {

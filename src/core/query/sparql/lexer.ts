@@ -6,6 +6,7 @@
  */
 import { badRequest, type LedgraphError } from '../../errors.js';
 import { capMessage } from '../../excerpt.js';
+import { TimeSlice } from '../../util/next-turn.js';
 
 export type TokKind =
   | 'iri' | 'pname' | 'bnode' | 'var' | 'string' | 'lang' | 'integer' | 'decimal' | 'double'
@@ -100,6 +101,14 @@ function unescapeString(s: string): string {
 
 function unescapeLocal(s: string): string {
   return s.includes('\\') ? s.replace(/\\(.)/g, '$1') : s;
+}
+
+/** tokenize, giving the event loop a turn every `sliceMs` (long texts on a server). */
+export async function tokenizeSliced(text: string, sliceMs = 2): Promise<Token[]> {
+  const t = new Tokenizer(text);
+  const slice = new TimeSlice(sliceMs);
+  while (!t.run(512)) if (slice.due()) await slice.pause();
+  return t.tokens;
 }
 
 /** Tokenize the whole (escape-processed) query text. */

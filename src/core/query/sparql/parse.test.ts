@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LedgraphError } from '../../errors.js';
 import type { Op } from '../algebra/algebra.js';
-import { parseSparql } from './parse.js';
+import { parseSparql, parseSparqlSliced } from './parse.js';
 
 const P = 'PREFIX : <http://ex/> ';
 
@@ -151,5 +151,25 @@ describe('translation (§18.2)', () => {
   });
   it('rejects a malformed max-fuel pragma', () => {
     expect(rejects('# PRAGMA max-fuel lots\nSELECT * {}').message).toMatch(/max-fuel needs a non-negative integer/);
+  });
+});
+
+describe('parseSparqlSliced', () => {
+  it('parses a long text as parseSparql does, letting the event loop run while it tokenizes', async () => {
+    const values = Array.from({ length: 40_000 }, (_, i) => `"v${i}"`).join(' ');
+    const text = `SELECT ?x WHERE { ?x <http://ex/p> ?o } LIMIT 1 VALUES ?o { ${values} }`;
+    expect(text.length).toBeGreaterThan(16 * 1024);
+    let turns = 0, stop = false;
+    const tick = () => { turns++; if (!stop) setImmediate(tick); };
+    setImmediate(tick);
+    const q = await parseSparqlSliced(text);
+    stop = true;
+    expect(q).toEqual(parseSparql(text));
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('refuses a long invalid text with the fast parser\'s position', async () => {
+    const text = `SELECT * WHERE { ${'?s <http://ex/p> ?o . '.repeat(1000)} ?s ?p }`;
+    await expect(parseSparqlSliced(text)).rejects.toThrow(/syntax error at line 1, column \d+/);
   });
 });

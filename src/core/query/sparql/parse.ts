@@ -15,8 +15,8 @@ import type { Dataset, Expr, Op, OrderKey, Query, TemplateTriple, TermOrVar } fr
 import { HIDDEN_PREFIX, isHidden, varInfo } from '../algebra/vars.js';
 import { AggregateCollector, exprFreeVars, hasAggregate, translateExpr, type ExprEnv } from './parse-expr.js';
 import { checkBlankNodeScopes } from './bnode-scope.js';
-import { parseQueryAst } from './grammar.js';
-import { locateToken } from './lexer.js';
+import { parseQueryAst, parseQueryTokens } from './grammar.js';
+import { locateToken, tokenizeSliced, unescapeCodepoints } from './lexer.js';
 import { checkSparqlNesting } from './nesting-scan.js';
 import { conj, join, translateGroup, translateValues, type PatternEnv } from './parse-pattern.js';
 
@@ -33,9 +33,13 @@ const PRAGMA = /^[ \t]*#[ \t]*PRAGMA[ \t]+([A-Za-z][\w:.-]*)[ \t]*(.*?)[ \t]*$/g
 export function parseSparql(text: string, opts: ParseOptions = {}): Query {
   checkQueryLength(text, 'SPARQL query');
   checkSparqlNesting(text, 'the SPARQL query');
-  const pragmas = readPragmas(text);
+  return finish(() => parseAst(text, opts), readPragmas(text));
+}
+
+/** The query of a parsed AST, with its base, pragmas and fuel limit. */
+function finish(ast: () => S.Query, pragmas: Record<string, string>): Query {
   const { parsed, q } = withinStack('the SPARQL query', () => {
-    const parsed = parseAst(text, opts);
+    const parsed = ast();
     checkBlankNodeScopes(parsed);
     return { parsed, q: translateQuery(parsed) };
   });
@@ -49,6 +53,24 @@ export function parseSparql(text: string, opts: ParseOptions = {}): Query {
   }
   return q;
 }
+
+/**
+ * parseSparql for a server: a long text (over 16 KiB) is tokenized in slices that give the event
+ * loop a turn every 2 ms, since a 1 MiB text takes about a quarter of a second to parse
+ * (docs/isolation.md). The grammar itself still runs in one piece, on the tokens.
+ */
+export async function parseSparqlSliced(text: string, opts: ParseOptions = {}): Promise<Query> {
+  if (text.length <= SLICED_MIN_CHARS) return parseSparql(text, opts);
+  checkQueryLength(text, 'SPARQL query');
+  checkSparqlNesting(text, 'the SPARQL query');
+  const pragmas = readPragmas(text);
+  const src = unescapeCodepoints(text);
+  const tokens = await tokenizeSliced(src);
+  return finish(() => parseQueryTokens(src, tokens, opts.baseIri, opts.prefixes), pragmas);
+}
+
+/** Texts shorter than this are parsed in one piece (well under a millisecond). */
+const SLICED_MIN_CHARS = 16 * 1024;
 
 /**
  * Texts up to this many characters get sparqljs's second opinion when the fast parser rejects
