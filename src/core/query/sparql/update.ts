@@ -1,6 +1,8 @@
 /**
  * SPARQL 1.1 Update text -> a `sparql-update` TxnRequest for the one write pipeline (W3C SPARQL 1.1
- * Update §3). sparqljs does the grammar; this file maps each operation onto `UpdateOperation`,
+ * Update §3). sparqljs does the grammar, except inside INSERT DATA / DELETE DATA blocks, which
+ * update-data.ts parses in steps (a large block must not hold the event loop; docs/isolation.md);
+ * this file maps each operation onto `UpdateOperation`,
  * enforces the static rules sparqljs leaves out (no blank nodes in DELETE DATA / DELETE WHERE /
  * DELETE templates inside GRAPH blocks, ground DATA), scopes blank node labels per operation,
  * applies the protocol's `using-graph-uri` / `using-named-graph-uri` (http-api §4.2 rules 1-2) and
@@ -46,7 +48,7 @@ export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): 
 
 /**
  * parseSparqlUpdate for a server: gives the event loop a turn every `sliceMs` of parsing, so a
- * large update (a 20,000-triple INSERT DATA takes about 100 ms to parse) does not hold up other requests.
+ * large update (a 20,000-triple INSERT DATA takes about 160 ms to parse) does not hold up other requests.
  */
 export async function parseSparqlUpdateSliced(text: string, opts: UpdateParseOptions = {}, sliceMs = 2): Promise<TxnRequest> {
   const slice = new TimeSlice(sliceMs);
