@@ -108,6 +108,8 @@ export interface ServerConfig extends InputLimits {
   parseCacheBytes: number;
   /** Serve the web explorer (web/dist) at `/`. */
   explorerEnabled: boolean;
+  /** Deflate object files of a file store when that pays (src/storage/disk-codec.ts). */
+  storageCompress: boolean;
   /** PostgreSQL connection string of the nameservice; null keeps it with the storage (file or memory). */
   nameservice: string | null;
   /** PostgreSQL schema of the nameservice tables. */
@@ -183,6 +185,7 @@ export function defaultServerConfig(): ServerConfig {
     eventsQueueBytes: 1024 * 1024,
     parseCacheBytes: 24 * 1024 * 1024,
     explorerEnabled: true,
+    storageCompress: true,
     nameservice: null,
     nameserviceSchema: 'ledgraph',
     storage: null,
@@ -489,6 +492,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
   boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
     'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
+  boolFlag('storage-compress', 'LEDGRAPH_STORAGE_COMPRESS', 'storageCompress', true,
+    'Deflate object files under --storage-path when that saves an eighth or more; reads take both forms (--no-storage-compress to write them raw)'),
   valueFlag('nameservice', 'LEDGRAPH_NAMESERVICE', '<postgres://...>', 'nameservice', parseNameservice, '(none)',
     'Keep the nameservice (ledger heads) in PostgreSQL instead of beside the storage; servers and peers sharing it coordinate through it'),
   valueFlag('nameservice-schema', 'LEDGRAPH_NAMESERVICE_SCHEMA', '<name>', 'nameserviceSchema', parseSchemaName, 'ledgraph',
