@@ -23,13 +23,16 @@ import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { readdirSync, statSync } from 'node:fs';
+import { CID } from 'multiformats/cid';
+import { StreamParser } from 'n3';
 import { BENCH_DIR, ROOT_DIR, dirSize, emitResult, errorMessage, log, parseArgs, toMB } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const data = resolve(String(args.data));
 const root = resolve(String(args.root ?? join(BENCH_DIR, 'data', 'load-cli')));
 const chunk = Number(args.chunk ?? 50_000);
-const phases = new Set(String(args.phases ?? 'empty,existing,insert').split(','));
+const phases = new Set(String(args.phases ?? 'parse,empty,existing,insert').split(','));
 const CLI = join(ROOT_DIR, 'bin', 'ledgraph.js');
 const INST = 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/instances/';
 const load1 = () => Math.round(loadavg()[0] * 10) / 10;
@@ -65,11 +68,60 @@ function cli(argv) {
   });
 }
 
+/** Object files under a storage directory by kind (codec of their CID): count and MB on disk. */
+function diskByKind(dir) {
+  const KIND = { 0x300001: 'commit', 0x300002: 'txn', 0x300003: 'indexRoot', 0x300004: 'indexBranch', 0x300005: 'indexLeaf', 0x300006: 'dict', 0x30000a: 'indexSummary' };
+  const out = {};
+  const objects = join(dir, 'objects');
+  if (!existsSync(objects)) return out;
+  for (const shard of readdirSync(objects)) {
+    for (const name of readdirSync(join(objects, shard))) {
+      let kind = 'other';
+      try { kind = KIND[CID.parse(name).code] ?? 'other'; } catch { /* a temp file */ }
+      const e = (out[kind] ??= { files: 0, MB: 0 });
+      e.files++;
+      e.MB += statSync(join(objects, shard, name)).size / 1e6;
+    }
+  }
+  for (const e of Object.values(out)) e.MB = Math.round(e.MB * 10) / 10;
+  return out;
+}
+
+/**
+ * The parse floor, in this process: the file through the bulk path's N-Triples reader into a sink
+ * that only counts (no dictionary, no sort, no commit), and through n3's StreamParser (what
+ * Turtle/TriG loads and POST /insert bodies use), each timed with its CPU.
+ */
+async function parsePhase() {
+  const { readDocument } = await import('../dist/core/transact/bulk-sources.js');
+  const time = async (fn) => {
+    const c0 = process.cpuUsage(), t0 = performance.now();
+    const n = await fn();
+    const c = process.cpuUsage(c0);
+    const seconds = (performance.now() - t0) / 1000;
+    return { statements: n, seconds: round(seconds), cpuSeconds: round((c.user + c.system) / 1e6), triplesPerSec: Math.round(n / seconds) };
+  };
+  const reader = await time(async () => {
+    let n = 0;
+    await readDocument(createReadStream(data), 'n-triples', undefined, { add() { n++; } });
+    return n;
+  });
+  const n3 = await time(() => new Promise((ok, fail) => {
+    let n = 0;
+    const parser = new StreamParser({ format: 'N-Triples' });
+    parser.on('data', () => { n++; }).on('error', fail).on('end', () => ok(n));
+    createReadStream(data).pipe(parser);
+  }));
+  const r = { ntriplesReader: reader, n3StreamParser: n3 };
+  log(`load-cli: parse floor: ${JSON.stringify(r)}`);
+  return r;
+}
+
 async function loadPhase(name, file, dir) {
   const before = load1();
   log(`load-cli: ${name}: ledgraph load bench ${file}`);
   const { seconds, result } = await cli(['load', 'bench', file, '--storage-path', dir]);
-  const r = { triples: result.triples, statements: result.statements, commits: result.commits, t: result.t, seconds: round(seconds), triplesPerSec: Math.round(result.triples / seconds), loadavg: [before, load1()], diskMB: toMB(dirSize(dir).bytes) };
+  const r = { triples: result.triples, statements: result.statements, commits: result.commits, t: result.t, seconds: round(seconds), triplesPerSec: Math.round(result.triples / seconds), loadavg: [before, load1()], diskMB: toMB(dirSize(dir).bytes), diskBytes: dirSize(dir).bytes, diskByKind: diskByKind(dir) };
   log(`load-cli: ${name}: ${JSON.stringify(r)}`);
   return r;
 }
@@ -134,8 +186,9 @@ async function insertPhase(dir) {
 async function main() {
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
-  const out = { suite: 'load-cli', status: 'ok', data, chunk, loadavgAtStart: loadavg() };
+  const out = { suite: 'load-cli', status: 'ok', data, ntBytes: statSync(data).size, chunk, loadavgAtStart: loadavg() };
   const dir = join(root, 'cli');
+  if (phases.has('parse')) out.parse = await parsePhase();
   if (phases.has('empty') || phases.has('existing')) out.empty = await loadPhase('empty', data, dir);
   if (phases.has('existing')) out.existing = await loadPhase('existing', await secondFile(), dir);
   if (phases.has('insert')) out.insert = await insertPhase(join(root, 'server'));

@@ -224,6 +224,16 @@ async function runLoadCli(data, ox) {
   console.log(`\nBulk load (issue 18), rates against oxigraph's in-memory ${fmtInt(oxRate)} triples/s from this run`);
   console.log(table(['path', 'triples', 'wall s', 'triples/s', 'x oxigraph', 'target', 'status', 'load avg before / after'], rows));
   if (r.insert) console.log(`POST /insert until the background index caught up: ${fmt(r.insert.indexedSeconds, 2)} s (${fmtInt(r.insert.indexedTriplesPerSec)} triples/s)`);
+  const oxCpu = ox?.status === 'ok' ? ox.cpuSeconds : null;
+  for (const [name, x] of Object.entries(r.parse ?? {})) {
+    console.log(`parse floor, ${name}: ${fmt(x.seconds, 2)} s wall, ${fmt(x.cpuSeconds, 2)} s CPU (${oxCpu ? fmt(x.cpuSeconds / oxCpu, 2) + "× oxigraph's whole-load CPU" : 'no oxigraph CPU'})`);
+  }
+  const nt = r.ntBytes ?? null;
+  for (const [name, x] of [['empty', r.empty], ['2nd 1M', r.existing]]) {
+    if (!x?.diskByKind) continue;
+    const kinds = Object.entries(x.diskByKind).sort((a, b) => b[1].MB - a[1].MB).map(([k, v]) => `${k} ${fmt(v.MB, 1)} MB (${v.files})`).join(', ');
+    console.log(`disk after ${name}: ${fmt(x.diskBytes / 1e6, 1)} MB${nt ? ` = ${fmt(x.diskBytes / nt, 2)}× the N-Triples file (${fmt(nt / 1e6, 1)} MB)` : ''}: ${kinds}`);
+  }
   return r;
 }
 
