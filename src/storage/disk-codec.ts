@@ -1,16 +1,34 @@
 /**
- * How an object's bytes sit in a file of the file store (docs/formats.md "Objects on disk"):
- * as they are, or deflated (node:zlib, raw deflate at level 1, in the libuv thread pool) behind a
- * 4-byte marker when that saves at least an eighth. Only the file changes: the CID, every format,
- * and every byte a reader, pack or replica sees are the object's own bytes, so the choice is local
- * to one store (a clone compresses or not for itself). Index leaves are raw Int32 columns (zero-copy
- * views) and shrink to about an eighth; commits and dictionary pages (text) to about a third.
+ * How an object's bytes sit in a file of the file store (docs/formats.md §9): as they are, or
+ * deflated (node:zlib, raw deflate at level 1, in the libuv thread pool) behind a 4-byte marker
+ * when that saves at least an eighth (which kinds: COMPRESS_MODES). Only the file changes: the
+ * CID, every format, and every byte a reader, pack or replica sees are the object's own bytes, so
+ * the choice is local to one store (a clone compresses or not for itself).
  */
 import { deflateRaw, inflateRaw } from 'node:zlib';
 import { promisify } from 'node:util';
+import { Codec } from '../core/commit/cid.js';
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
+
+/**
+ * Which objects a file store deflates: `fast` (default) the kinds that shrink most for their CPU —
+ * index leaves, branches, roots and summaries (raw Int32 columns and repeated ids: about an eighth,
+ * at ~100 MB/s) and transaction blobs (request text: about a tenth); `all` commits and dictionary
+ * pages too (already dictionary- and varint-coded text: about a third, at ~50 MB/s, ≈2 s of
+ * thread-pool CPU per million BSBM triples); `none` nothing.
+ */
+export const COMPRESS_MODES = ['fast', 'all', 'none'] as const;
+export type CompressMode = (typeof COMPRESS_MODES)[number];
+
+/** Codecs `fast` leaves raw. */
+const DENSE_CODECS: ReadonlySet<number> = new Set([Codec.commit, Codec.dict]);
+
+/** True when an object of this codec is deflated under the mode. */
+export function compresses(mode: CompressMode, codec: number): boolean {
+  return mode === 'all' || (mode === 'fast' && !DENSE_CODECS.has(codec));
+}
 
 /** `LGZ` + format byte 1: the rest of the file is raw deflate of the object's bytes. */
 const MARKER = [0x4c, 0x47, 0x5a, 0x01] as const;

@@ -13,7 +13,7 @@ import { Codec, cidOf, verifyCid } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
 import { errCode, readWholeFile, syncDir, syncPath, writeNewFile } from './fd-io.js';
-import { decodeFromDisk, encodeForDisk } from './disk-codec.js';
+import { compresses, decodeFromDisk, encodeForDisk, type CompressMode } from './disk-codec.js';
 import { DEFAULT_LEFTOVER_POLICY, sweepLeftovers, type LeftoverPolicy } from './leftovers.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
@@ -41,10 +41,10 @@ export interface FileStoreOptions {
   /** Poll interval for changes made by other processes while someone is subscribed (default 250 ms). */
   pollMs?: number;
   /**
-   * Deflate object files when that saves an eighth or more (default true; see disk-codec.ts). Reads
-   * take either form, so a store may hold both and the setting may change between runs.
+   * Which object files are deflated (default 'fast'; see disk-codec.ts). Reads take either form,
+   * so a store may hold both and the setting may change between runs.
    */
-  compress?: boolean;
+  compress?: CompressMode;
 }
 
 /** Object files a group put writes at once. */
@@ -87,7 +87,7 @@ export async function writeAtomic(path: string, data: Uint8Array | string, fsync
 export class FileContentStore implements ContentStore {
   readonly objectsDir: string;
   private readonly durable: Durability;
-  private readonly compress: boolean;
+  private readonly compress: CompressMode;
   private readonly dirty = new Set<string>(); // directories with new entries not yet fsynced
   private readonly knownDirs = new Set<string>();
   /** The start-up sweep of crash leftovers (runs in the background; close waits for it). */
@@ -96,7 +96,7 @@ export class FileContentStore implements ContentStore {
   private constructor(readonly root: string, opts: FileStoreOptions, sweep: boolean) {
     this.objectsDir = join(root, 'objects');
     this.durable = opts.durable ?? 'commits';
-    this.compress = opts.compress ?? true;
+    this.compress = opts.compress ?? 'fast';
     this.swept = sweep ? this.sweep({ ...DEFAULT_LEFTOVER_POLICY, graceMs: opts.lockStaleMs ?? DEFAULT_LEFTOVER_POLICY.graceMs }) : Promise.resolve([]);
   }
 
@@ -167,7 +167,7 @@ export class FileContentStore implements ContentStore {
     const path = this.pathOf(cid);
     const dir = join(path, '..');
     try {
-      const file = this.compress ? await encodeForDisk(bytes) : bytes;
+      const file = compresses(this.compress, cid.code) ? await encodeForDisk(bytes) : bytes;
       await this.ensureDir(dir);
       await this.createObject(path, file);
       this.dirty.add(dir);

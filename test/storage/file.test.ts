@@ -55,7 +55,7 @@ describe('file storage specifics', () => {
     const root = await tempDir();
     const content = await FileContentStore.open(root);
     const text = enc.encode('<http://example.org/s> <http://example.org/p> "a long enough literal" .\n'.repeat(200));
-    const cid = await content.put(Codec.commit, text);
+    const cid = await content.put(Codec.txn, text);
     const file = await readFile(content.pathOf(cid));
     expect([...file.subarray(0, 4)]).toEqual([0x4c, 0x47, 0x5a, 0x01]);
     expect(file.length).toBeLessThan(text.length / 8);
@@ -73,11 +73,19 @@ describe('file storage specifics', () => {
     const lookalike = new Uint8Array([0x4c, 0x47, 0x5a, 0x01, ...noise.subarray(0, 1000)]);
     const lookCid = await content.put(Codec.txn, lookalike);
     expect(await content.get(lookCid)).toEqual(lookalike);
+    // 'fast' (the default) leaves commits and dictionary pages raw; 'all' deflates them too.
+    const commitText = enc.encode('a commit-like text '.repeat(100));
+    const commitCid = await content.put(Codec.commit, commitText);
+    expect((await readFile(content.pathOf(commitCid))).length).toBe(commitText.length);
+    const all = await FileContentStore.open(await tempDir(), { compress: 'all' });
+    const commitAll = await all.put(Codec.commit, commitText);
+    expect((await readFile(all.pathOf(commitAll))).length).toBeLessThan(commitText.length / 8);
+    expect(dec.decode(await all.get(commitAll))).toBe(dec.decode(commitText));
     // With compression off the same store reads old deflated files and writes raw ones.
-    const plain = await FileContentStore.open(root, { compress: false });
+    const plain = await FileContentStore.open(root, { compress: 'none' });
     expect(dec.decode(await plain.get(cid))).toBe(dec.decode(text));
     const other = enc.encode('x'.repeat(5000));
-    const otherCid = await plain.put(Codec.commit, other);
+    const otherCid = await plain.put(Codec.indexLeaf, other);
     expect((await readFile(plain.pathOf(otherCid))).length).toBe(5000);
     expect(dec.decode(await content.get(otherCid))).toBe('x'.repeat(5000));
     // A damaged deflated file is refused like any corrupt object.
