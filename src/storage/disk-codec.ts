@@ -35,10 +35,30 @@ const MARKER = [0x4c, 0x47, 0x5a, 0x01] as const;
 /** Below this an object is stored as it is (a file takes a disk block anyway). */
 const MIN_BYTES = 512;
 
+/**
+ * Deflates running at once. Each holds a zlib stream (~400 KB of state plus output) on a thread-pool
+ * thread; an index write puts hundreds of leaves at once, and letting them all deflate together
+ * only raised the peak memory (which malloc then keeps) without finishing sooner on 2 cores.
+ */
+const MAX_DEFLATES = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function deflateLimited(bytes: Uint8Array): Promise<Uint8Array> {
+  while (running >= MAX_DEFLATES) await new Promise<void>((ok) => waiting.push(ok));
+  running++;
+  try {
+    return await deflate(bytes, { level: 1 });
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
 /** The file contents for an object: deflated behind the marker when that pays, else the bytes. */
 export async function encodeForDisk(bytes: Uint8Array): Promise<Uint8Array> {
   if (bytes.length < MIN_BYTES) return bytes;
-  const z = await deflate(bytes, { level: 1 });
+  const z = await deflateLimited(bytes);
   if (z.length + MARKER.length > bytes.length - (bytes.length >>> 3)) return bytes;
   const out = new Uint8Array(MARKER.length + z.length);
   out.set(MARKER, 0);
