@@ -211,10 +211,18 @@ export class TermDict {
       this.recent.set(k, page);
       this.shared?.setObject(page.cid, page, pageBytes(keys));
     }
+    const all = S - oldFrom === this.keys.length; // every delta key is in pages now (a bulk load, an index job with no writes since)
     for (let i = 0; i < S - oldFrom; i++) {
-      if (this.wanted.has(this.keys[i]!)) this.pinned.set(this.keys[i]!, oldFrom + i);
-      this.ids.delete(this.keys[i]!);
-      this.keyChars -= this.keys[i]!.length;
+      if (this.wanted.size > 0 && this.wanted.has(this.keys[i]!)) this.pinned.set(this.keys[i]!, oldFrom + i);
+      if (!all) {
+        this.ids.delete(this.keys[i]!);
+        this.keyChars -= this.keys[i]!.length;
+      }
+    }
+    if (all) {
+      // One clear instead of a million deletes.
+      this.ids.clear();
+      this.keyChars = 0;
     }
     this.keys = this.keys.slice(S - oldFrom);
     this.from = S;
