@@ -23,14 +23,18 @@ import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { CID } from 'multiformats/cid';
+import { StreamParser } from 'n3';
 import { BENCH_DIR, ROOT_DIR, dirSize, emitResult, errorMessage, log, parseArgs, toMB } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const data = resolve(String(args.data));
 const root = resolve(String(args.root ?? join(BENCH_DIR, 'data', 'load-cli')));
 const chunk = Number(args.chunk ?? 50_000);
-const phases = new Set(String(args.phases ?? 'empty,existing,insert').split(','));
+const phases = new Set(String(args.phases ?? 'parse,empty,existing,insert').split(','));
 const CLI = join(ROOT_DIR, 'bin', 'ledgraph.js');
+const CPU_REPORT = new URL('./cpu-report.js', import.meta.url).href;
 const INST = 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/instances/';
 const load1 = () => Math.round(loadavg()[0] * 10) / 10;
 
@@ -53,30 +57,92 @@ async function secondFile() {
 function cli(argv) {
   return new Promise((ok, fail) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [CLI, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', CPU_REPORT, CLI, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => { err += d; });
     child.on('close', (code) => {
       const seconds = (performance.now() - t0) / 1000;
       if (code !== 0) return fail(new Error(`ledgraph ${argv.join(' ')} exited ${code}: ${err.trim().split('\n').pop()}`));
-      ok({ seconds, result: JSON.parse(out) });
+      const cpu = /bench-cpu (\{.*\})/.exec(err);
+      const u = cpu ? JSON.parse(cpu[1]) : null;
+      ok({ seconds, cpuSeconds: u ? round((u.user + u.system) / 1e6) : null, result: JSON.parse(out) });
     });
   });
+}
+
+/** Object files under a storage directory by kind (codec of their CID): count and MB on disk. */
+function diskByKind(dir) {
+  const KIND = { 0x300001: 'commit', 0x300002: 'txn', 0x300003: 'indexRoot', 0x300004: 'indexBranch', 0x300005: 'indexLeaf', 0x300006: 'dict', 0x30000a: 'indexSummary' };
+  const out = {};
+  const objects = join(dir, 'objects');
+  if (!existsSync(objects)) return out;
+  for (const shard of readdirSync(objects)) {
+    for (const name of readdirSync(join(objects, shard))) {
+      let kind = 'other';
+      try { kind = KIND[CID.parse(name).code] ?? 'other'; } catch { /* a temp file */ }
+      const e = (out[kind] ??= { files: 0, MB: 0 });
+      e.files++;
+      e.MB += statSync(join(objects, shard, name)).size / 1e6;
+    }
+  }
+  for (const e of Object.values(out)) e.MB = Math.round(e.MB * 10) / 10;
+  return out;
+}
+
+/**
+ * The parse floor, in this process: the file through the bulk path's N-Triples reader into a sink
+ * that only counts (no dictionary, no sort, no commit), and through n3's StreamParser (what
+ * Turtle/TriG loads and POST /insert bodies use), each timed with its CPU.
+ */
+async function parsePhase() {
+  const { readDocument } = await import('../dist/core/transact/bulk-sources.js');
+  const time = async (fn) => {
+    const c0 = process.cpuUsage(), t0 = performance.now();
+    const n = await fn();
+    const c = process.cpuUsage(c0);
+    const seconds = (performance.now() - t0) / 1000;
+    return { statements: n, seconds: round(seconds), cpuSeconds: round((c.user + c.system) / 1e6), triplesPerSec: Math.round(n / seconds) };
+  };
+  const reader = await time(async () => {
+    let n = 0;
+    await readDocument(createReadStream(data), 'n-triples', undefined, { add() { n++; } });
+    return n;
+  });
+  const n3 = await time(() => new Promise((ok, fail) => {
+    let n = 0;
+    const parser = new StreamParser({ format: 'N-Triples' });
+    parser.on('data', () => { n++; }).on('error', fail).on('end', () => ok(n));
+    createReadStream(data).pipe(parser);
+  }));
+  const r = { ntriplesReader: reader, n3StreamParser: n3 };
+  log(`load-cli: parse floor: ${JSON.stringify(r)}`);
+  return r;
 }
 
 async function loadPhase(name, file, dir) {
   const before = load1();
   log(`load-cli: ${name}: ledgraph load bench ${file}`);
-  const { seconds, result } = await cli(['load', 'bench', file, '--storage-path', dir]);
-  const r = { triples: result.triples, statements: result.statements, commits: result.commits, t: result.t, seconds: round(seconds), triplesPerSec: Math.round(result.triples / seconds), loadavg: [before, load1()], diskMB: toMB(dirSize(dir).bytes) };
+  const { seconds, cpuSeconds, result } = await cli(['load', 'bench', file, '--storage-path', dir]);
+  const r = { triples: result.triples, statements: result.statements, commits: result.commits, t: result.t, seconds: round(seconds), cpuSeconds, triplesPerSec: Math.round(result.triples / seconds), loadavg: [before, load1()], diskMB: toMB(dirSize(dir).bytes), diskBytes: dirSize(dir).bytes, diskByKind: diskByKind(dir) };
   log(`load-cli: ${name}: ${JSON.stringify(r)}`);
   return r;
 }
 
 const round = (x) => Math.round(x * 1000) / 1000;
 
-/** A server on a fresh directory; resolves with its API base and a stop function. */
+/** CPU seconds (user + system, all threads) a live process has used, from /proc; null elsewhere. */
+function procCpuSeconds(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return round((Number(fields[11]) + Number(fields[12])) / 100); // utime, stime in clock ticks (100/s)
+  } catch {
+    return null;
+  }
+}
+
+/** A server on a fresh directory; resolves with its API base, its CPU so far and a stop function. */
 async function startServer(dir) {
   const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--storage-path', dir, '--reindex-max-bytes', '256MiB', '--reindex-min-bytes', '16MiB', '--body-limit', '256MiB', '--no-explorer-enabled'], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Keep reading its log lines for good: a full stdout pipe would stall the server.
@@ -85,7 +151,7 @@ async function startServer(dir) {
     rl.on('line', (line) => {
       try {
         const m = JSON.parse(line);
-        if (m.msg === 'ledgraph listening') ok({ api: m.url + m.api_base_url, stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } });
+        if (m.msg === 'ledgraph listening') ok({ api: m.url + m.api_base_url, cpuSeconds: () => procCpuSeconds(child.pid), stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); } });
       } catch { /* not a log line */ }
     });
     child.on('exit', (code) => fail(new Error(`server exited (${code}) before listening`)));
@@ -103,6 +169,7 @@ async function insertPhase(dir) {
     };
     await post('/create', JSON.stringify({ ledger: 'bench' }), 'application/json');
     log(`load-cli: insert: POST /insert of ${chunk} triples each`);
+    const cpu0 = srv.cpuSeconds();
     const t0 = performance.now();
     let lines = [], requests = 0, added = 0, last = null;
     const send = async () => {
@@ -118,12 +185,14 @@ async function insertPhase(dir) {
     }
     if (lines.length) await send();
     const committed = (performance.now() - t0) / 1000;
+    const cpuCommitted = srv.cpuSeconds() - cpu0;
     // Then POST /reindex (waits for a running index job, indexes what novelty is left): the time
     // until everything is in the index, which novelty below --reindex-min-bytes never triggers by itself.
     const ri = await post('/reindex', JSON.stringify({ ledger: 'bench' }), 'application/json');
     if (ri.index_t < last.t) throw new Error(`reindex reached t ${ri.index_t}, not ${last.t}`);
     const indexed = (performance.now() - t0) / 1000;
-    const r = { triples: added, requests, seconds: round(committed), triplesPerSec: Math.round(added / committed), indexedSeconds: round(indexed), indexedTriplesPerSec: Math.round(added / indexed), loadavg: [before, load1()] };
+    const cpuIndexed = srv.cpuSeconds() - cpu0;
+    const r = { triples: added, requests, seconds: round(committed), cpuSeconds: round(cpuCommitted), indexedCpuSeconds: round(cpuIndexed), triplesPerSec: Math.round(added / committed), indexedSeconds: round(indexed), indexedTriplesPerSec: Math.round(added / indexed), loadavg: [before, load1()] };
     log(`load-cli: insert: ${JSON.stringify(r)}`);
     return r;
   } finally {
@@ -134,8 +203,9 @@ async function insertPhase(dir) {
 async function main() {
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
-  const out = { suite: 'load-cli', status: 'ok', data, chunk, loadavgAtStart: loadavg() };
+  const out = { suite: 'load-cli', status: 'ok', data, ntBytes: statSync(data).size, chunk, loadavgAtStart: loadavg() };
   const dir = join(root, 'cli');
+  if (phases.has('parse')) out.parse = await parsePhase();
   if (phases.has('empty') || phases.has('existing')) out.empty = await loadPhase('empty', data, dir);
   if (phases.has('existing')) out.existing = await loadPhase('existing', await secondFile(), dir);
   if (phases.has('insert')) out.insert = await insertPhase(join(root, 'server'));

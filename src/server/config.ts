@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LedgraphError } from '../core/errors.js';
 import { DEFAULT_INPUT_LIMITS, MAX_SAFE_DEPTH, type InputLimits } from '../core/limits.js';
+import { COMPRESS_MODES, type CompressMode } from '../storage/disk-codec.js';
 
 export type AuthMode = 'none' | 'optional' | 'required';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -108,6 +109,8 @@ export interface ServerConfig extends InputLimits {
   parseCacheBytes: number;
   /** Serve the web explorer (web/dist) at `/`. */
   explorerEnabled: boolean;
+  /** Which object files of a file store are deflated (src/storage/disk-codec.ts). */
+  storageCompress: CompressMode;
   /** PostgreSQL connection string of the nameservice; null keeps it with the storage (file or memory). */
   nameservice: string | null;
   /** PostgreSQL schema of the nameservice tables. */
@@ -183,6 +186,7 @@ export function defaultServerConfig(): ServerConfig {
     eventsQueueBytes: 1024 * 1024,
     parseCacheBytes: 24 * 1024 * 1024,
     explorerEnabled: true,
+    storageCompress: 'fast',
     nameservice: null,
     nameserviceSchema: 'ledgraph',
     storage: null,
@@ -368,6 +372,7 @@ function listFlag<K extends Key>(
 }
 
 const authModes = parseEnum(['none', 'optional', 'required'] as const);
+const compressModes = parseEnum(COMPRESS_MODES);
 const nullable = (p: (raw: string, where: string) => string) => (raw: string, where: string): string | null => p(raw, where);
 
 /** The flag table of `ledgraph server`, in --help order. */
@@ -489,6 +494,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
   boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
     'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
+  valueFlag('storage-compress', 'LEDGRAPH_STORAGE_COMPRESS', '<mode>', 'storageCompress', compressModes, 'fast',
+    'Deflate object files under --storage-path: fast (index nodes and transaction blobs, which shrink most for their CPU), all (commits and dictionary pages too), none; reads take every form'),
   valueFlag('nameservice', 'LEDGRAPH_NAMESERVICE', '<postgres://...>', 'nameservice', parseNameservice, '(none)',
     'Keep the nameservice (ledger heads) in PostgreSQL instead of beside the storage; servers and peers sharing it coordinate through it'),
   valueFlag('nameservice-schema', 'LEDGRAPH_NAMESERVICE_SCHEMA', '<name>', 'nameserviceSchema', parseSchemaName, 'ledgraph',

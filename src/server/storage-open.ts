@@ -27,9 +27,9 @@ export function openConfiguredContent(config: ServerConfig): S3ContentStore | nu
 export async function openServerStorage(config: ServerConfig): Promise<Storage> {
   const ns = await openConfiguredNameService(config);
   const s3 = openConfiguredContent(config);
-  if (!ns && !s3) return config.memory ? openMemoryStorage() : openFileStorage(config.storagePath);
+  if (!ns && !s3) return config.memory ? openMemoryStorage() : openFileStorage(config.storagePath, { compress: config.storageCompress });
   try {
-    const content = s3 ?? (config.memory ? new MemoryContentStore() : await FileContentStore.open(config.storagePath));
+    const content = s3 ?? (config.memory ? new MemoryContentStore() : await FileContentStore.open(config.storagePath, { compress: config.storageCompress }));
     return { content, ns: ns ?? (config.memory ? new MemoryNameService() : await FileNameService.open(config.storagePath)) };
   } catch (e) {
     await ns?.close();

@@ -9,10 +9,11 @@ import { promises as fsp } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { CID } from 'multiformats/cid';
-import { Codec, cidOf } from '../core/commit/cid.js';
+import { Codec, cidOf, verifyCid } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
 import { errCode, readWholeFile, syncDir, syncPath, writeNewFile } from './fd-io.js';
+import { compresses, decodeFromDisk, encodeForDisk, type CompressMode } from './disk-codec.js';
 import { DEFAULT_LEFTOVER_POLICY, sweepLeftovers, type LeftoverPolicy } from './leftovers.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
 
@@ -39,6 +40,11 @@ export interface FileStoreOptions {
   lockTimeoutMs?: number;
   /** Poll interval for changes made by other processes while someone is subscribed (default 250 ms). */
   pollMs?: number;
+  /**
+   * Which object files are deflated (default 'fast'; see disk-codec.ts). Reads take either form,
+   * so a store may hold both and the setting may change between runs.
+   */
+  compress?: CompressMode;
 }
 
 /** Object files a group put writes at once. */
@@ -81,6 +87,7 @@ export async function writeAtomic(path: string, data: Uint8Array | string, fsync
 export class FileContentStore implements ContentStore {
   readonly objectsDir: string;
   private readonly durable: Durability;
+  private readonly compress: CompressMode;
   private readonly dirty = new Set<string>(); // directories with new entries not yet fsynced
   private readonly knownDirs = new Set<string>();
   /** The start-up sweep of crash leftovers (runs in the background; close waits for it). */
@@ -89,6 +96,7 @@ export class FileContentStore implements ContentStore {
   private constructor(readonly root: string, opts: FileStoreOptions, sweep: boolean) {
     this.objectsDir = join(root, 'objects');
     this.durable = opts.durable ?? 'commits';
+    this.compress = opts.compress ?? 'fast';
     this.swept = sweep ? this.sweep({ ...DEFAULT_LEFTOVER_POLICY, graceMs: opts.lockStaleMs ?? DEFAULT_LEFTOVER_POLICY.graceMs }) : Promise.resolve([]);
   }
 
@@ -159,8 +167,9 @@ export class FileContentStore implements ContentStore {
     const path = this.pathOf(cid);
     const dir = join(path, '..');
     try {
+      const file = compresses(this.compress, cid.code) ? await encodeForDisk(bytes) : bytes;
       await this.ensureDir(dir);
-      await this.createObject(path, bytes);
+      await this.createObject(path, file);
       this.dirty.add(dir);
       if (this.durable === 'all' || (this.durable === 'commits' && barrier)) await this.flushDirs();
     } catch (e) {
@@ -173,7 +182,7 @@ export class FileContentStore implements ContentStore {
    * reads an object before its put has returned (readers learn CIDs from published records), so a
    * half-written file can only be a crash leftover — and every read verifies bytes against the CID.
    * When the file exists (the same object put again, or such a leftover) it is kept if it holds
-   * exactly these bytes (fsynced again: a crashed writer may not have) and atomically replaced if not.
+   * exactly these bytes (the on-disk form) (fsynced again: a crashed writer may not have) and atomically replaced if not.
    */
   private async createObject(path: string, bytes: Uint8Array): Promise<void> {
     const sync = this.durable !== 'none';
@@ -218,6 +227,8 @@ export class FileContentStore implements ContentStore {
       if (errCode(e) === 'ENOENT') throw missingObject(cid, `the file store at ${this.root}`);
       throw fsFail(`cannot read object ${cid.toString()}`, e);
     }
+    const inflated = await decodeFromDisk(buf);
+    if (inflated && await verifyCid(cid, inflated)) return inflated;
     return verifiedBytes(cid, buf, `the file store at ${this.root}`);
   }
 

@@ -51,6 +51,50 @@ describe('file storage specifics', () => {
     return ns;
   };
 
+  it('deflates an object file when that pays, keeps small or incompressible objects as they are, and reads both forms', async () => {
+    const root = await tempDir();
+    const content = await FileContentStore.open(root);
+    const text = enc.encode('<http://example.org/s> <http://example.org/p> "a long enough literal" .\n'.repeat(200));
+    const cid = await content.put(Codec.txn, text);
+    const file = await readFile(content.pathOf(cid));
+    expect([...file.subarray(0, 4)]).toEqual([0x4c, 0x47, 0x5a, 0x01]);
+    expect(file.length).toBeLessThan(text.length / 8);
+    expect(dec.decode(await content.get(cid))).toBe(dec.decode(text));
+    // Small: stored as is.
+    const small = enc.encode('tiny object');
+    const smallCid = await content.put(Codec.txn, small);
+    expect(dec.decode(await readFile(content.pathOf(smallCid)))).toBe('tiny object');
+    // Random bytes do not deflate by an eighth: stored as is.
+    const noise = new Uint8Array(4096);
+    crypto.getRandomValues(noise);
+    const noiseCid = await content.put(Codec.indexLeaf, noise);
+    expect(new Uint8Array(await readFile(content.pathOf(noiseCid)))).toEqual(noise);
+    // A raw object that starts with the marker is itself, not an inflated one.
+    const lookalike = new Uint8Array([0x4c, 0x47, 0x5a, 0x01, ...noise.subarray(0, 1000)]);
+    const lookCid = await content.put(Codec.txn, lookalike);
+    expect(await content.get(lookCid)).toEqual(lookalike);
+    // 'fast' (the default) leaves commits and dictionary pages raw; 'all' deflates them too.
+    const commitText = enc.encode('a commit-like text '.repeat(100));
+    const commitCid = await content.put(Codec.commit, commitText);
+    expect((await readFile(content.pathOf(commitCid))).length).toBe(commitText.length);
+    const all = await FileContentStore.open(await tempDir(), { compress: 'all' });
+    const commitAll = await all.put(Codec.commit, commitText);
+    expect((await readFile(all.pathOf(commitAll))).length).toBeLessThan(commitText.length / 8);
+    expect(dec.decode(await all.get(commitAll))).toBe(dec.decode(commitText));
+    // With compression off the same store reads old deflated files and writes raw ones.
+    const plain = await FileContentStore.open(root, { compress: 'none' });
+    expect(dec.decode(await plain.get(cid))).toBe(dec.decode(text));
+    const other = enc.encode('x'.repeat(5000));
+    const otherCid = await plain.put(Codec.indexLeaf, other);
+    expect((await readFile(plain.pathOf(otherCid))).length).toBe(5000);
+    expect(dec.decode(await content.get(otherCid))).toBe('x'.repeat(5000));
+    // A damaged deflated file is refused like any corrupt object.
+    const bad = new Uint8Array(file);
+    bad[bad.length - 5]! ^= 0xff;
+    await writeFile(content.pathOf(cid), bad);
+    await expect(content.get(cid)).rejects.toMatchObject({ status: 502 });
+  });
+
   it('lays objects out by the last two CID characters and records by encoded id, leaving no temp or lock files', async () => {
     const root = await tempDir();
     const { content, ns } = await openFileStorage(root);

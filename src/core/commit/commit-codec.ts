@@ -13,7 +13,7 @@ import { LedgraphError } from '../errors.js';
 import { blankNode, namedNode, type BlankNode, type Literal, type NamedNode, type Term } from '../rdf/terms.js';
 import { ID_DATATYPE, rdf } from '../rdf/vocab.js';
 import {
-  HI_DT, HI_O, HI_P, HI_S, compareCodePoints, compareFast, compareObjects, formatDouble, hiBits, invalid, isCommitTime,
+  HI_DT, HI_O, HI_P, HI_S, compareCodePoints, compareFast, compareObjects, formatDouble, hasHigh, hiBits, invalid, isCommitTime,
   nodeKey, prepObject, type PrepObject, type TaggedObject,
 } from './object-tags.js';
 import { quote } from '../excerpt.js';
@@ -218,7 +218,7 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
     if (!m || m.p?.termType !== 'NamedNode') throw invalid(`meta[${k}].p must be an IRI`);
     const po = prepObject(m.o, `meta[${k}].o`);
     const p = nodeKey(m.p, `meta[${k}].p`);
-    return { hi: hiBits('', p, po.o, po.dt), g: 0, s: '', p, ...po, i: -1, op: true, rs: null, rp: null, rdt: null, ro: null };
+    return { hi: hiBits('', p, po.o, po.dt), g: 0, s: '', p, o: po.o, dt: po.dt, lang: po.lang, i: -1, op: true, rs: null, rp: null, rdt: null, ro: null };
   }).sort(comparePrep);
   for (let k = 1; k < meta.length; k++) if (comparePrep(meta[k - 1]!, meta[k]!) === 0) throw invalid('duplicate metadata entry');
   for (const m of meta) {
@@ -227,17 +227,40 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
     if (m.o.tag === 0) m.ro = sid(m.o.v);
   }
 
-  const flakes = flakesIn.map((f, k): Prep => {
-    const where = `flakes[${k}]`;
-    if (!f) throw invalid(`${where} is missing`);
-    const g = checkNonNegInt(f.g, `${where}.g`);
-    if (f.s?.termType !== 'NamedNode' && f.s?.termType !== 'BlankNode') throw invalid(`${where}.s must be an IRI or blank node`);
-    if (f.p?.termType !== 'NamedNode') throw invalid(`${where}.p must be an IRI`);
-    if (typeof f.op !== 'boolean') throw invalid(`${where}.op must be a boolean`);
-    const i = f.i === undefined ? -1 : checkNonNegInt(f.i, `${where}.i`);
-    const s = nodeKey(f.s, `${where}.s`), p = nodeKey(f.p, `${where}.p`), po = prepObject(f.o, `${where}.o`);
-    return { hi: hiBits(s, p, po.o, po.dt), g, s, p, ...po, i, op: f.op, rs: null, rp: null, rdt: null, ro: null };
-  }).sort(comparePrep);
+  // Error positions are built only when thrown (a template string per field and flake was a
+  // measurable share of a 100,000-flake commit). Subjects, predicates and datatypes come as shared
+  // terms or strings, a subject's flakes together: their keys and `hi` bits are worked out once per run.
+  let at = 0;
+  const whereS = { toString: () => `flakes[${at}].s` }, whereP = { toString: () => `flakes[${at}].p` }, whereO = { toString: () => `flakes[${at}].o` };
+  let lastS: unknown = null, sKey = '', sHi = 0, lastP: unknown = null, pKey = '', pHi = 0, lastDt = '', dtHi = 0;
+  const flakes: Prep[] = new Array(flakesIn.length);
+  for (let k = 0; k < flakesIn.length; k++) {
+    at = k;
+    const f = flakesIn[k];
+    if (!f) throw invalid(`flakes[${k}] is missing`);
+    const g = f.g;
+    if (!(Number.isSafeInteger(g) && g >= 0)) checkNonNegInt(g, `flakes[${k}].g`);
+    if (f.s !== lastS) {
+      if (f.s?.termType !== 'NamedNode' && f.s?.termType !== 'BlankNode') throw invalid(`flakes[${k}].s must be an IRI or blank node`);
+      sKey = nodeKey(f.s, whereS);
+      sHi = hasHigh(sKey) ? HI_S : 0;
+      lastS = f.s;
+    }
+    if (f.p !== lastP) {
+      if (f.p?.termType !== 'NamedNode') throw invalid(`flakes[${k}].p must be an IRI`);
+      pKey = nodeKey(f.p, whereP);
+      pHi = hasHigh(pKey) ? HI_P : 0;
+      lastP = f.p;
+    }
+    if (typeof f.op !== 'boolean') throw invalid(`flakes[${k}].op must be a boolean`);
+    const i = f.i === undefined ? -1 : checkNonNegInt(f.i, `flakes[${k}].i`);
+    const po = prepObject(f.o, whereO);
+    if (po.dt !== lastDt) { lastDt = po.dt; dtHi = hasHigh(lastDt) ? HI_DT : 0; }
+    const o = po.o;
+    const hi = sHi | pHi | dtHi | (typeof o.v === 'string' && hasHigh(o.v) ? HI_O : 0);
+    flakes[k] = { hi, g, s: sKey, p: pKey, o, dt: po.dt, lang: po.lang, i, op: f.op, rs: null, rp: null, rdt: null, ro: null };
+  }
+  flakes.sort(comparePrep);
   for (let k = 1; k < flakes.length; k++) if (comparePrep(flakes[k - 1]!, flakes[k]!) === 0) throw invalid('duplicate flake');
 
   // Flake SIDs and the local-name table, both in write order (s, p, dt, o).
@@ -255,8 +278,11 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
     }
     return ref;
   };
+  let prev: Prep | null = null;
   for (const f of flakes) {
-    f.rs = named(sid(f.s));
+    // Sorted, so a subject's flakes are adjacent: one lookup per subject.
+    f.rs = prev !== null && prev.s === f.s ? prev.rs : named(sid(f.s));
+    prev = f;
     f.rp = named(sid(f.p));
     f.rdt = named(sid(f.dt));
     if (f.o.tag === 0) f.ro = named(sid(f.o.v));

@@ -49,6 +49,22 @@ describe('split and allocation', () => {
     expect(t.split('http://c.org/')).toEqual({ ns: 102, local: '', isNew: true });
   });
 
+  test('an IRI ending in / or # is split before its last segment, never inside the authority', () => {
+    const t = new NamespaceTable();
+    expect(t.split('http://www.Vendor1.com/Offer5/')).toEqual({ ns: 100, local: 'Offer5/', isNew: true });
+    expect(t.prefixOf(100)).toBe('http://www.Vendor1.com/');
+    expect(t.split('http://www.Vendor1.com/Offer6/')).toEqual({ ns: 100, local: 'Offer6/', isNew: false });
+    expect(t.split('http://www.Vendor1.com/')).toEqual({ ns: 100, local: '', isNew: false });
+    expect(t.split('http://d.org/a/b#')).toEqual({ ns: 101, local: 'b#', isNew: true });
+    expect(t.prefixOf(101)).toBe('http://d.org/a/');
+    expect(t.split('http://e.org/')).toEqual({ ns: 102, local: '', isNew: true });
+    expect(t.split('http://f.org//')).toEqual({ ns: 103, local: '', isNew: true });
+    expect(t.prefixOf(103)).toBe('http://f.org//');
+    expect(t.split('urn:x:y/')).toEqual({ ns: 104, local: '', isNew: true });
+    expect(t.split('tag:a/b/')).toEqual({ ns: 105, local: 'b/', isNew: true });
+    expect(t.prefixOf(105)).toBe('tag:a/');
+  });
+
   test('an IRI without a delimiter is code 0', () => {
     const t = new NamespaceTable();
     expect(t.split('relative')).toEqual({ ns: 0, local: 'relative', isNew: false });

@@ -137,6 +137,7 @@ export class NamespaceTable {
     const known = this.longestKnown(iri);
     if (known) return { ns: known[1], local: iri.slice(known[0]), isNew: false };
     let cut = Math.max(iri.lastIndexOf('/'), iri.lastIndexOf('#'));
+    if (cut === iri.length - 1 && cut > 0) cut = containerCut(iri, cut);
     if (cut < 0) cut = iri.lastIndexOf(':');
     if (cut < 0 || this.next > MAX_NS_CODE) return { ns: 0, local: iri, isNew: false };
     const code = this.next;
@@ -238,6 +239,20 @@ export class NamespaceTable {
     }
     this.unnamed = [];
   }
+}
+
+/**
+ * Where to split an IRI whose last segment is empty (`http://www.vendor1.com/offer5/`): after the
+ * delimiter before that segment, so the prefix is the container shared by its siblings
+ * (`http://www.vendor1.com/`, local `offer5/`) rather than a namespace per IRI. Never inside the
+ * scheme or authority (`http://c.org/` stays one prefix with an empty local). `end` is the
+ * trailing delimiter's index.
+ */
+function containerCut(iri: string, end: number): number {
+  const prev = Math.max(iri.lastIndexOf('/', end - 1), iri.lastIndexOf('#', end - 1));
+  const auth = iri.indexOf('//');
+  const pathStart = auth < 0 ? iri.indexOf(':') : iri.indexOf('/', auth + 2);
+  return prev >= 0 && pathStart >= 0 && prev >= pathStart && prev < end - 1 ? prev : end;
 }
 
 /**

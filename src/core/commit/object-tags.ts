@@ -121,8 +121,16 @@ export type TaggedObject<R> =
 /** An object before SIDs are assigned: references by IRI or `_:label`. */
 export type PrepObject = TaggedObject<string>;
 
+/**
+ * Where a value sits, for error messages: a string, or an object whose \`toString\` builds it (so
+ * the hot path does not build a message per flake).
+ */
+export type Where = string | { toString(): string };
+
 /** The key of a subject, predicate or reference object: its IRI, or `_:label` for a blank node. */
-export function nodeKey(t: NamedNode | BlankNode, where: string): string {
+export function nodeKey(t: NamedNode | BlankNode, at: Where): string {
+  const where = at as string; // only read when throwing (a template calls an object's toString)
+
   if (t.termType === 'BlankNode') {
     if (typeof t.value !== 'string' || t.value === '') throw invalid(`${where}: empty blank node label`);
     return '_:' + t.value;
@@ -135,7 +143,9 @@ export function nodeKey(t: NamedNode | BlankNode, where: string): string {
 }
 
 /** Tag, value, datatype and language of an object term (§3 object tags). */
-export function prepObject(o: Term, where: string): { o: PrepObject; dt: string; lang: string } {
+export function prepObject(o: Term, at: Where): { o: PrepObject; dt: string; lang: string } {
+  const where = at as string; // only read when throwing (a template calls an object's toString)
+
   if (o.termType === 'NamedNode' || o.termType === 'BlankNode') return { o: { tag: 0, v: nodeKey(o, where) }, dt: ID_DATATYPE, lang: '' };
   if (o.termType !== 'Literal') throw invalid(`${where}: unsupported term type ${(o as { termType: string }).termType}`);
   const lit = o as Literal;
@@ -178,6 +188,8 @@ export function compareFast(a: string, b: string): number {
 }
 
 const HI = /[\uD800-\uFFFF]/;
+/** True when a string holds a UTF-16 unit >= U+D800 (only then is code-point order not native order). */
+export function hasHigh(s: string): boolean { return HI.test(s); }
 /** `hi` bits: which string fields of a prepared entry hold a unit >= U+D800. */
 export const HI_S = 1, HI_P = 2, HI_O = 4, HI_DT = 8;
 

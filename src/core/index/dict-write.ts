@@ -39,5 +39,6 @@ export async function writeDictPages(store: ContentStore, dict: TermDict, prev: 
     writes.push(store.put(Codec.dict, encodeFilterGroup(g * FILTERS_PER_GROUP, filters)).then((cid) => { groups[g] = cid.toString(); }));
   }
   await Promise.all(writes);
+  dict.noteWrittenFilters(size, fresh);
   return { size, chunks: [], pages, filters: groups };
 }

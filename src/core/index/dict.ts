@@ -147,6 +147,14 @@ export class TermDict {
   /** First id not in base pages (the delta starts here). */
   get baseSize(): number { return this.from; }
 
+  /** Page filters just written for a root of `size` terms (writeDictPages), for attachBase to reuse. */
+  private freshFilters: { size: number; filters: ReadonlyMap<number, Uint32Array> } | null = null;
+
+  /** Remember the filters of the pages written for a root of `size` terms (used once, by attachBase). */
+  noteWrittenFilters(size: number, filters: ReadonlyMap<number, Uint32Array>): void {
+    this.freshFilters = { size, filters };
+  }
+
   /**
    * Serve ids below `root.size` from the pages of a new-format root (opening a ledger, or after
    * an index job wrote them). Delta keys now in pages move to the page cache; filters already
@@ -172,11 +180,22 @@ export class TermDict {
     // A group's filter is known when it was loaded, or when all its keys come from the delta.
     const hadBase = this.base !== null;
     this.filterLoaded = root.filters.map((_, g) => (g * FILTERS_PER_GROUP) << PAGE_SHIFT >= oldFrom || (hadBase && this.filterLoaded[g] === true));
-    for (let id = oldFrom; id < S; id++) {
-      const k = id >>> PAGE_SHIFT;
-      if (!this.filterLoaded[(k / FILTERS_PER_GROUP) | 0]) continue;
-      keyHashes(this.keys[id - oldFrom]!, this.h);
-      this.slices.add(k, this.h);
+    // The filters writeDictPages just built for these pages, when it built them for this root:
+    // OR them in rather than hashing every new key a second time.
+    const fresh = this.freshFilters?.size === S ? this.freshFilters.filters : null;
+    this.freshFilters = null;
+    const firstK = oldFrom >>> PAGE_SHIFT, endK = S > oldFrom ? ((S - 1) >>> PAGE_SHIFT) + 1 : firstK;
+    let covered = fresh !== null;
+    for (let k = firstK; covered && k < endK; k++) if (!fresh!.has(k)) covered = false;
+    if (covered) {
+      for (let k = firstK; k < endK; k++) if (this.filterLoaded[(k / FILTERS_PER_GROUP) | 0]) this.slices.setPage(k, fresh!.get(k)!, 0);
+    } else {
+      for (let id = oldFrom; id < S; id++) {
+        const k = id >>> PAGE_SHIFT;
+        if (!this.filterLoaded[(k / FILTERS_PER_GROUP) | 0]) continue;
+        keyHashes(this.keys[id - oldFrom]!, this.h);
+        this.slices.add(k, this.h);
+      }
     }
     // Pages that now hold delta keys: extend or create them from the delta.
     for (let k = oldFrom >>> PAGE_SHIFT; k < pages && k << PAGE_SHIFT < S; k++) {
@@ -192,10 +211,18 @@ export class TermDict {
       this.recent.set(k, page);
       this.shared?.setObject(page.cid, page, pageBytes(keys));
     }
+    const all = S - oldFrom === this.keys.length; // every delta key is in pages now (a bulk load, an index job with no writes since)
     for (let i = 0; i < S - oldFrom; i++) {
-      if (this.wanted.has(this.keys[i]!)) this.pinned.set(this.keys[i]!, oldFrom + i);
-      this.ids.delete(this.keys[i]!);
-      this.keyChars -= this.keys[i]!.length;
+      if (this.wanted.size > 0 && this.wanted.has(this.keys[i]!)) this.pinned.set(this.keys[i]!, oldFrom + i);
+      if (!all) {
+        this.ids.delete(this.keys[i]!);
+        this.keyChars -= this.keys[i]!.length;
+      }
+    }
+    if (all) {
+      // One clear instead of a million deletes.
+      this.ids.clear();
+      this.keyChars = 0;
     }
     this.keys = this.keys.slice(S - oldFrom);
     this.from = S;

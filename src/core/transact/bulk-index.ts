@@ -122,9 +122,18 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
 function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
   const { stats, dict } = ledger;
   const typeId = dict.idOfKey(rdf.type);
+  // Rows come grouped by graph and literals share a handful of datatypes: count runs of one graph
+  // at once and skip the datatype of a literal whose key starts like the previous one's.
+  let runG = -1, runN = 0;
+  let lastDt = '';
   for (let i = 0; i < all.n; i++) {
     const g = all.g[i]!;
-    stats.graphs.set(g, (stats.graphs.get(g) ?? 0) + 1);
+    if (g !== runG) {
+      if (runN > 0) stats.graphs.set(runG, (stats.graphs.get(runG) ?? 0) + runN);
+      runG = g;
+      runN = 0;
+    }
+    runN++;
     if (g === GRAPH_TXN_META) continue;
     stats.flakes++;
     const p = all.p[i]!, o = all.o[i]!;
@@ -133,10 +142,13 @@ function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
     if (p === typeId) stats.classes.set(o, (stats.classes.get(o) ?? 0) + 1);
     if (dict.kind(o) === 2) {
       const key = dict.key(o);
+      if (lastDt !== '' && key.charCodeAt(lastDt.length + 1) === 124 /* | */ && key.startsWith(lastDt, 1)) continue;
       const dt = key.slice(1, key.indexOf('|'));
+      lastDt = dt;
       if (!RESERVED_DATATYPES.has(dt)) ledger.datatypes.add(dt);
     }
   }
+  if (runN > 0) stats.graphs.set(runG, (stats.graphs.get(runG) ?? 0) + runN);
   stats.size += commitBytes;
 }
 
