@@ -93,6 +93,10 @@ export async function restoreLedger(stores: LedgerStores, ledgerId: string, fram
         const cid = await content.put(Codec.indexRoot, restamped);
         if (!seen.has(cid.toString())) created.push(cid);
         indexId = cid.toString();
+        // The source's root, stored by this restore, is then named by nothing here (under a
+        // per-ledger layout nothing else could reach it either): not kept.
+        const i = created.findIndex((c) => c.equals(rootCid));
+        if (i >= 0) { created.splice(i, 1); await content.delete(rootCid); }
       }
     }
     const record: NsRecord = {
