@@ -6,7 +6,6 @@
 import type { ContentStore, NameService } from '../core/store.js';
 import { FileContentStore, FileNameService, MemoryContentStore, MemoryNameService, openFileStorage, openMemoryStorage, type Storage } from '../storage/index.js';
 import { PgNameService } from '../storage/pg-ns.js';
-import { PerLedgerContentStore } from '../storage/per-ledger-store.js';
 import { parseS3Url, S3ContentStore } from '../storage/s3-store.js';
 import { CredentialVendor } from '../storage/s3-vend.js';
 import type { ServerConfig } from './config.js';
@@ -22,15 +21,7 @@ export function openConfiguredContent(config: ServerConfig): ContentStore | null
   const s3 = new S3ContentStore({
     ...parseS3Url(config.storage), endpoint: config.s3Endpoint ?? undefined, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle,
   });
-  return config.s3LedgerPrefixes ? perLedgerS3(s3) : s3;
-}
-
-/**
- * An S3 store laid out per ledger: ledger `name` at `<prefix><ledgerSegment(name)>/<CID>`, over one
- * client; objects of the shared layout (`<prefix><CID>`, written before) stay readable.
- */
-export function perLedgerS3(s3: S3ContentStore): PerLedgerContentStore {
-  return new PerLedgerContentStore({ open: (segment) => s3.withPrefix(`${s3.prefix}${segment}/`), shared: s3, where: `s3://${s3.bucket}/${s3.prefix}` });
+  return config.s3LedgerPrefixes ? s3.perLedger() : s3;
 }
 
 /** Content store plus nameservice as configured (see the file comment); any combination works. */

@@ -14,6 +14,7 @@ import { cidOf } from '../core/commit/cid.js';
 import { isLedgraphError, storageError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
+import { PerLedgerContentStore } from './per-ledger-store.js';
 
 /** Where and how to reach the bucket. */
 export interface S3StoreOptions {
@@ -81,6 +82,15 @@ export class S3ContentStore implements ContentStore {
   /** The same bucket under another key prefix, over this store's client (which this store keeps owning). */
   withPrefix(prefix: string): S3ContentStore {
     return new S3ContentStore({ ...this.opts, prefix, client: this.client });
+  }
+
+  /**
+   * This bucket and prefix laid out per ledger (--s3-ledger-prefixes): ledger `name` at
+   * `<prefix><ledgerSegment(name)>/<CID>`, over this store's client; objects of the shared layout
+   * (`<prefix><CID>`, written before) stay readable. The returned store owns this one.
+   */
+  perLedger(): PerLedgerContentStore {
+    return new PerLedgerContentStore({ open: (segment) => this.withPrefix(`${this.prefix}${segment}/`), shared: this, where: this.where() });
   }
 
   /** The object key of a CID. */

@@ -18,7 +18,6 @@ import { packFrames, planArchive } from '../../src/core/pack/writer.js';
 import { runSparql } from '../../src/core/query/sparql-service.js';
 import { literal, namedNode } from '../../src/core/rdf/terms.js';
 import type { ContentStore } from '../../src/core/store.js';
-import { perLedgerS3 } from '../../src/server/storage-open.js';
 import { MemoryNameService } from '../../src/storage/memory-store.js';
 import { ledgerSegment } from '../../src/storage/per-ledger-store.js';
 import { S3ContentStore } from '../../src/storage/s3-store.js';
@@ -48,7 +47,7 @@ async function keys(client: S3ContentStore['client'], prefix: string): Promise<s
 
 storageContract('s3, one ledger of the per-ledger layout', async () => {
   const base = shared(`c${++n}/content`);
-  const store = perLedgerS3(base);
+  const store = base.perLedger();
   const view = store.forLedger('team/hr');
   // The view as the core holds it, closing the whole store at the end.
   const content: ContentStore = {
@@ -92,7 +91,7 @@ describe('per-ledger layout on S3', () => {
   });
 
   it('refuses reads and writes that name no ledger', async () => {
-    const store = perLedgerS3(shared(`c${++n}/content`));
+    const store = shared(`c${++n}/content`).perLedger();
     for (const p of [store.put(Codec.commit, new Uint8Array([1])), store.get(await import('../../src/core/commit/cid.js').then((m) => m.cidOf(Codec.commit, new Uint8Array([1]))))]) {
       const e = await rejection(p);
       expect(e.status).toBe(500);
@@ -103,7 +102,7 @@ describe('per-ledger layout on S3', () => {
 
   it('every write path puts its objects under its ledger; branches share the prefix; a restore under another name copies; a hard drop deletes one prefix', async () => {
     const base = shared(`c${++n}/content`);
-    const conn = new Connection({ content: perLedgerS3(base), ns: new MemoryNameService() }, { indexingEnabled: false, gcGraceMs: 0 });
+    const conn = new Connection({ content: base.perLedger(), ns: new MemoryNameService() }, { indexingEnabled: false, gcGraceMs: 0 });
     try {
       await conn.create('team/hr', { context: { ex: 'http://e/' } });
       await conn.create('team');
@@ -184,7 +183,7 @@ describe('per-ledger layout on S3', () => {
     await old.content.close();
 
     // The same bucket and nameservice, now laid out per ledger.
-    const conn = new Connection({ content: perLedgerS3(base), ns }, { indexingEnabled: false, gcGraceMs: 0 });
+    const conn = new Connection({ content: base.perLedger(), ns }, { indexingEnabled: false, gcGraceMs: 0 });
     try {
       expect(await names(conn, 'legacy')).toEqual(['ana', 'bo']);
       expect(await names(conn, 'legacy@t:1')).toEqual(['ana']);
