@@ -158,4 +158,18 @@ describe('CredentialVendor against moto\'s STS (when moto_server is installed)',
     expect(ttl).toBeGreaterThan(1195_000);
     expect(ttl).toBeLessThan(1205_000);
   });
+
+  it('per-ledger layout: moto accepts each ledger\'s session policy and mints a set per ledger', async (ctx) => {
+    if (!moto) { console.warn('moto_server not installed: skipping the moto STS check'); ctx.skip(); return; }
+    const v = new CredentialVendor({
+      bucket: 'content', prefix: 'p/', region: 'us-east-1', roleArn: 'arn:aws:iam::123456789012:role/peer-read', ttlSecs: 900, ledgerPrefixes: true,
+      stsEndpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
+    const [hr, dev, ops] = [await v.vend('team/hr:main'), await v.vend('team/hr:dev'), await v.vend('ops')];
+    v.close();
+    expect([hr.prefix, dev.prefix, ops.prefix]).toEqual(['p/team~hr/', 'p/team~hr/', 'p/ops/']);
+    expect(dev).toBe(hr);
+    expect(ops.access_key_id).toMatch(/^ASIA[A-Z0-9]{12,}$/);
+    expect(ops.access_key_id).not.toBe(hr.access_key_id);
+  });
 });
