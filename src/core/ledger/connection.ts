@@ -19,7 +19,7 @@ import type { LedgerStores, WriteEnv, WriteSettings } from './stores.js';
 import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
-import { CommitGraph } from '../branch/dag.js';
+import { CommitGraph, type Node as GraphNode } from '../branch/dag.js';
 import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
@@ -67,8 +67,9 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly federation: FederationOptions | undefined;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
-  /** Envelope caches and walks over the commit graph (branches), one per content partition. */
+  /** Walks over the commit graph (branches), one per content partition, over one envelope cache. */
   private readonly graphs = new Map<string, CommitGraph>();
+  private readonly envelopes = new Map<string, GraphNode>();
   /** Branches a merge, rebase or revert is running on. */
   readonly maintenance = new Set<string>();
   /** Collects index roots no record names any more. */
@@ -114,7 +115,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   graphFor(ledgerId: string): CommitGraph {
     const p = this.partitionOf(ledgerId);
     let g = this.graphs.get(p);
-    if (!g) this.graphs.set(p, g = new CommitGraph(this.contentFor(ledgerId)));
+    if (!g) this.graphs.set(p, g = new CommitGraph(this.contentFor(ledgerId), this.envelopes));
     return g;
   }
 
