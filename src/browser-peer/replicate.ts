@@ -29,10 +29,10 @@ export async function replicateLedger(conn: Connection, ledgerId: string, mode: 
   const rec = await conn.ns.get(ledger.id);
   if (!rec?.index_head_id || held.has(rec.index_head_id)) return read;
   // The walk reads branches and leaves (to find their histories); the rest is fetched here.
-  const idx = await indexArtifacts(conn.content, rec.index_head_id, { skip: held });
+  const idx = await indexArtifacts(conn.contentFor(ledger.id), rec.index_head_id, { skip: held });
   const todo = (idx?.objects ?? []).filter((c) => !held.has(c));
   for (let i = 0; i < todo.length; i += PARALLEL) {
-    await Promise.all(todo.slice(i, i + PARALLEL).map((c) => conn.content.get(CID.parse(c))));
+    await Promise.all(todo.slice(i, i + PARALLEL).map((c) => conn.contentFor(ledger.id).get(CID.parse(c))));
   }
   for (const c of todo) held.add(c);
   held.add(rec.index_head_id);

@@ -23,6 +23,13 @@ export interface ContentStore {
   delete(cid: CID): Promise<boolean>;
   /** Release resources. */
   close(): Promise<void>;
+  /**
+   * Optional: a store laid out per ledger (docs/deploy.md, "Per-ledger prefixes") answers the view
+   * of one ledger's objects, shared by that ledger's branches (`name` is the ledger name, without
+   * the branch). Every read and write made for a ledger goes through its view (core/ledger/content-scope.ts);
+   * such a store refuses calls made outside any view.
+   */
+  forLedger?(name: string): ContentStore;
 }
 
 /** The nameservice record of one `name:branch` (replication.md §5). CIDs as base32 strings. */

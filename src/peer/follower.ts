@@ -241,7 +241,7 @@ export class PeerFollower {
     const chain: { cid: string; bytes: Uint8Array }[] = [];
     let cur: CID | null = CID.parse(rec.commit_head_id!);
     while (cur && cur.toString() !== l.head.cid && chain.length <= gap) {
-      const bytes = await this.conn.content.get(cur);
+      const bytes = await this.conn.contentFor(l.id).get(cur);
       chain.push({ cid: cur.toString(), bytes });
       cur = decodeEnvelope(bytes).parents[0] ?? null;
     }
@@ -307,7 +307,7 @@ export class PeerFollower {
    */
   private async switchIndex(l: Ledger, rec: NsRecord): Promise<boolean> {
     if (!rec.index_head_id || rec.index_head_id === l.tree?.rootCid.toString()) return true;
-    const tree = await IndexTree.load(this.conn.content, CID.parse(rec.index_head_id), this.conn.leafCache);
+    const tree = await IndexTree.load(this.conn.contentFor(l.id), CID.parse(rec.index_head_id), this.conn.leafCache);
     if (tree.t > l.t || tree.root.dict.size > l.dict.size) return false;
     if (!(await this.sameDictionary(l, tree))) return false;
     l.installIndex(tree);
@@ -334,7 +334,7 @@ export class PeerFollower {
     const known = new Set(l.tree?.root.dict.chunks ?? []);
     for (const c of d.chunks) {
       if (known.has(c)) continue;
-      const chunk = parseJsonNode<DictChunk>(await this.conn.content.get(CID.parse(c)), 'dictionary chunk');
+      const chunk = parseJsonNode<DictChunk>(await this.conn.contentFor(l.id).get(CID.parse(c)), 'dictionary chunk');
       const mine = await l.dict.keysOf(chunk.from, chunk.from + chunk.keys.length);
       if (mine.length !== chunk.keys.length || mine.some((k, i) => k !== chunk.keys[i])) return false;
     }

@@ -64,7 +64,7 @@ describe('parseServerArgs', () => {
       '--nameservice', 'postgres://ledgraph@db.internal:5432/ledgraph', '--nameservice-schema', 'prod_ns',
       '--storage', 's3://ledgraph-prod/eu', '--s3-endpoint', 'http://127.0.0.1:9000', '--s3-region', 'eu-west-1', '--s3-force-path-style',
       '--storage-vend-enabled', '--storage-vend-role-arn', 'arn:aws:iam::123456789012:role/peer-read', '--storage-vend-ttl-secs', '1800',
-      '--storage-vend-sts-endpoint', 'http://127.0.0.1:9000/',
+      '--storage-vend-sts-endpoint', 'http://127.0.0.1:9000/', '--s3-ledger-prefixes',
     ]);
     expect(c).toEqual({
       host: '0.0.0.0', port: 9000, storagePath: '/var/lib/ledgraph', memory: true, apiBaseUrl: '/api/v1',
@@ -93,7 +93,7 @@ describe('parseServerArgs', () => {
       nameservice: 'postgres://ledgraph@db.internal:5432/ledgraph', nameserviceSchema: 'prod_ns',
       storage: 's3://ledgraph-prod/eu', s3Endpoint: 'http://127.0.0.1:9000', s3Region: 'eu-west-1', s3ForcePathStyle: true,
       storageVendEnabled: true, storageVendRoleArn: 'arn:aws:iam::123456789012:role/peer-read', storageVendTtlSecs: 1800,
-      storageVendStsEndpoint: 'http://127.0.0.1:9000',
+      storageVendStsEndpoint: 'http://127.0.0.1:9000', s3LedgerPrefixes: true,
     } satisfies ServerConfig);
   });
 
@@ -110,6 +110,7 @@ describe('parseServerArgs', () => {
     const s3 = ['--storage', 's3://bkt/p', '--storage-proxy-enabled'];
     expect(run([]).storageVendTtlSecs).toBe(900);
     expect(() => run(['--storage-vend-enabled', '--storage-vend-role-arn', 'arn:r'])).toThrow('--storage-vend-enabled needs object storage');
+    expect(() => run(['--s3-ledger-prefixes'])).toThrow('--s3-ledger-prefixes needs object storage (--storage s3://bucket/prefix)');
     expect(() => run([...s3, '--storage-vend-enabled'])).toThrow('--storage-vend-enabled needs --storage-vend-role-arn');
     expect(() => run(['--storage', 's3://bkt/p', '--storage-vend-enabled', '--storage-vend-role-arn', 'arn:r'])).toThrow('needs --storage-proxy-enabled');
     expect(() => run(['--storage-vend-ttl-secs', '899'])).toThrow('--storage-vend-ttl-secs');

@@ -130,6 +130,8 @@ export interface ServerConfig extends InputLimits {
   storageVendTtlSecs: number;
   /** STS endpoint for vending (an S3-compatible store's); null = AWS STS of --s3-region. */
   storageVendStsEndpoint: string | null;
+  /** Lay S3 content out per ledger (`<prefix><ledger>/<CID>`), so vended credentials cover one ledger. */
+  s3LedgerPrefixes: boolean;
 }
 
 /** The defaults of every setting. */
@@ -197,6 +199,7 @@ export function defaultServerConfig(): ServerConfig {
     storageVendRoleArn: null,
     storageVendTtlSecs: 900,
     storageVendStsEndpoint: null,
+    s3LedgerPrefixes: false,
     ...DEFAULT_INPUT_LIMITS,
   };
 }
@@ -515,6 +518,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Lifetime of vended credentials (STS accepts 900 to 43200 seconds)'),
   valueFlag('storage-vend-sts-endpoint', 'LEDGRAPH_STORAGE_VEND_STS_ENDPOINT', '<url>', 'storageVendStsEndpoint', (r, w) => parseHttpUrl(r, w).replace(/\/+$/, ''), '(none)',
     'STS endpoint for credential vending (an S3-compatible store\'s; default: AWS STS of --s3-region)'),
+  boolFlag('s3-ledger-prefixes', 'LEDGRAPH_S3_LEDGER_PREFIXES', 's3LedgerPrefixes', false,
+    'Write each ledger\'s objects under its own key prefix (<prefix><ledger>/<CID>, shared by its branches), so vended credentials read one ledger; every server and shared-storage peer of the bucket needs it'),
 ];
 
 /** An s3://bucket/prefix URL. */
@@ -609,6 +614,7 @@ function validate(cfg: ServerConfig): void {
     if (!cfg.storageVendRoleArn) throw bad('--storage-vend-enabled needs --storage-vend-role-arn');
     if (!cfg.storageProxyEnabled) throw bad('--storage-vend-enabled needs --storage-proxy-enabled (credentials are vended to storage-proxy tokens)');
   }
+  if (cfg.s3LedgerPrefixes && !cfg.storage) throw bad('--s3-ledger-prefixes needs object storage (--storage s3://bucket/prefix)');
   if (cfg.requestTimeoutMs > 0 && cfg.headersTimeoutMs > cfg.requestTimeoutMs) {
     throw bad(`--headers-timeout-ms (${cfg.headersTimeoutMs}) must not exceed --request-timeout-ms (${cfg.requestTimeoutMs})`);
   }

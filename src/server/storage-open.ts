@@ -3,7 +3,7 @@
  * s3://..., an S3 bucket; the nameservice beside the storage path (or memory) or, with
  * --nameservice postgres://..., in PostgreSQL shared by several servers.
  */
-import type { NameService } from '../core/store.js';
+import type { ContentStore, NameService } from '../core/store.js';
 import { FileContentStore, FileNameService, MemoryContentStore, MemoryNameService, openFileStorage, openMemoryStorage, type Storage } from '../storage/index.js';
 import { PgNameService } from '../storage/pg-ns.js';
 import { parseS3Url, S3ContentStore } from '../storage/s3-store.js';
@@ -15,12 +15,13 @@ export async function openConfiguredNameService(config: ServerConfig): Promise<N
   return config.nameservice ? PgNameService.open(config.nameservice, { schema: config.nameserviceSchema }) : null;
 }
 
-/** The S3 content store when --storage s3://... is set, else null. */
-export function openConfiguredContent(config: ServerConfig): S3ContentStore | null {
+/** The S3 content store when --storage s3://... is set (laid out per ledger with --s3-ledger-prefixes), else null. */
+export function openConfiguredContent(config: ServerConfig): ContentStore | null {
   if (!config.storage) return null;
-  return new S3ContentStore({
+  const s3 = new S3ContentStore({
     ...parseS3Url(config.storage), endpoint: config.s3Endpoint ?? undefined, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle,
   });
+  return config.s3LedgerPrefixes ? s3.perLedger() : s3;
 }
 
 /** Content store plus nameservice as configured (see the file comment); any combination works. */
@@ -43,7 +44,7 @@ export function openCredentialVendor(config: ServerConfig): CredentialVendor | n
   const { bucket, prefix } = parseS3Url(config.storage);
   return new CredentialVendor({
     bucket, prefix: S3ContentStore.normalPrefix(prefix), region: config.s3Region, roleArn: config.storageVendRoleArn,
-    ttlSecs: config.storageVendTtlSecs, stsEndpoint: config.storageVendStsEndpoint ?? undefined,
+    ttlSecs: config.storageVendTtlSecs, stsEndpoint: config.storageVendStsEndpoint ?? undefined, ledgerPrefixes: config.s3LedgerPrefixes,
     s3Endpoint: config.s3Endpoint ?? undefined, forcePathStyle: config.s3ForcePathStyle,
   });
 }

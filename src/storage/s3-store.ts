@@ -14,6 +14,7 @@ import { cidOf } from '../core/commit/cid.js';
 import { isLedgraphError, storageError } from '../core/errors.js';
 import type { ContentStore } from '../core/store.js';
 import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
+import { PerLedgerContentStore } from './per-ledger-store.js';
 
 /** Where and how to reach the bucket. */
 export interface S3StoreOptions {
@@ -33,6 +34,8 @@ export interface S3StoreOptions {
   requestTimeoutMs?: number;
   /** Credentials; default the SDK's provider chain (environment, profile, instance role). */
   credentials?: S3ClientConfig['credentials'];
+  /** A client to share (withPrefix); the store then leaves closing it to its owner. */
+  client?: S3Client;
 }
 
 const MiB = 1024 * 1024;
@@ -54,13 +57,15 @@ export class S3ContentStore implements ContentStore {
   readonly prefix: string;
   private readonly threshold: number;
   private readonly partSize: number;
+  private readonly ownsClient: boolean;
 
-  constructor(opts: S3StoreOptions) {
+  constructor(private readonly opts: S3StoreOptions) {
     this.bucket = opts.bucket;
     this.prefix = S3ContentStore.normalPrefix(opts.prefix);
     this.partSize = Math.max(5 * MiB, opts.partSize ?? 8 * MiB);
     this.threshold = Math.max(this.partSize, opts.multipartThreshold ?? 16 * MiB);
-    this.client = new S3Client({
+    this.ownsClient = !opts.client;
+    this.client = opts.client ?? new S3Client({
       endpoint: opts.endpoint, region: opts.region ?? 'us-east-1', forcePathStyle: opts.forcePathStyle,
       credentials: opts.credentials, maxAttempts: opts.maxAttempts ?? 5, retryMode: 'standard',
       requestHandler: { connectionTimeout: 5000, requestTimeout: opts.requestTimeoutMs ?? 60_000 },
@@ -72,6 +77,20 @@ export class S3ContentStore implements ContentStore {
   /** A key prefix as the store uses it: empty, or ending in `/`. */
   static normalPrefix(prefix: string | undefined): string {
     return prefix && !prefix.endsWith('/') ? prefix + '/' : (prefix ?? '');
+  }
+
+  /** The same bucket under another key prefix, over this store's client (which this store keeps owning). */
+  withPrefix(prefix: string): S3ContentStore {
+    return new S3ContentStore({ ...this.opts, prefix, client: this.client });
+  }
+
+  /**
+   * This bucket and prefix laid out per ledger (--s3-ledger-prefixes): ledger `name` at
+   * `<prefix><ledgerSegment(name)>/<CID>`, over this store's client; objects of the shared layout
+   * (`<prefix><CID>`, written before) stay readable. The returned store owns this one.
+   */
+  perLedger(): PerLedgerContentStore {
+    return new PerLedgerContentStore({ open: (segment) => this.withPrefix(`${this.prefix}${segment}/`), shared: this, where: this.where() });
   }
 
   /** The object key of a CID. */
@@ -182,8 +201,8 @@ export class S3ContentStore implements ContentStore {
     }
   }
 
-  /** Release the HTTP connections. */
+  /** Release the HTTP connections (a store sharing another's client leaves them to it). */
   async close(): Promise<void> {
-    this.client.destroy();
+    if (this.ownsClient) this.client.destroy();
   }
 }

@@ -3,16 +3,20 @@
  * `AssumeRole` on the configured role with a session policy that narrows the role to reading
  * (`s3:GetObject`) the objects under the server's content prefix, for `--storage-vend-ttl-secs`.
  *
- * Scope: content is content-addressed and shared by every ledger of a server (objects are keyed
- * `<prefix><CID>`, not per ledger, so one object stored by two ledgers exists once), so the
- * narrowest prefix a policy can name is the server's content prefix. The route therefore vends only
- * to callers whose storage scope covers every ledger (see routes/storage-credentials.ts).
+ * Scope: under the shared layout content is content-addressed and shared by every ledger of a
+ * server (objects are keyed `<prefix><CID>`, one object stored by two ledgers exists once), so the
+ * narrowest prefix a policy can name is the server's content prefix, and the route vends only to
+ * callers whose storage scope covers every ledger. Under the per-ledger layout
+ * (--s3-ledger-prefixes, per-ledger-store.ts) a ledger's objects are `<prefix><ledger>/<CID>`,
+ * and the policy names that prefix alone (see routes/storage-credentials.ts).
  */
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { AssumeRoleCommand, STSClient, type STSClientConfig } from '@aws-sdk/client-sts';
 import { storageError } from '../core/errors.js';
 import type { VendedCredentials } from '../peer/proxy-client.js';
+import { splitLedgerId } from '../core/ledger/ledger-id.js';
+import { ledgerSegment } from './per-ledger-store.js';
 import { S3ContentStore } from './s3-store.js';
 
 export type { VendedCredentials } from '../peer/proxy-client.js';
@@ -22,6 +26,8 @@ export interface CredentialVendorOptions {
   bucket: string;
   /** Content prefix as the S3 store uses it (with its trailing `/`, or empty). */
   prefix: string;
+  /** Content laid out per ledger (--s3-ledger-prefixes): credentials then read one ledger's prefix. */
+  ledgerPrefixes?: boolean;
   region: string;
   roleArn: string;
   /** Lifetime of vended credentials (STS accepts 900 to 43200 seconds). */
@@ -63,13 +69,12 @@ export function sessionName(ledgerId: string): string {
 /** Mints scoped, short-lived credentials with STS AssumeRole; reuses a set while more than half its lifetime is left. */
 export class CredentialVendor {
   readonly client: STSClient;
-  readonly policy: string;
-  private cached: { creds: VendedCredentials; until: number } | null = null;
-  private inflight: Promise<VendedCredentials> | null = null;
+  /** Credentials by the prefix they read: one for the server under the shared layout, one per ledger under the per-ledger one. */
+  private readonly cached = new Map<string, { creds: VendedCredentials; until: number }>();
+  private readonly inflight = new Map<string, Promise<VendedCredentials>>();
   private readonly now: () => number;
 
   constructor(private readonly opts: CredentialVendorOptions) {
-    this.policy = sessionPolicy(opts.bucket, opts.prefix, opts.region);
     this.now = opts.now ?? Date.now;
     // No keep-alive: STS is called about once per half lifetime, and an idle socket would hold a closing server open.
     this.client = new STSClient({
@@ -78,22 +83,39 @@ export class CredentialVendor {
     });
   }
 
-  /**
-   * Credentials for a caller reading `ledgerId`. Every ledger of the server shares the prefix, so
-   * one set serves all; a new one is minted when less than half of the last one's lifetime is left.
-   */
-  async vend(ledgerId: string): Promise<VendedCredentials> {
-    if (this.cached && this.now() < this.cached.until) return this.cached.creds;
-    this.inflight ??= this.assume(ledgerId).finally(() => { this.inflight = null; });
-    return this.inflight;
+  /** The key prefix credentials for `ledgerId` read: the ledger's own under the per-ledger layout, else the server's. */
+  prefixFor(ledgerId: string): string {
+    return this.opts.ledgerPrefixes ? `${this.opts.prefix}${ledgerSegment(splitLedgerId(ledgerId).name)}/` : this.opts.prefix;
   }
 
-  private async assume(ledgerId: string): Promise<VendedCredentials> {
+  /** The session policy of credentials for `ledgerId` (exact text sent to STS). */
+  policyFor(ledgerId: string): string {
+    return sessionPolicy(this.opts.bucket, this.prefixFor(ledgerId), this.opts.region);
+  }
+
+  /**
+   * Credentials for a caller reading `ledgerId`. Every ledger (shared layout) or every branch of a
+   * ledger (per-ledger layout) with the same prefix shares one set; a new one is minted when less
+   * than half of the last one's lifetime is left.
+   */
+  async vend(ledgerId: string): Promise<VendedCredentials> {
+    const prefix = this.prefixFor(ledgerId);
+    const hit = this.cached.get(prefix);
+    if (hit && this.now() < hit.until) return hit.creds;
+    let p = this.inflight.get(prefix);
+    if (!p) {
+      p = this.assume(ledgerId, prefix).finally(() => { this.inflight.delete(prefix); });
+      this.inflight.set(prefix, p);
+    }
+    return p;
+  }
+
+  private async assume(ledgerId: string, prefix: string): Promise<VendedCredentials> {
     const o = this.opts;
     let out;
     try {
       out = await this.client.send(new AssumeRoleCommand({
-        RoleArn: o.roleArn, RoleSessionName: sessionName(ledgerId), DurationSeconds: o.ttlSecs, Policy: this.policy,
+        RoleArn: o.roleArn, RoleSessionName: sessionName(ledgerId), DurationSeconds: o.ttlSecs, Policy: sessionPolicy(o.bucket, prefix, o.region),
       }));
     } catch (e) {
       throw storageError(`credential vending: STS AssumeRole on ${o.roleArn} failed: ${(e as Error).name ?? ''} ${(e as Error).message}`.trim());
@@ -104,11 +126,11 @@ export class CredentialVendor {
     }
     const creds: VendedCredentials = {
       access_key_id: c.AccessKeyId, secret_access_key: c.SecretAccessKey, session_token: c.SessionToken,
-      expiration: c.Expiration.toISOString(), bucket: o.bucket, prefix: o.prefix, region: o.region,
+      expiration: c.Expiration.toISOString(), bucket: o.bucket, prefix, region: o.region,
       ...(o.s3Endpoint ? { endpoint: o.s3Endpoint } : {}), ...(o.forcePathStyle ? { force_path_style: true } : {}),
     };
     const issued = this.now();
-    this.cached = { creds, until: issued + (c.Expiration.getTime() - issued) / 2 };
+    this.cached.set(prefix, { creds, until: issued + (c.Expiration.getTime() - issued) / 2 });
     return creds;
   }
 

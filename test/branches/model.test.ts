@@ -152,7 +152,7 @@ async function runSequence(seed: number): Promise<string[]> {
     let prev: string | null = null;
     for (const p of predicted) {
       const cid = chain[p.t]!.cid;
-      const n = await conn.graph.node(cid);
+      const n = await conn.graphFor(L).node(cid);
       const parents = p.parents.map((x) => x ?? prev!);
       expect(n.parents, `${trace.join(' | ')}: parents at t ${p.t}`).toEqual(parents);
       m.commits.set(cid, { cid, t: p.t, parents, delta: p.delta });

@@ -18,7 +18,8 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 describe('IndexGc', () => {
   it('a sweep waits for running index writers, and writers started meanwhile wait for the sweep', async () => {
-    const gc = new IndexGc(new MemoryContentStore(), new MemoryNameService(), 0);
+    const content = new MemoryContentStore();
+    const gc = new IndexGc({ contentFor: () => content, partitionOf: () => '', ns: new MemoryNameService() }, 0);
     const log: string[] = [];
     const w1 = deferred();
     const writer = gc.writing(async () => { log.push('w1 start'); await w1.promise; log.push('w1 end'); });

@@ -60,6 +60,28 @@ describe('CredentialVendor against a loopback STS', () => {
     expect(sts.calls.at(-1)).toMatchObject({ RoleSessionName: 'ledgraph-ops-main', DurationSeconds: 3600 });
   });
 
+  it('per-ledger layout: one prefix and policy per ledger, shared by its branches, one set per prefix', async () => {
+    let now = Date.now();
+    const v = vendor({ ledgerPrefixes: true, ttlSecs: 3600, now: () => now });
+    expect(v.prefixFor('team/hr:dev')).toBe('prod/ledgers/team~hr/');
+    expect(v.policyFor('team/hr')).toBe(POLICY.replace('prod/ledgers/*', 'prod/ledgers/team~hr/*'));
+    const calls = sts.calls.length;
+    const [a, b, c] = await Promise.all([v.vend('team/hr:main'), v.vend('team/hr:dev'), v.vend('team:main')]);
+    expect(sts.calls.length).toBe(calls + 2);
+    expect(b).toBe(a);
+    expect(a.prefix).toBe('prod/ledgers/team~hr/');
+    expect(c.prefix).toBe('prod/ledgers/team/');
+    expect(sts.calls.slice(calls).map((x) => x.Policy).sort()).toEqual([
+      POLICY.replace('prod/ledgers/*', 'prod/ledgers/team/*'), POLICY.replace('prod/ledgers/*', 'prod/ledgers/team~hr/*'),
+    ]);
+    now += 1801_000; // past half of 3600 s: each prefix is minted again on its own
+    const d = await v.vend('team/hr:dev');
+    v.close();
+    expect(sts.calls.length).toBe(calls + 3);
+    expect(d.session_token).not.toBe(a.session_token);
+    expect(d.prefix).toBe('prod/ledgers/team~hr/');
+  });
+
   it('reports a refused signature or an STS error as a 502 naming the role', async () => {
     const bad = vendor({ credentials: { accessKeyId: CALLER.accessKeyId, secretAccessKey: 'wrong' } });
     const e1 = await bad.vend('hr:main').catch((e: unknown) => e);
@@ -135,5 +157,19 @@ describe('CredentialVendor against moto\'s STS (when moto_server is installed)',
     const ttl = Date.parse(c.expiration) - before;
     expect(ttl).toBeGreaterThan(1195_000);
     expect(ttl).toBeLessThan(1205_000);
+  });
+
+  it('per-ledger layout: moto accepts each ledger\'s session policy and mints a set per ledger', async (ctx) => {
+    if (!moto) { console.warn('moto_server not installed: skipping the moto STS check'); ctx.skip(); return; }
+    const v = new CredentialVendor({
+      bucket: 'content', prefix: 'p/', region: 'us-east-1', roleArn: 'arn:aws:iam::123456789012:role/peer-read', ttlSecs: 900, ledgerPrefixes: true,
+      stsEndpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    });
+    const [hr, dev, ops] = [await v.vend('team/hr:main'), await v.vend('team/hr:dev'), await v.vend('ops')];
+    v.close();
+    expect([hr.prefix, dev.prefix, ops.prefix]).toEqual(['p/team~hr/', 'p/team~hr/', 'p/ops/']);
+    expect(dev).toBe(hr);
+    expect(ops.access_key_id).toMatch(/^ASIA[A-Z0-9]{12,}$/);
+    expect(ops.access_key_id).not.toBe(hr.access_key_id);
   });
 });

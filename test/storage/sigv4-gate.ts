@@ -52,6 +52,8 @@ export interface SigV4Gate {
   refused: string[];
   /** Presigned requests that verified and were forwarded. */
   passed: number;
+  /** Every GET made with a session token (vended credentials: presigned or header-signed), as `<token> <path>`. */
+  vendedReads: string[];
   close(): Promise<void>;
 }
 
@@ -60,8 +62,11 @@ export interface SigV4Gate {
  * signature) are checked first. Other requests (the server's own SDK, header-signed) pass as they are.
  */
 export async function startSigV4Gate(upstreamPort: number, keys: GateKeys): Promise<SigV4Gate> {
-  const gate: SigV4Gate = { endpoint: '', refused: [], passed: 0, close: async () => {} };
+  const gate: SigV4Gate = { endpoint: '', refused: [], passed: 0, vendedReads: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const session = url.searchParams.get('X-Amz-Security-Token') ?? req.headers['x-amz-security-token'];
+    if (req.method === 'GET' && typeof session === 'string') gate.vendedReads.push(`${session} ${url.pathname}`);
     if ((req.url ?? '').includes('X-Amz-Signature=')) {
       const problem = presignedProblem(req, keys);
       if (problem) {

@@ -15,8 +15,8 @@ export interface Node { cid: string; t: number; parents: string[]; time: string 
 const MAX_CACHED = 500_000;
 
 export class CommitGraph {
-  private readonly nodes = new Map<string, Node>();
-  constructor(private readonly store: ContentStore) {}
+  /** `nodes`: the envelope cache, which graphs over the parts of one store may share (a CID's envelope is the same everywhere). */
+  constructor(private readonly store: ContentStore, private readonly nodes = new Map<string, Node>()) {}
 
   /** Record a commit whose envelope the caller has at hand (a ledger applying it), sparing a read. */
   remember(n: Node): void {

@@ -63,20 +63,22 @@ export async function dropBranch(env: BranchEnv, name: string, branch: string): 
  * Purge `rec`'s record, then delete the objects only it reached; returns the number of objects
  * deleted. The walk and the purge run under the branch's lock (no write adds a commit after the
  * walk); the deletes run outside it, while no index job writes (one may be writing an equal
- * object), and keep whatever any other record of any ledger reaches.
+ * object), and keep whatever any other record of the content partition reaches (any ledger's, under the
+ * shared layout; the ledger's other branches, under a per-ledger one).
  */
 async function purge(env: BranchEnv, rec: NsRecord, ledger: Ledger | null = null): Promise<number> {
   const mine = new Set<string>();
   const unlink = async (): Promise<void> => {
-    await collectReachable(env.content, rec, mine);
+    await collectReachable(env.contentFor(rec.ledger_id), rec, mine);
     // Record first: a failure part-way then leaves only unreferenced objects, never a dangling record.
     if (!(await env.ns.delete(rec.ledger_id)) && (await env.ns.get(rec.ledger_id))) throw internalError(`could not purge ${rec.ledger_id}; retry`);
   };
   if (ledger) await ledger.lock.run(unlink); else await unlink();
   const remove = async (): Promise<number> => {
-    const keep = await reachableFromOthers(env.content, env.ns, new Set([rec.ledger_id]), 'all');
+    const keep = await reachableFromOthers(env, env.partitionOf(rec.ledger_id), new Set([rec.ledger_id]), 'all');
+    const content = env.contentFor(rec.ledger_id);
     let deleted = 0;
-    for (const c of mine) if (!keep.has(c) && (await env.content.delete(CID.parse(c)))) deleted++;
+    for (const c of mine) if (!keep.has(c) && (await content.delete(CID.parse(c)))) deleted++;
     return deleted;
   };
   return env.exclusively ? env.exclusively(remove) : remove();

@@ -11,8 +11,8 @@ export interface BranchEnv extends WriteEnv {
   forget(id: string): void;
   /** Load a branch in the background so the commits it starts with above its index get indexed. */
   prepare(id: string): void;
-  /** Envelope cache and walks over the commit graph. */
-  readonly graph: CommitGraph;
+  /** Envelope cache and walks over the commit graph of a ledger's content (its branches share it). */
+  graphFor(ledgerId: string): CommitGraph;
   /** Branches a maintenance operation (merge, rebase, revert) is running on. */
   readonly maintenance: Set<string>;
 }

@@ -48,7 +48,7 @@ export async function createBranch(env: BranchEnv, name: string, branch: string,
   if (source.t === 0) throw invalidBranchOp('cannot branch a ledger with no commits');
   let fork = { cid: source.head.cid, t: source.t };
   if (at !== undefined) {
-    const ref = await resolveRef(env.graph, source, at);
+    const ref = await resolveRef(env.graphFor(sourceId), source, at);
     if (!ref.onChain) throw invalidBranchOp(`commit ${at} reached ${sourceId} through a merge; fork from the branch it was made on`);
     if (ref.t === 0) throw invalidBranchOp('cannot branch a ledger with no commits: the genesis commit is not a fork point');
     fork = { cid: ref.cid, t: ref.t };
@@ -70,7 +70,7 @@ async function indexAtOrBefore(env: BranchEnv, source: Ledger, t: number): Promi
   const chain = await source.chainEntries();
   let cur = source.record.index_head_id;
   while (cur) {
-    const root = (await rootHeader(env.content, cur))!;
+    const root = (await rootHeader(env.contentFor(source.id), cur))!;
     if (root.index_t <= t && chain[root.index_t]?.cid === root.commit_id) return { id: cur, t: root.index_t };
     cur = root.prev_root;
   }

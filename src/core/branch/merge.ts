@@ -52,18 +52,20 @@ async function mergePair(env: BranchEnv, name: string, sourceBranch: string, tar
 interface Divergence { ancestor: Node; targetAnc: Set<string>; upToDate: boolean; fastForward: boolean }
 
 async function diverge(env: BranchEnv, source: Ledger, target: Ledger): Promise<Divergence> {
-  const targetAnc = await env.graph.ancestors(target.head.cid);
-  const ancestor = await env.graph.commonAncestor(target.head.cid, source.head.cid);
+  const graph = env.graphFor(target.id);
+  const targetAnc = await graph.ancestors(target.head.cid);
+  const ancestor = await graph.commonAncestor(target.head.cid, source.head.cid);
   if (!ancestor) throw invalidBranchOp(`${source.id} and ${target.id} share no history`);
   return { ancestor, targetAnc, upToDate: targetAnc.has(source.head.cid), fastForward: ancestor.cid === target.head.cid };
 }
 
 /** Conflict keys between the source's and the target's changes since the ancestor, with the source's net change. */
 async function sides(env: BranchEnv, p: Pair, ancestor: Node) {
-  const reader = new CommitReader(env.content, env.graph, [p.source, p.target]);
-  const ancAnc = await env.graph.ancestors(ancestor.cid);
-  const src = await readSide(reader, await env.graph.only(p.source.head.cid, ancAnc));
-  const tgt = await readSide(reader, await env.graph.only(p.target.head.cid, ancAnc));
+  const graph = env.graphFor(p.target.id);
+  const reader = new CommitReader(env.contentFor(p.target.id), graph, [p.source, p.target]);
+  const ancAnc = await graph.ancestors(ancestor.cid);
+  const src = await readSide(reader, await graph.only(p.source.head.cid, ancAnc));
+  const tgt = await readSide(reader, await graph.only(p.target.head.cid, ancAnc));
   return { src, conflicts: conflictingKeys(src.keys, tgt.keys) };
 }
 
@@ -78,7 +80,7 @@ export async function mergeBranches(env: BranchEnv, name: string, sourceBranch: 
     const d = await diverge(env, source, target);
     const base = { ledger_id: target.id, target: p.targetBranch, source: sourceBranch };
     if (d.upToDate) return { ...base, fast_forward: true, new_head_t: target.t, commits_copied: 0, conflict_count: 0 };
-    const copied = (await env.graph.only(source.head.cid, d.targetAnc)).length;
+    const copied = (await env.graphFor(target.id).only(source.head.cid, d.targetAnc)).length;
     if (d.fastForward) {
       const idx = { id: source.record.index_head_id, t: source.record.index_t };
       await writeCommits(env, { target, base: source, headIfEmpty: { cid: source.head.cid, t: source.t }, index: idx }, []);
@@ -98,12 +100,13 @@ export async function mergeBranches(env: BranchEnv, name: string, sourceBranch: 
 /** Options of a merge or revert preview. */
 export interface PreviewLimits { includeConflicts: boolean; maxCommits: number; maxConflictKeys: number }
 
-/** `/log`-style summaries of commits, newest first, capped. */
-export async function commitList(env: BranchEnv, nodes: Node[], max: number): Promise<CommitList> {
+/** `/log`-style summaries of commits of ledger `ledgerId`, newest first, capped. */
+export async function commitList(env: BranchEnv, ledgerId: string, nodes: Node[], max: number): Promise<CommitList> {
+  const content = env.contentFor(ledgerId);
   const sorted = [...nodes].sort((a, b) => b.t - a.t || (a.cid < b.cid ? -1 : a.cid > b.cid ? 1 : 0));
   const commits: LogSummary[] = [];
   for (const n of sorted.slice(0, max)) {
-    const s = summarize(CID.parse(n.cid), await env.content.get(CID.parse(n.cid)));
+    const s = summarize(CID.parse(n.cid), await content.get(CID.parse(n.cid)));
     commits.push({ t: s.t, commit_id: n.cid, time: s.time, asserts: s.asserts, retracts: s.retracts, flake_count: s.asserts + s.retracts, message: s.message });
   }
   return { count: nodes.length, commits, truncated: nodes.length > commits.length };
@@ -116,9 +119,10 @@ export async function previewMerge(env: BranchEnv, name: string, sourceBranch: s
   if (strategy === 'abort' && !lim.includeConflicts) throw invalidBranchOp('strategy=abort needs include_conflicts (the preview cannot tell whether the merge would abort)');
   const p = await mergePair(env, name, sourceBranch, targetBranch);
   const d = await diverge(env, p.source, p.target);
-  const sourceAnc = await env.graph.ancestors(p.source.head.cid);
-  const ahead = await commitList(env, await env.graph.only(p.source.head.cid, d.targetAnc), lim.maxCommits);
-  const behind = await commitList(env, await env.graph.only(p.target.head.cid, sourceAnc), lim.maxCommits);
+  const graph = env.graphFor(p.target.id);
+  const sourceAnc = await graph.ancestors(p.source.head.cid);
+  const ahead = await commitList(env, p.target.id, await graph.only(p.source.head.cid, d.targetAnc), lim.maxCommits);
+  const behind = await commitList(env, p.target.id, await graph.only(p.target.head.cid, sourceAnc), lim.maxCommits);
   let keys: string[] = [];
   if (lim.includeConflicts && !d.fastForward && !d.upToDate) keys = (await sides(env, p, d.ancestor)).conflicts;
   const conflicts: MergePreview['conflicts'] = {

@@ -30,7 +30,8 @@ export async function rebaseBranch(env: BranchEnv, name: string, branch: string,
     await ledger.catchUp(env.ns);
     await source.catchUp(env.ns);
     const res = { ledger_id: id, branch, fast_forward: false, replayed: 0, skipped: 0, conflicts: 0, failures: 0, total_commits: 0, source_head_t: source.t };
-    const a = await env.graph.commonAncestor(ledger.head.cid, source.head.cid);
+    const graph = env.graphFor(id);
+    const a = await graph.commonAncestor(ledger.head.cid, source.head.cid);
     if (!a) throw invalidBranchOp(`${id} shares no history with its source`);
     const move = { target: ledger, base: source, headIfEmpty: { cid: source.head.cid, t: source.t }, index: { id: source.record.index_head_id, t: source.record.index_t } };
     if (a.cid === ledger.head.cid) {
@@ -38,11 +39,11 @@ export async function rebaseBranch(env: BranchEnv, name: string, branch: string,
       return { ...res, fast_forward: true };
     }
     if (a.cid === source.head.cid) return res; // already on top of the source head: nothing to replay
-    const reader = new CommitReader(env.content, env.graph, [ledger, source]);
-    const ancAnc = await env.graph.ancestors(a.cid);
-    const sourceKeys = (await readSide(reader, await env.graph.only(source.head.cid, ancAnc))).keys;
+    const reader = new CommitReader(env.contentFor(id), graph, [ledger, source]);
+    const ancAnc = await graph.ancestors(a.cid);
+    const sourceKeys = (await readSide(reader, await graph.only(source.head.cid, ancAnc))).keys;
     // Merge commits are not replayed: the commits they brought in are (their changes, one by one).
-    const own = (await env.graph.only(ledger.head.cid, ancAnc)).filter((n) => n.parents.length === 1);
+    const own = (await graph.only(ledger.head.cid, ancAnc)).filter((n) => n.parents.length === 1);
     const plans: PlannedCommit[] = [];
     for (const n of own) {
       const c = await reader.read(n.cid);

@@ -39,9 +39,9 @@ function revertStrategy(v: unknown): Strategy {
 /** Resolve one selected reference: a stored commit the head cannot reach is a 400, an unknown one a 404 (§8, §2). */
 async function selectedRef(env: BranchEnv, ledger: Ledger, ref: unknown): Promise<Node> {
   try {
-    return await resolveRef(env.graph, ledger, ref);
+    return await resolveRef(env.graphFor(ledger.id), ledger, ref);
   } catch (e) {
-    if (isLedgraphError(e) && e.status === 404 && typeof ref === 'string' && isCidRef(ref) && (await env.content.has(CID.parse(ref)))) {
+    if (isLedgraphError(e) && e.status === 404 && typeof ref === 'string' && isCidRef(ref) && (await env.contentFor(ledger.id).has(CID.parse(ref)))) {
       throw invalidBranchOp(`commit ${ref} is not reachable from the head of ${ledger.id}`);
     }
     throw e;
@@ -63,8 +63,9 @@ async function select(env: BranchEnv, ledger: Ledger, sel: RevertSelection): Pro
     if (r === null || typeof r !== 'object' || Array.isArray(r)) throw invalidBranchOp('"range" must be an object {"from", "to"}');
     const from = await selectedRef(env, ledger, r.from);
     const to = await selectedRef(env, ledger, r.to);
-    if (!(await env.graph.ancestors(to.cid)).has(from.cid)) throw invalidBranchOp('range: "from" is not an ancestor of "to"');
-    nodes = await env.graph.only(to.cid, await env.graph.ancestors(from.cid));
+    const graph = env.graphFor(ledger.id);
+    if (!(await graph.ancestors(to.cid)).has(from.cid)) throw invalidBranchOp('range: "from" is not an ancestor of "to"');
+    nodes = await graph.only(to.cid, await graph.ancestors(from.cid));
     if (nodes.length === 0) throw invalidBranchOp('the range selects no commit');
   }
   const unique = new Map(nodes.map((n) => [n.cid, n]));
@@ -77,7 +78,8 @@ async function select(env: BranchEnv, ledger: Ledger, sel: RevertSelection): Pro
 
 /** The undo flakes and the conflicting keys of a selection. */
 async function plan(env: BranchEnv, ledger: Ledger, selected: Node[]): Promise<{ undo: KeyedFlake[]; conflicts: string[] }> {
-  const reader = new CommitReader(env.content, env.graph, [ledger]);
+  const graph = env.graphFor(ledger.id);
+  const reader = new CommitReader(env.contentFor(ledger.id), graph, [ledger]);
   const undo: KeyedFlake[] = [];
   const keys = new Set<string>();
   for (const n of selected) {
@@ -89,8 +91,8 @@ async function plan(env: BranchEnv, ledger: Ledger, selected: Node[]): Promise<{
   const chosen = new Set(selected.map((n) => n.cid));
   const oldest = Math.min(...selected.map((n) => n.t));
   const later = new Set<string>();
-  for (const cid of await env.graph.ancestors(ledger.head.cid)) {
-    const n = await env.graph.node(cid);
+  for (const cid of await graph.ancestors(ledger.head.cid)) {
+    const n = await graph.node(cid);
     if (n.t < oldest || chosen.has(cid)) continue;
     for (const f of (await reader.read(cid)).flakes) later.add(conflictKey(f));
   }
@@ -126,7 +128,7 @@ export async function previewRevert(env: BranchEnv, name: string, branch: string
   const ledger = await env.ledger(id);
   if (!ledger) throw notFound(`ledger ${id} not found`);
   const selected = await select(env, ledger, sel);
-  const list = await commitList(env, selected, lim.maxCommits);
+  const list = await commitList(env, ledger.id, selected, lim.maxCommits);
   const keys = lim.includeConflicts ? (await plan(env, ledger, selected)).conflicts : [];
   return {
     branch, reverted_count: selected.length, reverted_commits: list.commits, truncated: list.truncated,

@@ -93,7 +93,8 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
       ns = encoded.nsTable;
       t++; cid = commitCid; time = commitTime;
     }
-    for (const s of staged) await env.content.putWithCid(CID.parse(s.cid), s.bytes);
+    const content = env.contentFor(target.id);
+    for (const s of staged) await content.putWithCid(CID.parse(s.cid), s.bytes);
     if (base === target) for (const s of staged) await target.resolveCommitTerms({ ...s.data, nsDelta: s.nsDelta }, s.cid);
     const last = staged[staged.length - 1];
     const head = last ? { cid: last.cid, t: last.data.t } : move.headIfEmpty ?? { cid: base.head.cid, t: base.t };
@@ -103,7 +104,7 @@ export async function writeCommits(env: BranchEnv, move: BranchMove, plans: Plan
     if (head.cid !== expected.commit_head_id || move.index) {
       if (!(await env.ns.compareAndSet(target.id, expected, next))) throw commitConflict(`the head of ${target.id} moved during the operation; retry`);
       // The branch's own index roots may now be on no record's chain (index-gc.ts decides).
-      if (expected.index_head_id !== next.index_head_id) env.retireIndex?.([expected.index_head_id]);
+      if (expected.index_head_id !== next.index_head_id) env.retireIndex?.(target.id, [expected.index_head_id]);
     }
     if (base === target) {
       target.record = next;

@@ -31,7 +31,7 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
     novelty: ledger.novelty,
     tree: ledger.tree,
   }));
-  const store = stores.content;
+  const store = stores.contentFor(ledger.id);
   const leaves = {} as Record<IndexOrder, LeafRef[]>;
   const tops = {} as Record<IndexOrder, string | null>;
   for (const order of ORDERS) {
@@ -69,7 +69,7 @@ export async function publishIndex(stores: LedgerStores, ledger: Ledger, tree: I
     return null;
   });
   // An index no record will name: its new objects are garbage (index-gc.ts).
-  if (published !== true) stores.retireIndex?.([tree.rootCid.toString()]);
+  if (published !== true) stores.retireIndex?.(ledger.id, [tree.rootCid.toString()]);
   if (published === null) throw new Error(`could not publish index for ${ledger.id}: nameservice kept changing`);
   return published;
 }

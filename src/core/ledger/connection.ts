@@ -19,10 +19,11 @@ import type { LedgerStores, WriteEnv, WriteSettings } from './stores.js';
 import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
-import { CommitGraph } from '../branch/dag.js';
+import { CommitGraph, type Node as GraphNode } from '../branch/dag.js';
 import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
+import { contentPartition, ledgerContent } from './content-scope.js';
 
 export interface ConnectionOptions {
   /** Novelty size that starts a background index job (default 100,000 bytes). */
@@ -58,6 +59,7 @@ export interface CreateResponse { ledger: string; t: 0; 'tx-id': string; commit:
 
 /** Ledgers over one ContentStore + NameService: the facade above the write paths and the indexer. */
 export class Connection implements WriteEnv, LedgerStores, BranchEnv {
+  /** The store as a whole; a ledger's reads and writes go through contentFor (a per-ledger layout refuses any other). */
   readonly content: ContentStore;
   readonly ns: NameService;
   readonly opts: WriteSettings;
@@ -65,8 +67,9 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly federation: FederationOptions | undefined;
   readonly leafCache: LeafCache;
   private readonly loaded = new Map<string, Promise<Ledger>>();
-  /** Envelope cache and walks over the commit graph (branches). */
-  readonly graph: CommitGraph;
+  /** Walks over the commit graph (branches), one per content partition, over one envelope cache. */
+  private readonly graphs = new Map<string, CommitGraph>();
+  private readonly envelopes = new Map<string, GraphNode>();
   /** Branches a merge, rebase or revert is running on. */
   readonly maintenance = new Set<string>();
   /** Collects index roots no record names any more. */
@@ -94,9 +97,26 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       termCacheBytes: opts.termCacheBytes ?? DEFAULT_TERM_CACHE_BYTES,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
-    this.graph = new CommitGraph(this.content);
-    this.gc = new IndexGc(this.content, this.ns, opts.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
+    this.gc = new IndexGc(this, opts.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
+  }
+
+  /** The content store a ledger (`name:branch` or bare name) reads and writes (content-scope.ts). */
+  contentFor(ledgerId: string): ContentStore {
+    return ledgerContent(this.content, ledgerId);
+  }
+
+  /** The content partition of a ledger ('' for all under a shared layout). */
+  partitionOf(ledgerId: string): string {
+    return contentPartition(this.content, ledgerId);
+  }
+
+  /** The commit graph over a ledger's content (shared by the ledgers of its partition). */
+  graphFor(ledgerId: string): CommitGraph {
+    const p = this.partitionOf(ledgerId);
+    let g = this.graphs.get(p);
+    if (!g) this.graphs.set(p, g = new CommitGraph(this.contentFor(ledgerId), this.envelopes));
+    return g;
   }
 
   /** Create a ledger with its genesis commit (t = 0) and optional default context; 409 when it exists. */
@@ -106,10 +126,10 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     if (await this.ns.get(id)) throw ledgerExists(`ledger ${id} already exists`);
     const record: NsRecord = {
       ledger_id: id, name, branch, commit_head_id: null, commit_t: 0, index_head_id: null, index_t: 0,
-      default_context: await storeDefaultContext(this.content, opts.context ?? null), config_id: null, retracted: false,
+      default_context: await storeDefaultContext(this.contentFor(id), opts.context ?? null), config_id: null, retracted: false,
     };
-    const ledger = Ledger.blank(this.content, record, this.opts.termCacheBytes);
-    ledger.graph = this.graph;
+    const ledger = Ledger.blank(this.contentFor(id), record, this.opts.termCacheBytes);
+    ledger.graph = this.graphFor(id);
     const { cid, record: next } = await writeGenesis(this, ledger);
     if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
     ledger.record = next;
@@ -172,7 +192,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
         if (ok) return l;
       }
     }
-    p = Ledger.open(this.content, rec, this.leafCache, this.opts.termCacheBytes, this.graph).then((l) => {
+    p = Ledger.open(this.contentFor(id), rec, this.leafCache, this.opts.termCacheBytes, this.graphFor(id)).then((l) => {
       this.indexInherited(l);
       return l;
     });
@@ -210,7 +230,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       throw notFound(`ledger ${id} not found`);
     }
     this.records.set(id, rec);
-    const p = Ledger.open(this.content, rec, this.leafCache);
+    const p = Ledger.open(this.contentFor(id), rec, this.leafCache);
     this.loaded.set(id, p);
     try {
       return await p;
@@ -355,8 +375,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   }
 
   /** Index roots no record names any more: their objects are deleted after gcGraceMs (index-gc.ts). */
-  retireIndex(roots: readonly (string | null)[]): void {
-    this.gc.retire(roots);
+  retireIndex(ledgerId: string, roots: readonly (string | null)[]): void {
+    this.gc.retire(ledgerId, roots);
   }
 
   /** Run deletes while no index writer of this connection runs. */

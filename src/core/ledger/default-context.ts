@@ -18,7 +18,8 @@ export const MAX_DEFAULT_CONTEXT_BYTES = 256 * 1024;
 
 /** What reading and replacing a default context needs of a connection. */
 export interface ContextEnv {
-  readonly content: ContentStore;
+  /** The content store of a ledger (content-scope.ts). */
+  contentFor(ledgerId: string): ContentStore;
   readonly ns: NameService;
   /** The nameservice record (feed-maintained cache). */
   record(id: string): Promise<NsRecord | null>;
@@ -66,10 +67,10 @@ async function readBlob(content: ContentStore, cid: string): Promise<unknown> {
  * The stored default context of a ledger (a time specifier in `ledgerRef` is ignored: the context is
  * not versioned by t), or null when it has none or the ledger does not exist.
  */
-export async function defaultContextOf(env: Pick<ContextEnv, 'content' | 'record'>, ledgerRef: string): Promise<unknown> {
+export async function defaultContextOf(env: Pick<ContextEnv, 'contentFor' | 'record'>, ledgerRef: string): Promise<unknown> {
   const rec = await env.record(normalizeLedgerId(parseLedgerRef(ledgerRef).id));
   if (!rec || rec.retracted || !rec.default_context) return null;
-  return readBlob(env.content, rec.default_context);
+  return readBlob(env.contentFor(rec.ledger_id), rec.default_context);
 }
 
 /** The outcome of replacing a default context. */
@@ -82,7 +83,7 @@ export interface DefaultContextChange { ledger: string; '@context': unknown; def
  */
 export async function setDefaultContext(env: ContextEnv, ledgerId: string, ctx: unknown): Promise<DefaultContextChange> {
   const id = normalizeLedgerId(ledgerId);
-  const cid = await storeDefaultContext(env.content, ctx);
+  const cid = await storeDefaultContext(env.contentFor(id), ctx);
   const ledger = await env.ledger(id);
   return ledger.lock.run(async () => {
     for (let attempt = 0; attempt < 32; attempt++) {

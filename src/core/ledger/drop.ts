@@ -25,13 +25,16 @@ export async function dropLedger(conn: LedgerStores, name: string, records: NsRe
     return { ledger_id: name, status: 'dropped', files_deleted: 0, branches_dropped: live.map((r) => r.ledger_id).sort() };
   }
   const objects = new Set<string>();
-  for (const r of records) await collectReachable(conn.content, r, objects);
-  // Objects another ledger also reaches stay (a restore into another name shares every commit),
-  // and the deletes wait for running index jobs (one may be writing an equal object).
+  // Every branch of a name shares one content partition (content-scope.ts).
+  const content = conn.contentFor(name);
+  for (const r of records) await collectReachable(content, r, objects);
+  // Objects another ledger of the partition also reaches stay (under the shared layout a restore
+  // into another name shares every commit), and the deletes wait for running index jobs (one may
+  // be writing an equal object).
   const remove = async (): Promise<number> => {
-    const keep = await reachableFromOthers(conn.content, conn.ns, new Set(ids), 'all');
+    const keep = await reachableFromOthers(conn, conn.partitionOf(name), new Set(ids), 'all');
     let deleted = 0;
-    for (const c of objects) if (!keep.has(c) && (await conn.content.delete(CID.parse(c)))) deleted++;
+    for (const c of objects) if (!keep.has(c) && (await content.delete(CID.parse(c)))) deleted++;
     return deleted;
   };
   const deleted = conn.exclusively ? await conn.exclusively(remove) : await remove();

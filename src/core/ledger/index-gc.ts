@@ -15,13 +15,14 @@
  */
 import { CID } from 'multiformats/cid';
 import { indexArtifacts } from '../index/artifacts.js';
-import type { ContentStore, NameService } from '../store.js';
+import type { ContentStore } from '../store.js';
 import { reachableFromOthers } from './reachable.js';
+import type { LedgerStores } from './stores.js';
 
 /** Default time an unreachable index root is kept before its objects are deleted (10 minutes). */
 export const DEFAULT_GC_GRACE_MS = 600_000;
 
-interface Candidate { cid: string; due: number }
+interface Candidate { cid: string; due: number; ledgerId: string }
 
 export class IndexGc {
   private readonly candidates: Candidate[] = [];
@@ -36,13 +37,13 @@ export class IndexGc {
   /** Objects deleted by sweeps so far (diagnostics, tests). */
   deleted = 0;
 
-  constructor(private readonly content: ContentStore, private readonly ns: NameService, readonly graceMs = DEFAULT_GC_GRACE_MS) {}
+  constructor(private readonly stores: Pick<LedgerStores, 'contentFor' | 'partitionOf' | 'ns'>, readonly graceMs = DEFAULT_GC_GRACE_MS) {}
 
-  /** Index roots no record names any more: swept after the grace period. */
-  retire(roots: readonly (string | null)[]): void {
+  /** Index roots of `ledgerId`'s content that no record names any more: swept after the grace period. */
+  retire(ledgerId: string, roots: readonly (string | null)[]): void {
     if (this.closed) return;
     const due = Date.now() + this.graceMs;
-    for (const cid of roots) if (cid) this.candidates.push({ cid, due });
+    for (const cid of roots) if (cid) this.candidates.push({ cid, due, ledgerId });
     this.schedule();
   }
 
@@ -104,17 +105,28 @@ export class IndexGc {
     const due = this.candidates.filter((c) => c.due <= now);
     if (due.length === 0) { this.schedule(); return; }
     for (const c of due) this.candidates.splice(this.candidates.indexOf(c), 1);
-    this.running = this.exclusively(() => this.sweep(due.map((c) => c.cid)))
+    this.running = this.exclusively(() => this.sweep(due))
       .catch((e) => {
         console.error(JSON.stringify({ level: 'error', msg: 'index garbage collection failed', error: String(e) }));
       })
       .finally(() => { this.running = null; this.schedule(); });
   }
 
-  /** Delete the objects of the retired roots (and their prev_root chains) that nothing retained reaches. */
-  private async sweep(roots: string[]): Promise<void> {
-    const keep = await reachableFromOthers(this.content, this.ns, new Set(), 'index', this.histories);
-    this.deleted += await deleteIndexObjects(this.content, roots, keep, this.histories);
+  /**
+   * Delete the objects of the retired roots (and their prev_root chains) that nothing retained in
+   * their content partition reaches (every ledger's records under the shared layout, one ledger's
+   * branches under a per-ledger one).
+   */
+  private async sweep(due: Candidate[]): Promise<void> {
+    const byPartition = new Map<string, Candidate[]>();
+    for (const c of due) {
+      const p = this.stores.partitionOf(c.ledgerId);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), c]);
+    }
+    for (const [partition, cands] of byPartition) {
+      const keep = await reachableFromOthers(this.stores, partition, new Set(), 'index', this.histories);
+      this.deleted += await deleteIndexObjects(this.stores.contentFor(cands[0]!.ledgerId), cands.map((c) => c.cid), keep, this.histories);
+    }
   }
 }
 

@@ -6,7 +6,8 @@
 import { CID } from 'multiformats/cid';
 import { decodeEnvelope } from '../commit/commit-codec.js';
 import { indexArtifacts } from '../index/artifacts.js';
-import type { ContentStore, NameService, NsRecord } from '../store.js';
+import type { ContentStore, NsRecord } from '../store.js';
+import type { LedgerStores } from './stores.js';
 
 /**
  * Add to `out` the CID of every object reachable from a record: its commits and index objects
@@ -18,8 +19,12 @@ export async function collectReachable(store: ContentStore, r: NsRecord, out: Se
   await collectIndex(store, r, out);
 }
 
-/** Every commit reachable through any parent (merged-in commits belong to the branch that merged them) with its transaction blob. */
+/**
+ * Every commit reachable through any parent (merged-in commits belong to the branch that merged
+ * them) with its transaction blob, and the record's default-context blob.
+ */
 export async function collectCommits(store: ContentStore, r: NsRecord, out: Set<string>): Promise<void> {
+  if (r.default_context) out.add(r.default_context);
   const stack: CID[] = r.commit_head_id ? [CID.parse(r.commit_head_id)] : [];
   while (stack.length > 0) {
     const cur = stack.pop()!;
@@ -50,15 +55,17 @@ export async function collectIndex(store: ContentStore, r: NsRecord, out: Set<st
 }
 
 /**
- * Everything reachable from every record of the nameservice except `except` — of every ledger
- * name, since content addressing shares objects across ledgers too (a restore into another name
- * on the same storage shares every commit; equal data gives equal leaves). `index` limits the walk
- * to index objects.
+ * Everything reachable from every record of the nameservice in content partition `partition`
+ * (content-scope.ts) except `except`. Under the shared layout that is every ledger name, since
+ * content addressing shares objects across ledgers too (a restore into another name on the same
+ * storage shares every commit; equal data gives equal leaves); under a per-ledger layout only the
+ * branches of one ledger share its objects. `index` limits the walk to index objects.
  */
-export async function reachableFromOthers(store: ContentStore, ns: NameService, except: ReadonlySet<string>, what: 'all' | 'index', histories?: Map<string, string | null>): Promise<Set<string>> {
+export async function reachableFromOthers(stores: Pick<LedgerStores, 'contentFor' | 'partitionOf' | 'ns'>, partition: string, except: ReadonlySet<string>, what: 'all' | 'index', histories?: Map<string, string | null>): Promise<Set<string>> {
   const keep = new Set<string>();
-  for (const r of await ns.list()) {
-    if (except.has(r.ledger_id)) continue;
+  for (const r of await stores.ns.list()) {
+    if (except.has(r.ledger_id) || stores.partitionOf(r.ledger_id) !== partition) continue;
+    const store = stores.contentFor(r.ledger_id);
     if (what === 'all') await collectCommits(store, r, keep);
     await collectIndex(store, r, keep, histories);
   }

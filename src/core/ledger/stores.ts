@@ -9,11 +9,14 @@ import type { Ledger } from './ledger.js';
 
 /** The content store, the nameservice and the decoded-leaf cache shared by the ledgers over them. */
 export interface LedgerStores {
-  readonly content: ContentStore;
+  /** The content store a ledger (`name:branch` or bare name) reads and writes (content-scope.ts); never the store itself. */
+  contentFor(ledgerId: string): ContentStore;
+  /** Which partition a ledger's objects live in ('' for all under a shared layout): objects are shared only within one. */
+  partitionOf(ledgerId: string): string;
   readonly ns: NameService;
   readonly leafCache: LeafCache;
   /** Index roots no record names any more (an index published for nothing, a head moved to another chain): collected later. */
-  retireIndex?(roots: readonly (string | null)[]): void;
+  retireIndex?(ledgerId: string, roots: readonly (string | null)[]): void;
   /** Run deletes while no index writer of this connection runs (an index job may be writing an equal object). */
   exclusively?<T>(fn: () => Promise<T>): Promise<T>;
 }

@@ -49,6 +49,7 @@ export async function restoreLedger(stores: LedgerStores, ledgerId: string, fram
     default_context: null, config_id: null, retracted: true,
   };
   if ((await stores.ns.get(id)) || !(await stores.ns.compareAndSet(id, null, placeholder))) throw ledgerExists(`ledger ${id} already exists`);
+  const content = stores.contentFor(id);
   const created: CID[] = [];
   const seen = new Set<string>();
   let objects = 0, bytes = 0;
@@ -65,8 +66,8 @@ export async function restoreLedger(stores: LedgerStores, ledgerId: string, fram
       if (f.cid.code === Codec.gcRecord) throw constraintViolation(`the stream carries a garbage-collection record (${key})`);
       seen.add(key);
       objects++; bytes += f.bytes.length;
-      if (!(await stores.content.has(f.cid))) {
-        await stores.content.putWithCid(f.cid, f.bytes);
+      if (!(await content.has(f.cid))) {
+        await content.putWithCid(f.cid, f.bytes);
         created.push(f.cid);
       }
       opts.onObject?.(objects, bytes);
@@ -75,7 +76,7 @@ export async function restoreLedger(stores: LedgerStores, ledgerId: string, fram
     if (!heads) throw constraintViolation('the archive has no nameservice manifest');
     if (!seen.has(heads.commit_head_id)) throw constraintViolation(`head commit ${heads.commit_head_id} is not in the archive`);
     const head = CID.parse(heads.commit_head_id);
-    if (head.code !== Codec.commit || decodeEnvelope(await stores.content.get(head)).t !== heads.commit_t) {
+    if (head.code !== Codec.commit || decodeEnvelope(await content.get(head)).t !== heads.commit_t) {
       throw constraintViolation(`head commit ${heads.commit_head_id} is not a commit at t ${heads.commit_t}`);
     }
     let indexId: string | null = null;
@@ -83,15 +84,19 @@ export async function restoreLedger(stores: LedgerStores, ledgerId: string, fram
       if (!seen.has(heads.index_head_id)) throw constraintViolation(`index root ${heads.index_head_id} is not in the archive`);
       const rootCid = CID.parse(heads.index_head_id);
       if (rootCid.code !== Codec.indexRoot) throw constraintViolation(`${heads.index_head_id} is not an index root`);
-      const root = parseJsonNode<IndexRoot>(await stores.content.get(rootCid), 'index root');
+      const root = parseJsonNode<IndexRoot>(await content.get(rootCid), 'index root');
       if (root.index_t !== heads.index_t) throw constraintViolation(`index root ${heads.index_head_id} covers t ${root.index_t}, not ${heads.index_t}`);
       indexId = heads.index_head_id;
       if (root.ledger_id !== id) {
         // Re-stamped under the new name: a new root object, so the source's root stays as it was.
         const restamped = canonicalJsonBytes({ ...root, ledger_id: id });
-        const cid = await stores.content.put(Codec.indexRoot, restamped);
+        const cid = await content.put(Codec.indexRoot, restamped);
         if (!seen.has(cid.toString())) created.push(cid);
         indexId = cid.toString();
+        // The source's root, stored by this restore, is then named by nothing here (under a
+        // per-ledger layout nothing else could reach it either): not kept.
+        const i = created.findIndex((c) => c.equals(rootCid));
+        if (i >= 0) { created.splice(i, 1); await content.delete(rootCid); }
       }
     }
     const record: NsRecord = {
@@ -101,7 +106,7 @@ export async function restoreLedger(stores: LedgerStores, ledgerId: string, fram
     if (!(await stores.ns.compareAndSet(id, placeholder, record))) throw internalError(`ledger ${id} changed during the restore`);
     return { ledger: id, t: heads.commit_t, commit_id: heads.commit_head_id, index_id: indexId, objects, bytes };
   } catch (e) {
-    for (const c of created) await stores.content.delete(c).catch(() => false);
+    for (const c of created) await content.delete(c).catch(() => false);
     await stores.ns.delete(id).catch(() => false);
     throw e;
   }

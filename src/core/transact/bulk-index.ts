@@ -75,6 +75,7 @@ export interface BulkIndexInput {
 
 /** Write the index covering the load; `install()` switches the ledger to it once its record is published. */
 export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: BulkIndexInput): Promise<{ rootCid: string; install(): void }> {
+  const content = stores.contentFor(ledger.id);
   const dict = ledger.dict;
   const tree = ledger.tree;
   const novelty = ledger.novelty;
@@ -93,25 +94,25 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
     if (order === 'opst') run = refsOnly(run, (o) => dict.kind(o) !== 2);
     if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
     if (order === 'spot') spotRun = run;
-    leaves[order] = fresh ? await writeLeaves(stores.content, order, run, empty) : await updateOrder(tree, stores.content, order, run);
-    tops[order] = await writeBranches(stores.content, order, leaves[order]);
+    leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
+    tops[order] = await writeBranches(content, order, leaves[order]);
     x.onProgress?.({ phase: 'index', done: ORDERS.indexOf(order) + 1, total: ORDERS.length });
   }
   await dict.ensureIds([all.o], all.n); // addStats reads literal keys synchronously
   addStats(ledger, all, x.commitBytes);
-  const dictRoot = await writeDictPages(stores.content, dict, tree?.root.dict ?? null, dict.size);
+  const dictRoot = await writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
   // A fresh index holds every fact in spotRun: its class summary is one pass over it. Over an
   // older index the root goes without one; derivation scans, and the next index job writes it.
-  const classSummary = fresh ? await storeSummary(stores.content, await summarizeFacts(dict, [spotRun], [spotRun])) : undefined;
+  const classSummary = fresh ? await storeSummary(content, await summarizeFacts(dict, [spotRun], [spotRun])) : undefined;
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: x.t, base_t: 0, commit_id: x.commitId, commit_time: ledger.head.time, ns: ledger.ns.allocated(),
     graphs: ledger.graphs.named(), datatypes: [...ledger.datatypes].sort(), dict: dictRoot, orders: tops,
     stats: ledger.stats.toJson(), prev_root: tree ? tree.rootCid.toString() : null,
     ...(classSummary ? { class_summary: classSummary } : {}),
   };
-  const rootCid = await stores.content.put(Codec.indexRoot, canonicalJsonBytes(root));
+  const rootCid = await content.put(Codec.indexRoot, canonicalJsonBytes(root));
   rememberRoot(rootCid.toString(), root);
-  const next = new IndexTree(stores.content, rootCid, root, leaves, stores.leafCache);
+  const next = new IndexTree(content, rootCid, root, leaves, stores.leafCache);
   return {
     rootCid: rootCid.toString(),
     install: () => { ledger.installIndex(next); ledger.resetChain(); },

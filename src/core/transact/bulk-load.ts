@@ -167,7 +167,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
       const cid = (await cidOf(Codec.commit, enc.bytes)).toString();
       commitBytes += enc.bytes.length;
       // Stored while the next commit is encoded; nothing names them until the final publish.
-      writing = writing.then(() => stores.content.put(Codec.commit, enc.bytes));
+      writing = writing.then(() => stores.contentFor(ledger.id).put(Codec.commit, enc.bytes));
       writing.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
       // The shared part of applying a commit (tables, head, metadata facts); its flakes go to the runs.
       const header = ledger.applyHeader({ ...data, nsDelta: enc.nsDelta }, cid, to - from, 0);
@@ -185,7 +185,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     const built = await buildBulkIndex(stores, ledger, { spot, meta: meta.run, t, commitId: prev, commitBytes, onProgress: opts.onProgress });
     const next = { ...startRecord, commit_head_id: prev, commit_t: t, index_head_id: built.rootCid, index_t: t };
     if (!(await stores.ns.compareAndSet(ledger.id, startRecord, next))) {
-      stores.retireIndex?.([built.rootCid]);
+      stores.retireIndex?.(ledger.id, [built.rootCid]);
       throw commitConflict(`ledger ${ledger.id} changed during the bulk load (another writer); nothing was loaded, run it again`);
     }
     ledger.record = next;

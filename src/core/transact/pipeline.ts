@@ -48,7 +48,7 @@ export function nowIso(): string {
 export async function writeGenesis(env: WriteEnv, ledger: Ledger): Promise<{ cid: string; record: NsRecord }> {
   const data: CommitData = { t: 0, parents: [], time: nowIso(), txn: null, author: '', nsDelta: [], graphDelta: [], meta: [], flakes: [] };
   const { bytes } = encodeCommit(data, ledger.ns);
-  const cid = await env.content.put(Codec.commit, bytes);
+  const cid = await env.contentFor(ledger.id).put(Codec.commit, bytes);
   ledger.applyCommit(data, cid.toString(), bytes);
   return { cid: cid.toString(), record: { ...ledger.record, commit_head_id: cid.toString(), commit_t: 0 } };
 }
@@ -201,9 +201,10 @@ async function stageGroup(env: WriteEnv, ledger: Ledger, batch: PendingWrite[], 
   for (const [w, e] of failed) w.reject(e);
   const group: Group = { prepared, unchanged, baseCid: base.cid, dictSize, after, published: Promise.resolve(true), retry: [] };
   // Blobs first (their fsyncs overlap each other and the previous group's publish).
+  const content = env.contentFor(ledger.id);
   const blobs = Promise.all(prepared.flatMap((x) => [
-    ...(x.txnBytes ? [env.content.put(Codec.txn, x.txnBytes)] : []),
-    env.content.put(Codec.commit, x.bytes),
+    ...(x.txnBytes ? [content.put(Codec.txn, x.txnBytes)] : []),
+    content.put(Codec.commit, x.bytes),
   ]));
   blobs.catch(() => {}); // observed in publish; never an unhandled rejection meanwhile
   group.published = publish(env, ledger, group, prev, blobs);

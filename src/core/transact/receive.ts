@@ -95,6 +95,7 @@ export async function receiveCommits(env: WriteEnv, ledger: Ledger, input: Recei
 
   return ledger.lock.run(async () => {
     await ledger.catchUp(env.ns);
+    const content = env.contentFor(ledger.id);
     // 2. The chain continues the head: first parents and t, one after the other.
     let prevId = ledger.head.cid, prevT = ledger.t;
     for (const [i, c] of chain.entries()) {
@@ -112,7 +113,7 @@ export async function receiveCommits(env: WriteEnv, ledger: Ledger, input: Recei
     for (const c of [...chain, ...merged]) inPush.set(c.id, c);
     for (const c of [...chain, ...merged]) {
       for (const p of c.env.parents) {
-        if (!inPush.has(p.toString()) && !(await env.content.has(p))) throw constraintViolation(`push: parent ${p.toString()} of commit ${c.id} is neither in the push nor stored`);
+        if (!inPush.has(p.toString()) && !(await content.has(p))) throw constraintViolation(`push: parent ${p.toString()} of commit ${c.id} is neither in the push nor stored`);
       }
     }
     if (merged.length > 0) {
@@ -138,7 +139,7 @@ export async function receiveCommits(env: WriteEnv, ledger: Ledger, input: Recei
     const missing = new Set<string>();
     for (const c of [...chain, ...merged]) {
       const txn = c.env.txn;
-      if (txn && !supplied.has(txn.toString()) && !(await env.content.has(txn))) missing.add(txn.toString());
+      if (txn && !supplied.has(txn.toString()) && !(await content.has(txn))) missing.add(txn.toString());
     }
 
     // 5. Replay the chain against an overlay of the ledger.
@@ -150,11 +151,11 @@ export async function receiveCommits(env: WriteEnv, ledger: Ledger, input: Recei
       // barrier), else written side by side and the head commit alone, last, as the barrier.
       const last = chain[chain.length - 1]!;
       const rest = [...blobs, ...merged, ...chain.slice(0, -1)];
-      if (env.content.putAllWithCid) {
-        await env.content.putAllWithCid([...rest, last]);
+      if (content.putAllWithCid) {
+        await content.putAllWithCid([...rest, last]);
       } else {
-        await inParallel(rest, STORE_CONCURRENCY, (o) => env.content.putWithCid(o.cid, o.bytes));
-        await env.content.putWithCid(last.cid, last.bytes);
+        await inParallel(rest, STORE_CONCURRENCY, (o) => content.putWithCid(o.cid, o.bytes));
+        await content.putWithCid(last.cid, last.bytes);
       }
       const expected = ledger.record;
       const next: NsRecord = { ...expected, commit_head_id: last.id, commit_t: last.env.t };

@@ -41,7 +41,7 @@ export class DirPlace implements Place {
     const r = await this.conn.ns.get(normalizeLedgerId(ledger));
     if (!r || r.retracted || r.source_branch === undefined) return null;
     const src = await this.conn.ledger(`${r.name}:${r.source_branch}`);
-    const a = await this.conn.graph.commonAncestor(r.commit_head_id!, src.head.cid);
+    const a = await this.conn.graphFor(r.ledger_id).commonAncestor(r.commit_head_id!, src.head.cid);
     return a ? { source: r.source_branch, commitId: a.cid } : null;
   }
   async createBranch(ledger: string, source: string, at: string): Promise<void> {
@@ -54,23 +54,25 @@ export class DirPlace implements Place {
   async archive(ledger: string, includeIndexes: boolean, watch?: FrameWatcher): Promise<AsyncIterable<Uint8Array>> {
     const record = await this.conn.ns.get(normalizeLedgerId(ledger));
     if (!record || record.retracted) throw notFound(`ledger ${ledger} not found in ${this.name}`);
-    const { plan, trailer } = await planArchive(this.conn.content, record, includeIndexes);
+    const content = this.conn.contentFor(record.ledger_id);
+    const { plan, trailer } = await planArchive(content, record, includeIndexes);
     watch?.header(packHeader(plan, IMPORT_MAX_FRAME_BYTES));
-    return packFrames(this.conn.content, plan, { maxFrameBytes: IMPORT_MAX_FRAME_BYTES, trailer, onObject: watch && ((n) => watch.object(n)) });
+    return packFrames(content, plan, { maxFrameBytes: IMPORT_MAX_FRAME_BYTES, trailer, onObject: watch && ((n) => watch.object(n)) });
   }
   restore(ledger: string, frames: AsyncIterable<PackFrame>, trailer: NameserviceManifest | null, watch: FrameWatcher): Promise<RestoreResult> {
     return restoreLedger(this.conn, ledger, counted(frames, watch), trailer ? { heads: trailer } : {});
   }
   /** Store objects without moving any head (fetch). */
-  async storeObjects(batch: CommitBatch): Promise<number> {
+  async storeObjects(ledger: string, batch: CommitBatch): Promise<number> {
+    const content = this.conn.contentFor(ledger);
     let n = 0;
     for (const bytes of [...batch.merged, ...batch.commits]) {
       const cid = await cidOf(Codec.commit, bytes);
-      if (!(await this.conn.content.has(cid))) { await this.conn.content.putWithCid(cid, bytes); n++; }
+      if (!(await content.has(cid))) { await content.putWithCid(cid, bytes); n++; }
     }
     for (const [k, v] of batch.blobs) {
       const cid = CID.parse(k);
-      if (!(await this.conn.content.has(cid))) await this.conn.content.putWithCid(cid, v);
+      if (!(await content.has(cid))) await content.putWithCid(cid, v);
     }
     return n;
   }

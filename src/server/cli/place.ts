@@ -31,7 +31,7 @@ export interface Place {
   /** Replace the ledger's stored default context (clone and pull carry it). */
   setContext(ledger: string, context: unknown): Promise<void>;
   /** Store a batch's objects without moving any head (`fetch` into a storage directory). */
-  storeObjects?(batch: CommitBatch): Promise<number>;
+  storeObjects?(ledger: string, batch: CommitBatch): Promise<number>;
   close(): Promise<void>;
 }
 

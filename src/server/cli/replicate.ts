@@ -108,7 +108,7 @@ export async function replicateMain(command: string, args: string[], remotesFile
         if (command === 'pull') await carryContext(src, dst, ledger, ledger);
         if (batch.commits.length === 0) { io.out(`${ledger}: up to date at t ${local.t}\n`); return 0; }
         if (command === 'fetch') {
-          const stored = dst.storeObjects ? await dst.storeObjects(batch) : 0;
+          const stored = dst.storeObjects ? await dst.storeObjects(ledger, batch) : 0;
           io.out(`${ledger}: ${src.name} is ${batch.commits.length} commits ahead (t ${local.t} → ${batch.headT})${stored ? `; stored ${stored} commits` : ''}\n`);
           return 0;
         }

@@ -111,7 +111,7 @@ export function flakeTuple(f: CommitFlake, c: Compactor, graphIri: (g: number) =
  */
 async function resolveCommit(conn: Connection, ledger: Ledger, ref: string | undefined): Promise<ChainEntry> {
   if (!ref) throw badRequest('missing commit: use ?commit=t:<N>, a hex digest prefix (at least 6 characters) or a full commit CID');
-  const hit = await resolveRef(conn.graph, ledger, /^[0-9A-F]+$/.test(ref) ? ref.toLowerCase() : ref);
+  const hit = await resolveRef(conn.graphFor(ledger.id), ledger, /^[0-9A-F]+$/.test(ref) ? ref.toLowerCase() : ref);
   return { t: hit.t, cid: hit.cid, time: hit.time };
 }
 
@@ -174,7 +174,8 @@ async function historyOrder(conn: Connection, ledger: Ledger): Promise<ChainEntr
   const head = ledger.head.cid;
   const chain = await ledger.chainEntries();
   const nodes = [];
-  for (const cid of await conn.graph.ancestors(head)) nodes.push(await conn.graph.node(cid));
+  const graph = conn.graphFor(ledger.id);
+  for (const cid of await graph.ancestors(head)) nodes.push(await graph.node(cid));
   const onChain = (n: { cid: string; t: number }) => (chain[n.t]?.cid === n.cid ? 0 : 1);
   nodes.sort((a, b) => b.t - a.t || onChain(a) - onChain(b) || (a.cid < b.cid ? -1 : a.cid > b.cid ? 1 : 0));
   return nodes.map((n) => ({ t: n.t, cid: n.cid, time: n.time }));
@@ -192,7 +193,7 @@ export const historyRoutes: Registrar = (api, ctx) => {
   }, async (c) => {
     const ledger = await ctx.conn.ledger(normalizeLedgerId(pathLedger(c)));
     const entry = await resolveCommit(ctx.conn, ledger, c.req.query('commit'));
-    const tables = await new CommitReader(ctx.conn.content, ctx.conn.graph, [ledger]).tables(entry.cid);
+    const tables = await new CommitReader(ctx.conn.contentFor(ledger.id), ctx.conn.graphFor(ledger.id), [ledger]).tables(entry.cid);
     return c.json(await showCommit(ledger, entry, await showFilter(c, ctx.conn, await ledger.db({ kind: 't', t: Math.min(entry.t, ledger.t) })), tables));
   });
 
@@ -212,7 +213,7 @@ export const historyRoutes: Registrar = (api, ctx) => {
     // Snapshot the head first: commits landing during the walk must not shift the page.
     const headT = ledger.t;
     const all = await historyOrder(ctx.conn, ledger);
-    const reader = new CommitReader(ctx.conn.content, ctx.conn.graph, [ledger]);
+    const reader = new CommitReader(ctx.conn.contentFor(ledger.id), ctx.conn.graphFor(ledger.id), [ledger]);
     const commits = [];
     for (const entry of all) {
       if (commits.length >= limit) break;

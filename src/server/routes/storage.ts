@@ -55,7 +55,7 @@ function servingArray(t: { query: boolean; blocks: boolean }): string[] {
 /** Registers the storage proxy routes (transaction role). */
 export const storageRoutes: Registrar = (api, ctx) => {
   if (ctx.config.role === 'peer') return;
-  const objects = new LedgerObjects(ctx.conn.content);
+  const objects = new LedgerObjects((id) => ctx.conn.contentFor(id));
 
   /** The live record and loaded ledger, or 404 (also when the proxy is off: the auth layer already says so). */
   const open = async (rawId: string | undefined): Promise<{ record: NsRecord; ledger: Ledger }> => {
@@ -76,7 +76,7 @@ export const storageRoutes: Registrar = (api, ctx) => {
     if (!SERVED_CODECS.has(cid.code) || !(await objects.has(record, cid.toString()))) {
       throw notFound(`object ${cid.toString()} not found in ledger ${record.ledger_id}`);
     }
-    return { record, ledger, cid, bytes: await readVerified(ctx, cid) };
+    return { record, ledger, cid, bytes: await readVerified(ctx, ledger, cid) };
   };
 
   route(api, ctx.table, {
@@ -163,9 +163,9 @@ function body(b: Uint8Array): BodyInit {
 }
 
 /** Bytes of an object, verified by the store; errors rephrased so no storage path reaches the client. */
-async function readVerified(ctx: ServerContext, cid: CID): Promise<Uint8Array> {
+async function readVerified(ctx: ServerContext, ledger: Ledger, cid: CID): Promise<Uint8Array> {
   try {
-    return await ctx.conn.content.get(cid);
+    return await ctx.conn.contentFor(ledger.id).get(cid);
   } catch (e) {
     if (isLedgraphError(e) && e.status === 404) throw notFound(`object ${cid.toString()} not found`);
     if (isLedgraphError(e) && e.status === 502) throw storageError(`object ${cid.toString()} failed verification against its CID; not sent`);
@@ -190,7 +190,7 @@ async function leafFlakes(ctx: ServerContext, ledger: Ledger, bytes: Uint8Array,
   const tables = { dict: ledger.dict, ns: ledger.ns, graphs: ledger.graphs };
   const out: WireFlake[] = [];
   await appendRunFlakes(leaf.run, tables, visible, out);
-  if (leaf.history) await appendRunFlakes(decodeLeaf(await readVerified(ctx, leaf.history)).run, tables, visible, out);
+  if (leaf.history) await appendRunFlakes(decodeLeaf(await readVerified(ctx, ledger, leaf.history)).run, tables, visible, out);
   return out;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Which objects a ledger owns, for the storage proxy: storage scope is per ledger, but objects of
- * every ledger share one content store, so an object is served under `?ledger=X` only when it is
+ * every ledger share one content store (or, under a per-ledger layout, every branch of a ledger), so an object is served under `?ledger=X` only when it is
  * reachable from X's nameservice record (commit chain with transaction blobs, every index root on
  * the `prev_root` chain with its dictionaries, branches, leaves and histories, the config and
  * default-context blobs). The set is built on first use and extended incrementally when the heads
@@ -14,7 +14,8 @@ interface Entry { commit: string | null; index: string | null; commitT: number; 
 export class LedgerObjects {
   private readonly byLedger = new Map<string, Entry>();
 
-  constructor(private readonly content: ContentStore) {}
+  /** `contentFor`: the content store of a ledger (core/ledger/content-scope.ts). */
+  constructor(private readonly contentFor: (ledgerId: string) => ContentStore) {}
 
   /** True when `cid` is reachable from the record's heads. */
   async has(record: NsRecord, cid: string): Promise<boolean> {
@@ -29,7 +30,7 @@ export class LedgerObjects {
       // One walk at a time per ledger; a concurrent request waits for it instead of walking twice.
       const walk = entry.busy.then(async () => {
         if (entry.commit === record.commit_head_id && entry.index === record.index_head_id) return;
-        await collectReachable(this.content, record, entry.set);
+        await collectReachable(this.contentFor(record.ledger_id), record, entry.set);
         entry.commit = record.commit_head_id;
         entry.index = record.index_head_id;
         entry.commitT = Math.max(entry.commitT, record.commit_t);
