@@ -8,10 +8,8 @@ import { DEFAULT_LEAF_CACHE_BYTES, LeafCache } from '../index/tree.js';
 import { DEFAULT_TERM_CACHE_BYTES } from '../index/dict.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
-import { transact, writeGenesis, type Receipt, type TxnContext } from '../transact/pipeline.js';
-import { runIndexJob } from '../index/indexer.js';
-import { bulkLoad, type BulkDocument, type BulkLoadOptions, type BulkLoadResult } from '../transact/bulk-load.js';
-import { stageRequest } from '../transact/stage-request.js';
+import type { Receipt, TxnContext } from '../transact/pipeline.js';
+import type { BulkDocument, BulkLoadOptions, BulkLoadResult } from '../transact/bulk-load.js';
 import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger, type DropResponse } from './drop.js';
@@ -22,6 +20,17 @@ import { Ledger } from './ledger.js';
 import { CommitGraph } from '../branch/dag.js';
 import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
+
+// The write side (transaction pipeline, SHACL, JSON-LD expansion, RDF parsers, bulk load, indexer)
+// is loaded on first use: a query peer never writes, and its browser bundle starts faster without it.
+let pipelineModule: Promise<typeof import('../transact/pipeline.js')> | null = null;
+let bulkModule: Promise<typeof import('../transact/bulk-load.js')> | null = null;
+let stageModule: Promise<typeof import('../transact/stage-request.js')> | null = null;
+let indexerModule: Promise<typeof import('../index/indexer.js')> | null = null;
+const pipeline = () => (pipelineModule ??= import('../transact/pipeline.js'));
+const bulk = () => (bulkModule ??= import('../transact/bulk-load.js'));
+const staging = () => (stageModule ??= import('../transact/stage-request.js'));
+const indexer = () => (indexerModule ??= import('../index/indexer.js'));
 import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
 
 export interface ConnectionOptions {
@@ -110,7 +119,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     };
     const ledger = Ledger.blank(this.content, record, this.opts.termCacheBytes);
     ledger.graph = this.graph;
-    const { cid, record: next } = await writeGenesis(this, ledger);
+    const { cid, record: next } = await (await pipeline()).writeGenesis(this, ledger);
     if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
     ledger.record = next;
     this.loaded.set(id, Promise.resolve(ledger));
@@ -240,7 +249,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Run one write through the pipeline. */
   async transact(ledgerId: string, req: TxnRequest, ctx: TxnContext = {}): Promise<Receipt> {
     const ledger = await this.ledger(ledgerId);
-    const receipt = await transact(this, ledger, req, ctx);
+    const receipt = await (await pipeline()).transact(this, ledger, req, ctx);
     this.maybeIndex(ledger);
     return receipt;
   }
@@ -257,7 +266,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     return this.gc.writing(() => ledger.lock.run(async () => {
       await this.catchUp(ledger);
       try {
-        return await bulkLoad(this, ledger, docs, opts);
+        return await (await bulk()).bulkLoad(this, ledger, docs, opts);
       } catch (e) {
         if (ledger.superseded && this.loaded.get(ledger.id) !== undefined) this.forget(ledger.id);
         throw e;
@@ -280,7 +289,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       await this.catchUp(ledger);
       const dictSize = ledger.dict.size;
       try {
-        const stager = await stageRequest(await ledger.db(), ledger, req, ledger.t + 1);
+        const stager = await (await staging()).stageRequest(await ledger.db(), ledger, req, ledger.t + 1);
         return { ledger, t: ledger.t, flakes: stager.flakes(), newGraphs: new Map([...stager.newGraphs].map(([iri, g]) => [g, iri] as const)) };
       } finally {
         ledger.dict.truncate(dictSize);
@@ -337,7 +346,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   private startIndexJob(ledger: Ledger): void {
     if (!this.opts.indexingEnabled || ledger.indexing) return;
-    ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger))
+    ledger.indexing = this.gc.writing(async () => (await indexer()).runIndexJob(this, ledger))
       .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); return false; })
       .then((published) => {
         ledger.indexing = null;
@@ -350,7 +359,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   async reindex(ledgerId: string): Promise<{ ledger: string; index_t: number; index_id: string | null }> {
     const ledger = await this.ledger(ledgerId);
     if (ledger.indexing) await ledger.indexing;
-    if (ledger.novelty.size > 0 || !ledger.tree) await this.gc.writing(() => runIndexJob(this, ledger));
+    if (ledger.novelty.size > 0 || !ledger.tree) await this.gc.writing(async () => (await indexer()).runIndexJob(this, ledger));
     return { ledger: ledger.id, index_t: ledger.tree?.t ?? 0, index_id: ledger.record.index_head_id };
   }
 
