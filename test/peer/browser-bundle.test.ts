@@ -56,7 +56,7 @@ describe('browser peer bundle', () => {
       expect(loaded.some((s) => s.includes(needed)), needed).toBe(true);
     }
     for (const lazy of ['node_modules/graphql/', 'src/core/query/cypher/', 'node_modules/rdf-validate-shacl/', 'node_modules/jsonld/',
-      'src/core/transact/', 'src/core/index/indexer.ts', 'src/core/query/results/rdf-writers.ts', 'node_modules/@smithy/']) {
+      'src/core/transact/', 'src/core/query/results/rdf-writers.ts', 'node_modules/@smithy/']) {
       expect(loaded.filter((s) => s.includes(lazy)), lazy).toEqual([]);
     }
     // ...and each is a chunk of its own that the worker can load.

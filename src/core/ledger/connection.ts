@@ -10,6 +10,7 @@ import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
 import type { Receipt, TxnContext } from '../transact/pipeline.js';
 import type { BulkDocument, BulkLoadOptions, BulkLoadResult } from '../transact/bulk-load.js';
+import { runIndexJob } from '../index/indexer.js';
 import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger, type DropResponse } from './drop.js';
@@ -20,18 +21,16 @@ import { Ledger } from './ledger.js';
 import { CommitGraph } from '../branch/dag.js';
 import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
+import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
 
-// The write side (transaction pipeline, SHACL, JSON-LD expansion, RDF parsers, bulk load, indexer)
+// The write side (transaction pipeline, SHACL, JSON-LD expansion, RDF parsers, bulk load)
 // is loaded on first use: a query peer never writes, and its browser bundle starts faster without it.
 let pipelineModule: Promise<typeof import('../transact/pipeline.js')> | null = null;
 let bulkModule: Promise<typeof import('../transact/bulk-load.js')> | null = null;
 let stageModule: Promise<typeof import('../transact/stage-request.js')> | null = null;
-let indexerModule: Promise<typeof import('../index/indexer.js')> | null = null;
 const pipeline = () => (pipelineModule ??= import('../transact/pipeline.js'));
 const bulk = () => (bulkModule ??= import('../transact/bulk-load.js'));
 const staging = () => (stageModule ??= import('../transact/stage-request.js'));
-const indexer = () => (indexerModule ??= import('../index/indexer.js'));
-import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
 
 export interface ConnectionOptions {
   /** Novelty size that starts a background index job (default 100,000 bytes). */
@@ -346,7 +345,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   private startIndexJob(ledger: Ledger): void {
     if (!this.opts.indexingEnabled || ledger.indexing) return;
-    ledger.indexing = this.gc.writing(async () => (await indexer()).runIndexJob(this, ledger))
+    ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger))
       .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); return false; })
       .then((published) => {
         ledger.indexing = null;
@@ -359,7 +358,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   async reindex(ledgerId: string): Promise<{ ledger: string; index_t: number; index_id: string | null }> {
     const ledger = await this.ledger(ledgerId);
     if (ledger.indexing) await ledger.indexing;
-    if (ledger.novelty.size > 0 || !ledger.tree) await this.gc.writing(async () => (await indexer()).runIndexJob(this, ledger));
+    if (ledger.novelty.size > 0 || !ledger.tree) await this.gc.writing(() => runIndexJob(this, ledger));
     return { ledger: ledger.id, index_t: ledger.tree?.t ?? 0, index_id: ledger.record.index_head_id };
   }
 
