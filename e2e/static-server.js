@@ -1,4 +1,9 @@
-/** A read-only static file server on 127.0.0.1 (the e2e runner and the browser part of the peer bench). */
+/**
+ * A read-only static file server on 127.0.0.1 (the e2e runner and the browser part of the peer
+ * bench). Vite's content-hashed `/assets/*` are immutable for a year, as the transaction server
+ * serves the explorer's (src/server/explorer.ts), so a reload takes them from the HTTP cache;
+ * everything else (index.html, the unhashed library entry) is `no-store`.
+ */
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
@@ -18,7 +23,8 @@ export async function serveStatic(dir) {
       if (file !== dir && !file.startsWith(dir + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
       if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
+      const cache = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-store';
+      res.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': cache });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (e) {
       const missing = e?.code === 'ENOENT' || e?.code === 'ENOTDIR' || e instanceof URIError;

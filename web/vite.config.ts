@@ -13,6 +13,9 @@ export default defineConfig({
   // public/sw.js (the offline service worker) is copied to the build root as is.
   publicDir: fileURLToPath(new URL('./public', import.meta.url)),
   logLevel: 'warn',
+  // The peer-mode worker is an ES module worker, so the parts it loads on first use (GraphQL,
+  // Cypher, the write side) are chunks of their own rather than inlined into its start.
+  worker: { format: 'es' },
   build: {
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,

@@ -4,28 +4,31 @@
  * derivedSchema + runGraphQL (/graphql, /graphql-schema) and runCypherRead (application/cypher) —
  * so the peer answers exactly as the server would. The ledger takes a time specifier (`@t:`,
  * `@time:`, `@commit:`) as on the server's paths. The peer is read-only: GraphQL mutations and
- * Cypher writes are refused with 403 (they belong on the transaction server).
+ * Cypher writes are refused with 403 (they belong on the transaction server). GraphQL, Cypher and
+ * the N-Quads writer are loaded on first use (graph-languages.ts): the worker starts without them.
  */
-import { badRequest, forbidden } from '../core/errors.js';
+import { badRequest } from '../core/errors.js';
 import type { Connection } from '../core/ledger/connection.js';
-import { parseLedgerRef, parseTimeSpec } from '../core/ledger/ledger-id.js';
-import { isWriteStatement } from '../core/query/cypher/ast.js';
-import { envelope, parseCached, readCypherBody, runCypherRead, type CypherBody } from '../core/query/cypher/service.js';
-import { derivedSchema, runGraphQL, schemaSdl, type GraphQLBody } from '../core/query/graphql/service.js';
-import type { DerivedSchema } from '../core/query/graphql/schema.js';
-import type { Db } from '../core/ledger/db.js';
+import { parseTimeSpec } from '../core/ledger/ledger-id.js';
 import { runJsonLdQuery } from '../core/query/jsonld/service.js';
-import { writeNQuads } from '../core/query/results/rdf-writers.js';
 import { writeSparqlJson } from '../core/query/results/sparql-json.js';
 import { executeSparql } from '../core/query/sparql-run.js';
+import type { PeerGraphQLRequest } from './graph-languages.js';
 import type { At, PeerQuery } from './protocol.js';
+
+let graphLanguages: Promise<typeof import('./graph-languages.js')> | null = null;
+/** GraphQL and Cypher (graphql-js, the Cypher parser), loaded once on first use. */
+export const loadGraphLanguages = () => (graphLanguages ??= import('./graph-languages.js'));
+let nquads: Promise<typeof import('../core/query/results/rdf-writers.js')> | null = null;
+/** The N-Quads writer (n3), loaded once when a CONSTRUCT or DESCRIBE first answers. */
+export const loadRdfWriters = () => (nquads ??= import('../core/query/results/rdf-writers.js'));
 
 /** A query with its language named. */
 export type LanguageQuery =
   | { lang: 'sparql'; text: string }
   | { lang: 'jsonld'; body: unknown }
-  | { lang: 'graphql'; query: string; variables: Record<string, unknown> | null; operationName: string | null }
-  | { lang: 'cypher'; body: CypherBody };
+  | ({ lang: 'graphql' } & PeerGraphQLRequest)
+  | { lang: 'cypher'; envelope: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -44,9 +47,8 @@ export function languageOf(query: PeerQuery): LanguageQuery {
     return { lang: 'graphql', query: q.graphql, variables, operationName };
   }
   if (typeof q.cypher === 'string') {
-    // The server's envelope reader, so params and @context are checked and converted the same way.
-    const envelopeText = JSON.stringify({ cypher: q.cypher, params: q.params ?? {}, ...('@context' in q ? { '@context': q['@context'] } : {}) });
-    return { lang: 'cypher', body: readCypherBody(envelopeText) };
+    // Read by the server's envelope reader when it runs, so params and @context are checked and converted the same way.
+    return { lang: 'cypher', envelope: JSON.stringify({ cypher: q.cypher, params: q.params ?? {}, ...('@context' in q ? { '@context': q['@context'] } : {}) }) };
   }
   return { lang: 'jsonld', body: q };
 }
@@ -77,43 +79,19 @@ export async function runPeerQuery(conn: Connection, ledger: string, q: Language
       // executeSparql, as /query: a `FROM <a@t:1> TO <a@t:latest>` history range runs here too.
       const r = await executeSparql(conn, { text: q.text, ledger, signal });
       const graph = r.result.type === 'quads';
-      for await (const text of graph ? writeNQuads(r.result) : writeSparqlJson(r.result)) onChunk(text);
+      for await (const text of graph ? (await loadRdfWriters()).writeNQuads(r.result) : writeSparqlJson(r.result)) onChunk(text);
       return { format: graph ? 'application/n-quads' : 'application/sparql-results+json' };
     }
     case 'jsonld':
       return { result: (await runJsonLdQuery(conn, q.body, { ledger, signal })).result };
     case 'graphql':
-      return { result: await runPeerGraphQL(conn, ledger, q, signal) };
-    case 'cypher': {
-      if (isWriteStatement(parseCached(q.body.text))) {
-        throw forbidden('the local replica is read-only: Cypher writes (CREATE, MERGE, SET, REMOVE, DELETE) run on the transaction server (POST /update/<ledger>)');
-      }
-      const r = await runCypherRead(conn, q.body, { ledger, signal });
-      return { result: envelope(r.table, r.names) };
-    }
+      return { result: await (await loadGraphLanguages()).runPeerGraphQL(conn, ledger, q, signal) };
+    case 'cypher':
+      return { result: await (await loadGraphLanguages()).runPeerCypher(conn, ledger, q.envelope, signal) };
   }
-}
-
-/** The snapshot a GraphQL request reads and its derived schema, as the server's /graphql opens them (root view). */
-async function openSchema(conn: Connection, ledger: string): Promise<{ derived: DerivedSchema; db: Db; contextJson: unknown }> {
-  const ref = parseLedgerRef(ledger);
-  if (ref.fragment !== null) throw badRequest('GraphQL reads the default graph of one ledger; named graphs (#fragment) are not expressible');
-  const contextJson = (await conn.defaultContext(ref.id)) ?? null;
-  const db = await (await conn.ledger(ref.id)).db(ref.time);
-  const derived = await derivedSchema(JSON.stringify([ref.id, db.t, null, contextJson]), db, db, contextJson);
-  return { derived, db, contextJson };
-}
-
-async function runPeerGraphQL(conn: Connection, ledger: string, q: Extract<LanguageQuery, { lang: 'graphql' }>, signal: AbortSignal): Promise<GraphQLBody> {
-  const { derived, db, contextJson } = await openSchema(conn, ledger);
-  return runGraphQL(derived, db, contextJson, {
-    query: q.query, variables: q.variables, operationName: q.operationName, explain: false, readOnly: false, signal,
-    // Mutations reach the commit step only when the schema publishes them; there they fail, writing nothing.
-    commit: () => Promise.reject(forbidden('the local replica is read-only: GraphQL mutations run on the transaction server (POST /graphql/<ledger>)')),
-  });
 }
 
 /** The caller's derived GraphQL schema of `ledger` as SDL, as `GET /graphql-schema/<ledger>` answers it. */
 export async function peerSchemaSdl(conn: Connection, ledger: string): Promise<string> {
-  return schemaSdl((await openSchema(conn, ledger)).derived);
+  return (await loadGraphLanguages()).graphqlSdl(conn, ledger);
 }

@@ -12,9 +12,8 @@ import { isLedgraphError } from '../core/errors.js';
 import { ledgerInfo } from '../core/ledger/info.js';
 import type { NsRecord } from '../core/store.js';
 import { openPeer, type Peer } from '../peer/open-peer.js';
-import { FetchS3Reader } from '../peer/s3-fetch-reader.js';
 import { IdbContentStore } from '../storage/indexeddb-store.js';
-import { languageOf, ledgerAt, peerSchemaSdl, runPeerQuery, type QueryAnswer } from './languages.js';
+import { languageOf, ledgerAt, loadGraphLanguages, loadRdfWriters, peerSchemaSdl, runPeerQuery, type QueryAnswer } from './languages.js';
 import type { WireError, WorkerMessage, WorkerRequest } from './protocol.js';
 import { replicateLedger } from './replicate.js';
 import { streamRecords } from './stream-records.js';
@@ -46,7 +45,8 @@ function open(m: Extract<WorkerRequest, { op: 'open' }>): Promise<{ ledger: stri
     const p = openPeer({
       api: m.api, cache: new IdbContentStore(m.database), storageToken: m.token, eventsToken: m.token,
       ledgers: [m.ledger], subscribeAll: false,
-      openDirectStore: m.directReads ? (c) => new FetchS3Reader(c) : null,
+      // The S3 signer is loaded only when the server vends credentials.
+      openDirectStore: m.directReads ? async (c) => new (await import('../peer/s3-fetch-reader.js')).FetchS3Reader(c) : null,
       records: { seed, save: (r) => { void set(r.ledger_id, r, records); } },
     });
     peer = p;
@@ -63,8 +63,15 @@ function open(m: Extract<WorkerRequest, { op: 'open' }>): Promise<{ ledger: stri
     };
     p.follower.onChange((id, t) => { post({ id: 0, kind: 'change', ledger: id, t }); keep(); });
     const l = await p.conn.ledger(m.ledger);
-    // A second later, so the walk's reads do not compete with the page's first query.
-    setTimeout(() => { if (peer === p) keep(); }, 1000);
+    // A second later, so the walk's reads do not compete with the page's first query. The parts
+    // loaded on first use (GraphQL, Cypher, the N-Quads writer) are fetched then too, so the page's
+    // cache (HTTP cache, service worker) holds them before the network goes away.
+    setTimeout(() => {
+      if (peer !== p) return;
+      keep();
+      void loadGraphLanguages().catch(() => {});
+      void loadRdfWriters().catch(() => {});
+    }, 1000);
     return { ledger: l.id, t: l.t };
   });
 }

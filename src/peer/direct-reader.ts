@@ -36,7 +36,7 @@ export class DirectReader {
 
   constructor(
     private readonly client: ProxyClient,
-    private readonly openStore: (creds: VendedCredentials) => DirectStore,
+    private readonly openStore: (creds: VendedCredentials) => DirectStore | Promise<DirectStore>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -96,7 +96,12 @@ export class DirectReader {
     }
     if (!creds) return null;
     this.stats.credentials++;
-    const store = this.openStore(creds);
+    let store: DirectStore;
+    try {
+      store = await this.openStore(creds);
+    } catch {
+      return null; // the client could not be loaded or built: the proxy serves
+    }
     this.opened.add(store);
     const expires = Date.parse(creds.expiration);
     return { creds, store, renewAt: Number.isFinite(expires) ? expires - RENEW_EARLY_MS : this.now() + NOT_VENDED_MS };

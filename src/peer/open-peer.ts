@@ -26,7 +26,7 @@ export interface PeerOptions {
    * (`GET /storage/credentials`); objects are then read from the bucket first, through the proxy
    * when that fails. Without it (or when the server vends none) everything comes through the proxy.
    */
-  openDirectStore?: ((creds: VendedCredentials) => DirectStore) | null;
+  openDirectStore?: ((creds: VendedCredentials) => DirectStore | Promise<DirectStore>) | null;
   /** Proxy mode: records persisted by an earlier run (offline reopen) and where to persist new ones. */
   records?: { seed: readonly NsRecord[]; save(rec: NsRecord): void } | null;
   /** Follow every ledger (`all=true`) or these ledgers (loaded at connect). */

@@ -78,10 +78,15 @@ export class ProxyContentStore implements ContentStore {
     // the cache file may exist half-written meanwhile.
     const inflight = this.pending.get(k);
     if (inflight) return inflight;
-    if (await this.local.has(cid)) {
-      const bytes = await this.local.get(cid);
-      this.noteChildren(cid, bytes);
-      return bytes;
+    // One read, not `has` then `get`: a missing object is the cache's 404 (half the IndexedDB
+    // transactions of a reopen).
+    const cached = await this.local.get(cid).catch((e: unknown) => {
+      if (isLedgraphError(e) && e.status === 404) return null;
+      throw e;
+    });
+    if (cached) {
+      this.noteChildren(cid, cached);
+      return cached;
     }
     let p = this.pending.get(k);
     if (!p) {

@@ -96,6 +96,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
   const explorer = config.explorerEnabled ? await loadExplorer(deps.explorerDir) : null;
   const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery, explorer });
+  // Hono compiles its route table on the first match; do it now rather than in the first request
+  // (several ms, far more on a loaded box: it was part of a cold peer's first query).
+  app.router.match('GET', '/');
   const timeouts = connectionTimeouts(config);
   const server = createAdaptorServer({ fetch: app.fetch, serverOptions: timeouts }) as Server;
   // Also as properties: not every Node 20 release reads keepAliveTimeout from the options.

@@ -8,6 +8,7 @@ import '../../src/browser-peer/worker.ts';
 
 let bytes = 0;
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) bytes += e.encodedBodySize || e.transferSize || 0;
+  // Requests of the replica (fetch), not the worker's own code chunks it loads on first use.
+  for (const e of list.getEntries()) if (e.initiatorType === 'fetch') bytes += e.encodedBodySize || e.transferSize || 0;
   self.postMessage({ id: 0, kind: 'bytes', bytes });
 }).observe({ type: 'resource', buffered: true });

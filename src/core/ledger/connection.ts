@@ -8,10 +8,9 @@ import { DEFAULT_LEAF_CACHE_BYTES, LeafCache } from '../index/tree.js';
 import { DEFAULT_TERM_CACHE_BYTES } from '../index/dict.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
-import { transact, writeGenesis, type Receipt, type TxnContext } from '../transact/pipeline.js';
+import type { Receipt, TxnContext } from '../transact/pipeline.js';
+import type { BulkDocument, BulkLoadOptions, BulkLoadResult } from '../transact/bulk-load.js';
 import { runIndexJob } from '../index/indexer.js';
-import { bulkLoad, type BulkDocument, type BulkLoadOptions, type BulkLoadResult } from '../transact/bulk-load.js';
-import { stageRequest } from '../transact/stage-request.js';
 import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger, type DropResponse } from './drop.js';
@@ -24,6 +23,15 @@ import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
 import { contentPartition, ledgerContent } from './content-scope.js';
+
+// The write side (transaction pipeline, SHACL, JSON-LD expansion, RDF parsers, bulk load)
+// is loaded on first use: a query peer never writes, and its browser bundle starts faster without it.
+let pipelineModule: Promise<typeof import('../transact/pipeline.js')> | null = null;
+let bulkModule: Promise<typeof import('../transact/bulk-load.js')> | null = null;
+let stageModule: Promise<typeof import('../transact/stage-request.js')> | null = null;
+const pipeline = () => (pipelineModule ??= import('../transact/pipeline.js'));
+const bulk = () => (bulkModule ??= import('../transact/bulk-load.js'));
+const staging = () => (stageModule ??= import('../transact/stage-request.js'));
 
 export interface ConnectionOptions {
   /** Novelty size that starts a background index job (default 100,000 bytes). */
@@ -130,7 +138,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     };
     const ledger = Ledger.blank(this.contentFor(id), record, this.opts.termCacheBytes);
     ledger.graph = this.graphFor(id);
-    const { cid, record: next } = await writeGenesis(this, ledger);
+    const { cid, record: next } = await (await pipeline()).writeGenesis(this, ledger);
     if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
     ledger.record = next;
     this.loaded.set(id, Promise.resolve(ledger));
@@ -260,7 +268,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Run one write through the pipeline. */
   async transact(ledgerId: string, req: TxnRequest, ctx: TxnContext = {}): Promise<Receipt> {
     const ledger = await this.ledger(ledgerId);
-    const receipt = await transact(this, ledger, req, ctx);
+    const receipt = await (await pipeline()).transact(this, ledger, req, ctx);
     this.maybeIndex(ledger);
     return receipt;
   }
@@ -277,7 +285,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     return this.gc.writing(() => ledger.lock.run(async () => {
       await this.catchUp(ledger);
       try {
-        return await bulkLoad(this, ledger, docs, opts);
+        return await (await bulk()).bulkLoad(this, ledger, docs, opts);
       } catch (e) {
         if (ledger.superseded && this.loaded.get(ledger.id) !== undefined) this.forget(ledger.id);
         throw e;
@@ -300,7 +308,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       await this.catchUp(ledger);
       const dictSize = ledger.dict.size;
       try {
-        const stager = await stageRequest(await ledger.db(), ledger, req, ledger.t + 1);
+        const stager = await (await staging()).stageRequest(await ledger.db(), ledger, req, ledger.t + 1);
         return { ledger, t: ledger.t, flakes: stager.flakes(), newGraphs: new Map([...stager.newGraphs].map(([iri, g]) => [g, iri] as const)) };
       } finally {
         ledger.dict.truncate(dictSize);
