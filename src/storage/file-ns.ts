@@ -103,8 +103,8 @@ export class FileNameService implements NameService {
       const text = JSON.stringify(stored) + '\n';
       await lock.check();
       await writeAtomic(join(this.dir, file), text, this.fsync);
-      if (this.fsync) await syncDir(this.dir);
-      await this.remember(file, text);
+      // The stat that remembers the new file needs only the rename, not the directory's fsync.
+      await Promise.all([this.fsync ? syncDir(this.dir) : null, this.remember(file, text)]);
       return { ledger_id: ledgerId, kind: changeKind(prev, stored), record: cloneRecord(stored) };
     });
     if (change) this.feed.emit(change);

@@ -200,8 +200,14 @@ async function stageGroup(env: WriteEnv, ledger: Ledger, batch: PendingWrite[], 
   const { prepared, unchanged, failed, after } = await prepareAll(env, ledger, batch, base);
   for (const [w, e] of failed) w.reject(e);
   const group: Group = { prepared, unchanged, baseCid: base.cid, dictSize, after, published: Promise.resolve(true), retry: [] };
-  // Blobs first (their fsyncs overlap each other and the previous group's publish).
-  const blobs = Promise.all(prepared.flatMap((x) => [
+  // Blobs first (their fsyncs overlap each other and the previous group's publish). As one group
+  // where the store can: one barrier makes every directory entry of the group durable, the txn
+  // blobs' included, before the head can point at them.
+  const objects = prepared.flatMap((x) => [
+    ...(x.txnBytes && x.data.txn ? [{ cid: x.data.txn, bytes: x.txnBytes }] : []),
+    { cid: CID.parse(x.cid), bytes: x.bytes },
+  ]);
+  const blobs = env.content.putAllWithCid ? env.content.putAllWithCid(objects) : Promise.all(prepared.flatMap((x) => [
     ...(x.txnBytes ? [env.content.put(Codec.txn, x.txnBytes)] : []),
     env.content.put(Codec.commit, x.bytes),
   ]));
