@@ -57,6 +57,12 @@ export interface NameService {
    * commit_t, index_head_id, index_t, retracted, branches and default_context; `null` = must not exist). Returns true on success.
    */
   compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean>;
+  /**
+   * Optional: start making `next` durable ahead of its compare-and-set (a file store writes and
+   * fsyncs it beside the record while the caller writes the objects it points at); nothing is
+   * visible until the staged record's compareAndSet succeeds. Callers discard what they do not set.
+   */
+  stage?(ledgerId: string, next: NsRecord): StagedRecord;
   /** Delete a record (hard drop). Returns true when one existed. */
   delete(ledgerId: string): Promise<boolean>;
   /** Every record. */
@@ -64,6 +70,16 @@ export interface NameService {
   /** Subscribe to changes (from this process and, where the store supports it, others). Returns unsubscribe. */
   subscribe(listener: (change: NsChange) => void): () => void;
   close(): Promise<void>;
+}
+
+/** A record written ahead by NameService.stage, not yet visible. */
+export interface StagedRecord {
+  /** The record it will set. */
+  readonly record: NsRecord;
+  /** compareAndSet(ledgerId, expected, record) with the durable copy made ahead; use once. */
+  compareAndSet(expected: NsRecord | null): Promise<boolean>;
+  /** Drop it unused (its temporary copy is removed). */
+  discard(): void;
 }
 
 /** True when two records agree on the fields compare-and-set checks. */

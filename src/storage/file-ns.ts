@@ -3,7 +3,7 @@ import { promises as fsp, watch, type FSWatcher, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { badRequest, storageError } from '../core/errors.js';
-import { sameRecordVersion, type NameService, type NsChange, type NsRecord } from '../core/store.js';
+import { sameRecordVersion, type NameService, type NsChange, type NsRecord, type StagedRecord } from '../core/store.js';
 import { fsFail, unique, writeAtomic, type FileStoreOptions } from './file-store.js';
 import { errCode, syncDir, writeNewFile } from './fd-io.js';
 import { DEFAULT_LEFTOVER_POLICY, pidAlive, sweepLeftovers } from './leftovers.js';
@@ -95,14 +95,56 @@ export class FileNameService implements NameService {
 
   /** Replace the record when the stored version equals `expected`; atomic across processes. */
   async compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean> {
+    return this.setRecord(ledgerId, expected, next, null);
+  }
+
+  /**
+   * Write and fsync `next` to a temporary file now, outside the lock; its compareAndSet then only
+   * renames it into place (and fsyncs the directory). A staged copy that is never set, or one
+   * left by a crash, is a temporary file like writeAtomic's (removed here, or swept at start).
+   */
+  stage(ledgerId: string, next: NsRecord): StagedRecord {
+    checkRecord(ledgerId, next);
+    const record = cloneRecord(next);
+    const tmp = join(this.dir, `${encodeLedgerId(ledgerId)}.json.${unique()}.tmp`);
+    const written = writeNewFile(tmp, JSON.stringify(record) + '\n', this.fsync).then(() => true, () => false);
+    const removeTmp = () => { void written.then(() => fsp.rm(tmp, { force: true })).catch(() => {}); };
+    let used = false;
+    const use = () => { if (used) throw new Error('a staged nameservice record is set or discarded once'); used = true; };
+    return {
+      record,
+      compareAndSet: async (expected) => {
+        use();
+        return this.setRecord(ledgerId, expected, record, { tmp, written }).then(
+          (ok) => { if (!ok) removeTmp(); return ok; },
+          (e: unknown) => { removeTmp(); throw e; },
+        );
+      },
+      discard: () => { use(); removeTmp(); },
+    };
+  }
+
+  private async setRecord(ledgerId: string, expected: NsRecord | null, next: NsRecord, staged: { tmp: string; written: Promise<boolean> } | null): Promise<boolean> {
     checkRecord(ledgerId, next);
     const stored = cloneRecord(next);
     const change = await this.mutate(ledgerId, async (file, lock) => {
       const prev = await this.readCached(file);
-      if (!sameRecordVersion(prev, expected)) return null;
       const text = JSON.stringify(stored) + '\n';
+      // A staged copy that failed to write is replaced by an ordinary atomic write.
+      const ready = staged !== null && (await staged.written);
+      if (!sameRecordVersion(prev, expected)) {
+        if (ready) await fsp.rm(staged.tmp, { force: true });
+        return null;
+      }
       await lock.check();
-      await writeAtomic(join(this.dir, file), text, this.fsync);
+      if (ready) {
+        try {
+          await fsp.rename(staged.tmp, join(this.dir, file));
+        } catch (e) {
+          await fsp.rm(staged.tmp, { force: true });
+          throw e;
+        }
+      } else await writeAtomic(join(this.dir, file), text, this.fsync);
       // The stat that remembers the new file needs only the rename, not the directory's fsync.
       await Promise.all([this.fsync ? syncDir(this.dir) : null, this.remember(file, text)]);
       return { ledger_id: ledgerId, kind: changeKind(prev, stored), record: cloneRecord(stored) };
