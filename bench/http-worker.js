@@ -14,6 +14,7 @@
  *      ← {type: 'profile-stop', file} → the .cpuprofile written to `file`, {type: 'profile', file};
  *      ← {type: 'mix', reps} → the BSBM explore mix (24 queries) run in process on the `bsbm` ledger
  *        `reps` times after one untimed pass: {type: 'mix', times: [ms...], rows: [per query]};
+ *      ← {type: 'idle'} → waits for background index jobs, then {type: 'idle'};
  *      ← {type: 'stop'} → close and exit.
  * `--stream-rows 0` skips the streaming ledger. `--server-args '<flags>'` passes `ledgraph server`
  * flags (e.g. memory budgets) through the real flag parser; `--root DIR` runs the build in DIR/dist
@@ -135,6 +136,7 @@ process.on('message', async (msg) => {
     process.send({ type: 'profile', file: msg.file });
   }
   else if (msg.type === 'mix') process.send({ type: 'mix', ...(await inProcessMix(msg.reps)) });
+  else if (msg.type === 'idle') { await conn.idle(); process.send({ type: 'idle' }); }
   else if (msg.type === 'gc') {
     for (let i = 0; i < 3; i++) { global.gc?.(); await new Promise((r) => setTimeout(r, 20)); }
     process.send(mem());
