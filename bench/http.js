@@ -62,7 +62,9 @@ const CLIENT = 'load generator: bench/http.js process (apart from both servers);
 
 /** A forked child speaking request/reply over IPC (replies come in order). */
 function child(file, childArgs) {
-  const proc = fork(join(BENCH_DIR, file), childArgs, { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Both servers get the thread pool `ledgraph` (bin/ledgraph.cjs) starts with.
+  const env = { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16' };
+  const proc = fork(join(BENCH_DIR, file), childArgs, { execArgv: ['--expose-gc'], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const replies = [];
   let readyMsg;
   const ready = new Promise((ok, fail) => {
