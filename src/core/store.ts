@@ -56,11 +56,12 @@ export interface NameService {
    * Replace the record when the stored one still equals `expected` (compared by commit_head_id,
    * commit_t, index_head_id, index_t, retracted, branches and default_context; `null` = must not exist). Returns true on success.
    */
-  compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean>;
+  compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord, staged?: StagedRecord): Promise<boolean>;
   /**
    * Optional: start making `next` durable ahead of its compare-and-set (a file store writes and
-   * fsyncs it beside the record while the caller writes the objects it points at); nothing is
-   * visible until the staged record's compareAndSet succeeds. Callers discard what they do not set.
+   * fsyncs a copy beside the record while the caller writes the objects it points at). Nothing is
+   * visible until a compareAndSet given the staged record sets it; a store uses the copy only when
+   * the record to set is exactly the staged one. Callers discard what they did not hand over.
    */
   stage?(ledgerId: string, next: NsRecord): StagedRecord;
   /** Delete a record (hard drop). Returns true when one existed. */
@@ -74,11 +75,9 @@ export interface NameService {
 
 /** A record written ahead by NameService.stage, not yet visible. */
 export interface StagedRecord {
-  /** The record it will set. */
+  /** The record it holds. */
   readonly record: NsRecord;
-  /** compareAndSet(ledgerId, expected, record) with the durable copy made ahead; use once. */
-  compareAndSet(expected: NsRecord | null): Promise<boolean>;
-  /** Drop it unused (its temporary copy is removed). */
+  /** Drop it (its temporary copy is removed); nothing once a compareAndSet has taken it. */
   discard(): void;
 }
 

@@ -59,6 +59,7 @@ export class FileNameService implements NameService {
   private readonly feed = new ChangeFeed((active) => this.watching(active));
   private readonly seen = new Map<string, Seen>(); // file -> last state this instance knows
   private readonly busy = new Set<string>(); // files this instance is changing right now
+  private readonly staged = new WeakMap<StagedRecord, { ledgerId: string; record: NsRecord; tmp: string; written: Promise<boolean>; taken: boolean; remove: () => void }>();
   private readonly gen = new Map<string, number>(); // bumped per local change, so an overlapping scan drops its stale view
   private readonly chains = new Map<string, Promise<void>>(); // queue local calls per record instead of spinning on the lock
   private watcher: FSWatcher | undefined;
@@ -93,35 +94,42 @@ export class FileNameService implements NameService {
     return this.readCached(encodeLedgerId(ledgerId) + '.json');
   }
 
-  /** Replace the record when the stored version equals `expected`; atomic across processes. */
-  async compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean> {
-    return this.setRecord(ledgerId, expected, next, null);
+  /**
+   * Replace the record when the stored version equals `expected`; atomic across processes. Given a
+   * record this store staged for exactly `next`, the compare-and-set renames its copy into place.
+   */
+  async compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord, staged?: StagedRecord): Promise<boolean> {
+    const s = staged ? this.staged.get(staged) : undefined;
+    if (!s || s.taken || s.ledgerId !== ledgerId || JSON.stringify(s.record) !== JSON.stringify(cloneRecord(next))) {
+      staged?.discard();
+      return this.setRecord(ledgerId, expected, next, null);
+    }
+    s.taken = true;
+    try {
+      const ok = await this.setRecord(ledgerId, expected, next, s);
+      if (!ok) s.remove();
+      return ok;
+    } catch (e) {
+      s.remove();
+      throw e;
+    }
   }
 
   /**
-   * Write and fsync `next` to a temporary file now, outside the lock; its compareAndSet then only
-   * renames it into place (and fsyncs the directory). A staged copy that is never set, or one
-   * left by a crash, is a temporary file like writeAtomic's (removed here, or swept at start).
+   * Write and fsync `next` to a temporary file now, outside the lock, for a compareAndSet to rename
+   * into place. A staged copy that is never set, or one left by a crash, is a temporary file like
+   * writeAtomic's (removed here, or swept at start); it is never the record.
    */
   stage(ledgerId: string, next: NsRecord): StagedRecord {
     checkRecord(ledgerId, next);
     const record = cloneRecord(next);
     const tmp = join(this.dir, `${encodeLedgerId(ledgerId)}.json.${unique()}.tmp`);
     const written = writeNewFile(tmp, JSON.stringify(record) + '\n', this.fsync).then(() => true, () => false);
-    const removeTmp = () => { void written.then(() => fsp.rm(tmp, { force: true })).catch(() => {}); };
-    let used = false;
-    const use = () => { if (used) throw new Error('a staged nameservice record is set or discarded once'); used = true; };
-    return {
-      record,
-      compareAndSet: async (expected) => {
-        use();
-        return this.setRecord(ledgerId, expected, record, { tmp, written }).then(
-          (ok) => { if (!ok) removeTmp(); return ok; },
-          (e: unknown) => { removeTmp(); throw e; },
-        );
-      },
-      discard: () => { use(); removeTmp(); },
-    };
+    const remove = () => { void written.then(() => fsp.rm(tmp, { force: true })).catch(() => {}); };
+    const info = { ledgerId, record, tmp, written, taken: false, remove };
+    const handle: StagedRecord = { record, discard: () => { if (!info.taken) { info.taken = true; remove(); } } };
+    this.staged.set(handle, info);
+    return handle;
   }
 
   private async setRecord(ledgerId: string, expected: NsRecord | null, next: NsRecord, staged: { tmp: string; written: Promise<boolean> } | null): Promise<boolean> {

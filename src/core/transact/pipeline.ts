@@ -178,7 +178,6 @@ interface Group {
   /** The head record it expects to publish (staged with the nameservice when it can stage). */
   next?: NsRecord;
   staged?: StagedRecord;
-  stagedUsed?: boolean;
 }
 
 /**
@@ -233,18 +232,15 @@ async function publish(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | nu
   try {
     return await publishGroup(env, ledger, g, prev, blobs);
   } finally {
-    // A staged record not set (any path that did not publish, or published another record) goes.
-    if (g.staged && !g.stagedUsed) g.staged.discard();
+    // A staged record no compare-and-set took (a path that did not publish, or another record) goes.
+    g.staged?.discard();
   }
 }
 
-/** The record compare-and-set: the staged copy when it is exactly `next`, else a plain one. */
+/** The head's compare-and-set, handing over the staged record when it is exactly `next`. */
 function setHead(env: WriteEnv, ledger: Ledger, g: Group, expected: NsRecord, next: NsRecord): Promise<boolean> {
-  if (g.staged && JSON.stringify(g.next) === JSON.stringify(next)) {
-    g.stagedUsed = true;
-    return g.staged.compareAndSet(expected);
-  }
-  return env.ns.compareAndSet(ledger.id, expected, next);
+  const staged = g.staged && JSON.stringify(g.next) === JSON.stringify(next) ? g.staged : undefined;
+  return env.ns.compareAndSet(ledger.id, expected, next, staged);
 }
 
 async function publishGroup(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | null, blobs: Promise<unknown>): Promise<boolean> {
