@@ -12,6 +12,9 @@
  *      ← {type: 'cpu'} → {type: 'cpu', user, system} (process.cpuUsage(), µs);
  *      ← {type: 'profile-start'} → V8 CPU profiler on, {type: 'profile'};
  *      ← {type: 'profile-stop', file} → the .cpuprofile written to `file`, {type: 'profile', file};
+ *      ← {type: 'mix', reps} → the BSBM explore mix (24 queries) run in process on the `bsbm` ledger
+ *        `reps` times after one untimed pass: {type: 'mix', times: [ms...], rows: [per query]};
+ *      ← {type: 'idle'} → waits for background index jobs, then {type: 'idle'};
  *      ← {type: 'stop'} → close and exit.
  * `--stream-rows 0` skips the streaming ledger. `--server-args '<flags>'` passes `ledgraph server`
  * flags (e.g. memory budgets) through the real flag parser; `--root DIR` runs the build in DIR/dist
@@ -53,13 +56,17 @@ async function* generated(n) {
 let t0 = performance.now();
 await conn.create('bsbm');
 let subjects = [];
+let products = [];
 if (existsSync(data)) {
   const r = await conn.bulkLoad('bsbm:main', createReadStream(data));
   subjects = await labelledSubjects(data, 5000);
+  // Products (≈30 facts each): the subjects of the ≈30-row point query.
+  products = (await labelledSubjects(data, 60_000)).filter((s) => /\/Product\d+$/.test(s));
   log(`http-worker: loaded ${data} (${r.triples} triples) in ${Math.round(performance.now() - t0)} ms`);
 } else {
   await conn.bulkLoad('bsbm:main', generated(100_000));
   for (let i = 0; i < 5000; i++) subjects.push(`http://example.org/item/${i * 17}`);
+  products = subjects;
   log(`http-worker: ${data} not found; loaded 100,000 generated facts`);
 }
 await conn.create('writes');
@@ -75,6 +82,38 @@ const mem = () => {
   const m = process.memoryUsage();
   return { type: 'mem', rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers };
 };
+
+/**
+ * The explore mix in process, as the query bench runs it (querySparql on the ledger's head Db,
+ * every row read): one untimed pass, then `reps` timed passes.
+ */
+async function inProcessMix(reps) {
+  const params = data.replace(/\.nt$/, '.params.json');
+  if (!existsSync(params)) return { times: [], rows: [] };
+  const { loadQueries } = await import('./queries.js');
+  const { querySparql } = await import(join(root, 'dist/core/query/engine.js'));
+  const { mix } = loadQueries(params);
+  const once = async () => {
+    const db = await conn.db('bsbm:main');
+    const rows = [];
+    for (const q of mix) {
+      const res = await querySparql(q.text, { view: db });
+      let n = 0;
+      if (res.type === 'boolean') n = 1;
+      else for await (const _ of res.type === 'quads' ? res.quads : res.rows) n++;
+      rows.push(n);
+    }
+    return rows;
+  };
+  const rows = await once();
+  const times = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    await once();
+    times.push(performance.now() - t0);
+  }
+  return { times, rows, queries: mix.map((q) => q.text) };
+}
 
 /** The inspector session of a running CPU profile, if any. */
 let profiler = null;
@@ -96,6 +135,8 @@ process.on('message', async (msg) => {
     await writeFile(msg.file, JSON.stringify(profile));
     process.send({ type: 'profile', file: msg.file });
   }
+  else if (msg.type === 'mix') process.send({ type: 'mix', ...(await inProcessMix(msg.reps)) });
+  else if (msg.type === 'idle') { await conn.idle(); process.send({ type: 'idle' }); }
   else if (msg.type === 'gc') {
     for (let i = 0; i < 3; i++) { global.gc?.(); await new Promise((r) => setTimeout(r, 20)); }
     process.send(mem());
@@ -107,4 +148,4 @@ process.on('message', async (msg) => {
 });
 process.on('disconnect', () => { void rm(dir, { recursive: true, force: true }).finally(() => process.exit(0)); });
 
-process.send({ type: 'ready', url: server.url, api: server.url + config.apiBaseUrl, subjects, streamRows });
+process.send({ type: 'ready', url: server.url, api: server.url + config.apiBaseUrl, subjects, products, streamRows });

@@ -63,7 +63,14 @@ export interface NameService {
    * Replace the record when the stored one still equals `expected` (compared by commit_head_id,
    * commit_t, index_head_id, index_t, retracted, branches and default_context; `null` = must not exist). Returns true on success.
    */
-  compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean>;
+  compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord, staged?: StagedRecord): Promise<boolean>;
+  /**
+   * Optional: start making `next` durable ahead of its compare-and-set (a file store writes and
+   * fsyncs a copy beside the record while the caller writes the objects it points at). Nothing is
+   * visible until a compareAndSet given the staged record sets it; a store uses the copy only when
+   * the record to set is exactly the staged one. Callers discard what they did not hand over.
+   */
+  stage?(ledgerId: string, next: NsRecord): StagedRecord;
   /** Delete a record (hard drop). Returns true when one existed. */
   delete(ledgerId: string): Promise<boolean>;
   /** Every record. */
@@ -71,6 +78,14 @@ export interface NameService {
   /** Subscribe to changes (from this process and, where the store supports it, others). Returns unsubscribe. */
   subscribe(listener: (change: NsChange) => void): () => void;
   close(): Promise<void>;
+}
+
+/** A record written ahead by NameService.stage, not yet visible. */
+export interface StagedRecord {
+  /** The record it holds. */
+  readonly record: NsRecord;
+  /** Drop it (its temporary copy is removed); nothing once a compareAndSet has taken it. */
+  discard(): void;
 }
 
 /** True when two records agree on the fields compare-and-set checks. */

@@ -70,6 +70,24 @@ export async function readBytes(c: Ctx): Promise<Uint8Array> {
   }
 }
 
+/** Bodies up to this declared length are read whole at once (see smallBody). */
+export const SMALL_BODY_BYTES = 64 * 1024;
+
+/**
+ * The body bytes of a request whose Content-Length declares at most SMALL_BODY_BYTES (and no
+ * Transfer-Encoding), read whole and cached by Hono so every later reader (`readBytes`, the signed
+ * body check, the RDF body parser) gets the same bytes; null for other requests, whose bodies stay
+ * streaming. Under @hono/node-server this reads the socket directly: no web Request or stream is
+ * built for the request, which was most of the per-request cost of a small query or write.
+ */
+export function smallBody(c: Context): Promise<Uint8Array> | null {
+  const declared = c.req.header('content-length');
+  if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return null;
+  const n = Number(declared);
+  if (!(n >= 0 && n <= SMALL_BODY_BYTES)) return null;
+  return c.req.arrayBuffer().then((b) => new Uint8Array(b), (e: unknown) => { throw bodyReadError(e); });
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** Decode body bytes as UTF-8; invalid bytes are a 400. */

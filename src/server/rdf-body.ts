@@ -11,7 +11,7 @@ import { badRequest, isLedgraphError } from '../core/errors.js';
 import { syntaxError, txnFromRdfJs, type RdfContentType, type RdfJsQuad } from '../core/transact/parse-rdf.js';
 import type { TxnRequest } from '../core/transact/txn-request.js';
 import type { AppEnv } from './app.js';
-import { bodyReadError } from './http-util.js';
+import { bodyReadError, smallBody } from './http-util.js';
 
 /** The body text, decoded from the raw bytes only when serialised (the transaction blob). */
 export class LazyText {
@@ -53,7 +53,9 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   const declared = Number(c.req.header('content-length') ?? 0);
   const raw = new Bytes(Number.isSafeInteger(declared) ? declared : 0);
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const body = c.req.raw.body;
+  // A small body is read whole (no web stream is built for it); a large one is parsed as it arrives.
+  const small = smallBody(c);
+  const body = small ? [await small] : c.req.raw.body;
   try {
     if (body) {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {

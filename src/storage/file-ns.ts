@@ -3,7 +3,7 @@ import { promises as fsp, watch, type FSWatcher, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { badRequest, storageError } from '../core/errors.js';
-import { sameRecordVersion, type NameService, type NsChange, type NsRecord } from '../core/store.js';
+import { sameRecordVersion, type NameService, type NsChange, type NsRecord, type StagedRecord } from '../core/store.js';
 import { fsFail, unique, writeAtomic, type FileStoreOptions } from './file-store.js';
 import { errCode, syncDir, writeNewFile } from './fd-io.js';
 import { DEFAULT_LEFTOVER_POLICY, pidAlive, sweepLeftovers } from './leftovers.js';
@@ -59,6 +59,7 @@ export class FileNameService implements NameService {
   private readonly feed = new ChangeFeed((active) => this.watching(active));
   private readonly seen = new Map<string, Seen>(); // file -> last state this instance knows
   private readonly busy = new Set<string>(); // files this instance is changing right now
+  private readonly staged = new WeakMap<StagedRecord, { ledgerId: string; record: NsRecord; tmp: string; written: Promise<boolean>; taken: boolean; remove: () => void }>();
   private readonly gen = new Map<string, number>(); // bumped per local change, so an overlapping scan drops its stale view
   private readonly chains = new Map<string, Promise<void>>(); // queue local calls per record instead of spinning on the lock
   private watcher: FSWatcher | undefined;
@@ -93,18 +94,67 @@ export class FileNameService implements NameService {
     return this.readCached(encodeLedgerId(ledgerId) + '.json');
   }
 
-  /** Replace the record when the stored version equals `expected`; atomic across processes. */
-  async compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord): Promise<boolean> {
+  /**
+   * Replace the record when the stored version equals `expected`; atomic across processes. Given a
+   * record this store staged for exactly `next`, the compare-and-set renames its copy into place.
+   */
+  async compareAndSet(ledgerId: string, expected: NsRecord | null, next: NsRecord, staged?: StagedRecord): Promise<boolean> {
+    const s = staged ? this.staged.get(staged) : undefined;
+    if (!s || s.taken || s.ledgerId !== ledgerId || JSON.stringify(s.record) !== JSON.stringify(cloneRecord(next))) {
+      staged?.discard();
+      return this.setRecord(ledgerId, expected, next, null);
+    }
+    s.taken = true;
+    try {
+      const ok = await this.setRecord(ledgerId, expected, next, s);
+      if (!ok) s.remove();
+      return ok;
+    } catch (e) {
+      s.remove();
+      throw e;
+    }
+  }
+
+  /**
+   * Write and fsync `next` to a temporary file now, outside the lock, for a compareAndSet to rename
+   * into place. A staged copy that is never set, or one left by a crash, is a temporary file like
+   * writeAtomic's (removed here, or swept at start); it is never the record.
+   */
+  stage(ledgerId: string, next: NsRecord): StagedRecord {
+    checkRecord(ledgerId, next);
+    const record = cloneRecord(next);
+    const tmp = join(this.dir, `${encodeLedgerId(ledgerId)}.json.${unique()}.tmp`);
+    const written = writeNewFile(tmp, JSON.stringify(record) + '\n', this.fsync).then(() => true, () => false);
+    const remove = () => { void written.then(() => fsp.rm(tmp, { force: true })).catch(() => {}); };
+    const info = { ledgerId, record, tmp, written, taken: false, remove };
+    const handle: StagedRecord = { record, discard: () => { if (!info.taken) { info.taken = true; remove(); } } };
+    this.staged.set(handle, info);
+    return handle;
+  }
+
+  private async setRecord(ledgerId: string, expected: NsRecord | null, next: NsRecord, staged: { tmp: string; written: Promise<boolean> } | null): Promise<boolean> {
     checkRecord(ledgerId, next);
     const stored = cloneRecord(next);
     const change = await this.mutate(ledgerId, async (file, lock) => {
       const prev = await this.readCached(file);
-      if (!sameRecordVersion(prev, expected)) return null;
       const text = JSON.stringify(stored) + '\n';
+      // A staged copy that failed to write is replaced by an ordinary atomic write.
+      const ready = staged !== null && (await staged.written);
+      if (!sameRecordVersion(prev, expected)) {
+        if (ready) await fsp.rm(staged.tmp, { force: true });
+        return null;
+      }
       await lock.check();
-      await writeAtomic(join(this.dir, file), text, this.fsync);
-      if (this.fsync) await syncDir(this.dir);
-      await this.remember(file, text);
+      if (ready) {
+        try {
+          await fsp.rename(staged.tmp, join(this.dir, file));
+        } catch (e) {
+          await fsp.rm(staged.tmp, { force: true });
+          throw e;
+        }
+      } else await writeAtomic(join(this.dir, file), text, this.fsync);
+      // The stat that remembers the new file needs only the rename, not the directory's fsync.
+      await Promise.all([this.fsync ? syncDir(this.dir) : null, this.remember(file, text)]);
       return { ledger_id: ledgerId, kind: changeKind(prev, stored), record: cloneRecord(stored) };
     });
     if (change) this.feed.emit(change);

@@ -152,26 +152,50 @@ export class FileContentStore implements ContentStore {
    */
   async putAllWithCid(objects: readonly { cid: CID; bytes: Uint8Array }[]): Promise<void> {
     for (const o of objects) await checkPutCid(o.cid, o.bytes);
+    // The directories are fsynced as soon as every file of the group exists, while the files' own
+    // bytes are still being written and fsynced: both must finish before this returns, and nothing
+    // refers to these objects before then, so their order does not matter.
+    let flush: Promise<void> | null = null;
+    const startFlush = () => {
+      if (flush || this.durable === 'none') return;
+      flush = this.flushDirs();
+      flush.catch(() => {}); // awaited below
+    };
+    let toCreate = objects.length;
+    const created = () => { if (--toCreate === 0) startFlush(); };
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < objects.length) {
         const o = objects[next++]!;
-        await this.write(o.cid, o.bytes, false);
+        await this.write(o.cid, o.bytes, false, created);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(GROUP_WRITES, objects.length) }, worker));
-    if (this.durable !== 'none') await this.flushDirs().catch((e) => { throw fsFail('cannot sync object directories', e); });
+    try {
+      await Promise.all(Array.from({ length: Math.min(GROUP_WRITES, objects.length) }, worker));
+    } finally {
+      startFlush(); // a failed write never counted as created; flush what was
+    }
+    await (flush as Promise<void> | null)?.catch((e) => { throw fsFail('cannot sync object directories', e); });
   }
 
-  private async write(cid: CID, bytes: Uint8Array, barrier = BARRIER_CODECS.has(cid.code)): Promise<void> {
+  /**
+   * Write one object. Its directory counts as dirty from the moment the file exists; a barrier (or
+   * 'all') fsyncs the dirty directories then, beside the file's own write and fsync.
+   */
+  private async write(cid: CID, bytes: Uint8Array, barrier = BARRIER_CODECS.has(cid.code), onCreated?: () => void): Promise<void> {
     const path = this.pathOf(cid);
     const dir = join(path, '..');
+    const syncDirs = this.durable === 'all' || (this.durable === 'commits' && barrier);
+    let flush: Promise<void> | null = null;
     try {
       const file = compresses(this.compress, cid.code) ? await encodeForDisk(bytes) : bytes;
       await this.ensureDir(dir);
-      await this.createObject(path, file);
-      this.dirty.add(dir);
-      if (this.durable === 'all' || (this.durable === 'commits' && barrier)) await this.flushDirs();
+      await this.createObject(path, file, () => {
+        this.dirty.add(dir);
+        if (syncDirs && !flush) { flush = this.flushDirs(); flush.catch(() => {}); }
+        onCreated?.();
+      });
+      if (flush) await flush;
     } catch (e) {
       throw fsFail(`cannot store object ${cid.toString()}`, e);
     }
@@ -184,15 +208,17 @@ export class FileContentStore implements ContentStore {
    * When the file exists (the same object put again, or such a leftover) it is kept if it holds
    * exactly these bytes (the on-disk form) (fsynced again: a crashed writer may not have) and atomically replaced if not.
    */
-  private async createObject(path: string, bytes: Uint8Array): Promise<void> {
+  private async createObject(path: string, bytes: Uint8Array, onCreated: () => void): Promise<void> {
     const sync = this.durable !== 'none';
     try {
-      await writeNewFile(path, bytes, sync);
+      await writeNewFile(path, bytes, sync, onCreated);
     } catch (e) {
       if (errCode(e) !== 'EEXIST') throw e;
       const have = await fsp.readFile(path).catch(() => null);
-      if (have === null || !Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(have)) return writeAtomic(path, bytes, sync);
-      if (sync) await syncPath(path);
+      if (have === null || !Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(have)) await writeAtomic(path, bytes, sync);
+      else if (sync) await syncPath(path);
+      // The entry existed already (possibly from a writer that crashed before its directory fsync).
+      onCreated();
     }
   }
 

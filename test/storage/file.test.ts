@@ -109,6 +109,37 @@ describe('file storage specifics', () => {
     await content.close();
   });
 
+  it('a staged record is set by rename when its expected version holds, and leaves no temp file either way', async () => {
+    const root = await tempDir();
+    const { content, ns } = await openFileStorage(root);
+    const file = join(root, 'ns', 'hr%3Amain.json');
+    await ns.compareAndSet('hr:main', null, rec('hr:main'));
+    const one = rec('hr:main', { commit_head_id: 'c1', commit_t: 1 });
+    // Refused: the stored record is not the expected one; nothing changes, the staged copy goes.
+    expect(await ns.compareAndSet('hr:main', rec('hr:main', { commit_t: 5 }), one, ns.stage!('hr:main', one))).toBe(false);
+    expect(await ns.get('hr:main')).toEqual(rec('hr:main'));
+    // Set: the record is replaced, and a second stage on top of it is set too.
+    expect(await ns.compareAndSet('hr:main', rec('hr:main'), one, ns.stage!('hr:main', one))).toBe(true);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(one);
+    const two = rec('hr:main', { commit_head_id: 'c2', commit_t: 2 });
+    const staged = ns.stage!('hr:main', two);
+    expect(staged.record).toEqual(two);
+    expect(await ns.compareAndSet('hr:main', one, two, staged)).toBe(true);
+    expect(await ns.get('hr:main')).toEqual(two);
+    staged.discard(); // taken: nothing happens
+    // A staged record for another record is not used: the record set is the one asked for.
+    const three = rec('hr:main', { commit_head_id: 'c3', commit_t: 3 });
+    expect(await ns.compareAndSet('hr:main', two, three, ns.stage!('hr:main', rec('hr:main', { commit_head_id: 'cX', commit_t: 3 })))).toBe(true);
+    expect(await ns.get('hr:main')).toEqual(three);
+    // Discarded: never visible.
+    ns.stage!('hr:main', rec('hr:main', { commit_head_id: 'c4', commit_t: 4 })).discard();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await ns.get('hr:main')).toEqual(three);
+    expect(await tree(root)).toEqual([join('ns', 'hr%3Amain.json')]);
+    await ns.close();
+    await content.close();
+  });
+
   it('a new instance on the same directory sees the same objects and records', async () => {
     const root = await tempDir();
     const first = await openFileStorage(root);

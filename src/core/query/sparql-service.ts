@@ -37,7 +37,14 @@ const NO_POLICY_STATS = (): PolicyStats => ({ executed: 0, allowed: 0 });
 
 /** Parsed queries by base IRI and text, least recently used first. */
 const parsed = new Map<string, Query>();
-const PARSED_MAX = 256;
+/**
+ * At most this many entries and this many characters of query text (the algebra is of the order of
+ * its text): enough for an application's queries times the values it fills in (a point query on a
+ * few thousand subjects), at a few MB.
+ */
+const PARSED_MAX = 8192;
+const PARSED_MAX_TOTAL_CHARS = 2 * 1024 * 1024;
+let parsedChars = 0;
 /** Longer texts are parsed every time (they are rarely repeated and would pin memory). */
 const PARSED_MAX_CHARS = 16 * 1024;
 
@@ -54,7 +61,12 @@ export function parseSparqlCached(text: string, baseIri?: string): Query {
     parsed.delete(key);
   } else {
     q = parseSparql(text, baseIri !== undefined ? { baseIri } : {});
-    if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+    parsedChars += key.length;
+    while (parsed.size >= PARSED_MAX || parsedChars > PARSED_MAX_TOTAL_CHARS) {
+      const oldest = parsed.keys().next().value!;
+      parsed.delete(oldest);
+      parsedChars -= oldest.length;
+    }
   }
   parsed.set(key, q);
   return q;

@@ -19,7 +19,7 @@ import type { Db } from '../ledger/db.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
 import { admitNovelty } from './novelty-limits.js';
-import type { NsRecord } from '../store.js';
+import type { NsRecord, StagedRecord } from '../store.js';
 import type { WriteEnv } from '../ledger/stores.js';
 import { nextTurn } from '../util/next-turn.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
@@ -175,6 +175,9 @@ interface Group {
   /** Resolves true once published (receipts sent), false when it cannot be (writes in `retry`). */
   published: Promise<boolean>;
   retry: PendingWrite[];
+  /** The head record it expects to publish (staged with the nameservice when it can stage). */
+  next?: NsRecord;
+  staged?: StagedRecord;
 }
 
 /**
@@ -200,19 +203,48 @@ async function stageGroup(env: WriteEnv, ledger: Ledger, batch: PendingWrite[], 
   const { prepared, unchanged, failed, after } = await prepareAll(env, ledger, batch, base);
   for (const [w, e] of failed) w.reject(e);
   const group: Group = { prepared, unchanged, baseCid: base.cid, dictSize, after, published: Promise.resolve(true), retry: [] };
-  // Blobs first (their fsyncs overlap each other and the previous group's publish).
+  // Blobs first (their fsyncs overlap each other and the previous group's publish). As one group
+  // where the store can: one barrier makes every directory entry of the group durable, the txn
+  // blobs' included, before the head can point at them.
   const content = env.contentFor(ledger.id);
-  const blobs = Promise.all(prepared.flatMap((x) => [
+  const objects = prepared.flatMap((x) => [
+    ...(x.txnBytes && x.data.txn ? [{ cid: x.data.txn, bytes: x.txnBytes }] : []),
+    { cid: CID.parse(x.cid), bytes: x.bytes },
+  ]);
+  const blobs = content.putAllWithCid ? content.putAllWithCid(objects) : Promise.all(prepared.flatMap((x) => [
     ...(x.txnBytes ? [content.put(Codec.txn, x.txnBytes)] : []),
     content.put(Codec.commit, x.bytes),
   ]));
   blobs.catch(() => {}); // observed in publish; never an unhandled rejection meanwhile
+  // The head record this group will most likely publish, made durable beside its blobs where the
+  // nameservice can; publish uses it only when the record it sets turns out to be exactly this one.
+  const last = prepared[prepared.length - 1];
+  if (last && env.ns.stage) {
+    const base = prev?.next ?? ledger.record;
+    group.next = { ...base, commit_head_id: last.cid, commit_t: last.t };
+    group.staged = env.ns.stage(ledger.id, group.next);
+  }
   group.published = publish(env, ledger, group, prev, blobs);
   return group;
 }
 
 /** Publish a group once its blobs are durable and its predecessor published; settle its writes. */
 async function publish(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | null, blobs: Promise<unknown>): Promise<boolean> {
+  try {
+    return await publishGroup(env, ledger, g, prev, blobs);
+  } finally {
+    // A staged record no compare-and-set took (a path that did not publish, or another record) goes.
+    g.staged?.discard();
+  }
+}
+
+/** The head's compare-and-set, handing over the staged record when it is exactly `next`. */
+function setHead(env: WriteEnv, ledger: Ledger, g: Group, expected: NsRecord, next: NsRecord): Promise<boolean> {
+  const staged = g.staged && JSON.stringify(g.next) === JSON.stringify(next) ? g.staged : undefined;
+  return env.ns.compareAndSet(ledger.id, expected, next, staged);
+}
+
+async function publishGroup(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | null, blobs: Promise<unknown>): Promise<boolean> {
   const all = [...g.prepared.map((x) => x.w), ...g.unchanged.map((u) => u.w)];
   let blobError: unknown = null;
   try { await blobs; } catch (e) { blobError = e; }
@@ -241,7 +273,7 @@ async function publish(env: WriteEnv, ledger: Ledger, g: Group, prev: Group | nu
         const last = g.prepared[g.prepared.length - 1]!;
         const expected = ledger.record;
         const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };
-        if (!(await env.ns.compareAndSet(ledger.id, expected, next))) {
+        if (!(await setHead(env, ledger, g, expected, next))) {
           ledger.dict.truncate(g.dictSize); // nothing staged here will be published
           g.retry = [];
           for (const w of all) {

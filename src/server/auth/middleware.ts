@@ -13,6 +13,7 @@ import { AuthError } from './jws.js';
 import { JwksCache } from './jwks.js';
 import { jsonLdQueryLedgers, ledgerIdOf, multiQueryLedgers, sparqlLedgers } from './refs.js';
 import type { AuthGroup, AuthSettings, GroupSettings } from './settings.js';
+import { smallBody } from '../http-util.js';
 import { isCredential, looksLikeJws, unwrapCredential, unwrapJws, type SparqlKind } from './signed.js';
 import { bearerToken, canRead, canReplicate, canWrite, verifyBearer, type Principal } from './verify.js';
 
@@ -256,8 +257,10 @@ export class Auth {
     // A data body (not declared a JWS, not JSON) is signed only if it opens like a JWS: peek at
     // its first bytes and leave the rest streaming, so large Turtle or N-Triples bodies are parsed
     // while they arrive (rdf-body.ts) instead of being read whole here.
-    if (!declared && !isJson && !(await this.opensLikeJws(c))) return;
-    const bytes = await this.bodyBytes(c);
+    // A small body is read whole at once (cheaper than a peek; the route reads the cached bytes).
+    const small = smallBody(c);
+    const bytes = small ? await small : !declared && !isJson && !(await this.opensLikeJws(c)) ? null : await this.bodyBytes(c);
+    if (bytes === null) return;
     // Decode only what can be signed: a declared JWS, a body opening like one ("eyJ"), or a JSON
     // body small enough to be a credential-wrapped request; large data bodies pass untouched.
     const opensLikeJws = bytes.length > 3 && bytes[0] === 0x65 && bytes[1] === 0x79 && bytes[2] === 0x4a;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { blankNode, literal, namedNode } from '../../rdf/terms.js';
 import { xsd } from '../../rdf/vocab.js';
 import { isLedgraphError } from '../../errors.js';
-import { parseSparqlJson, resultToTable, tableToResult, toSparqlJson, writeSparqlJson, type ResultTable } from './sparql-json.js';
+import fc from 'fast-check';
+import { jsonString, parseSparqlJson, resultToTable, tableToResult, toSparqlJson, writeSparqlJson, type ResultTable } from './sparql-json.js';
 
 const table: ResultTable = {
   type: 'bindings',
@@ -76,5 +77,14 @@ describe('SPARQL JSON parser', () => {
       '{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"uri"}}]}}']) {
       expect(() => parseSparqlJson(bad), bad).toThrow(expect.objectContaining({ name: 'LedgraphError' }));
     }
+  });
+});
+
+describe('jsonString', () => {
+  it('equals JSON.stringify for any string (escapes, non-ASCII, lone and paired surrogates)', () => {
+    for (const s of ['', 'plain', 'a"b', 'a\\b', 'line\nbreak', '\u0000\u001f', '\u007f', 'é', '\u2028', '😀', '\ud800x', 'x\udc00']) {
+      expect(jsonString(s)).toBe(JSON.stringify(s));
+    }
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => jsonString(s) === JSON.stringify(s)), { numRuns: 2000 });
   });
 });

@@ -122,15 +122,23 @@ function rowWriter(vars: string[]): (b: Binding) => string {
   };
 }
 
+/** Characters JSON.stringify escapes in a string: quote, backslash, controls, and surrogates (lone ones). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(s)`: most values need no escaping, and a test is cheaper than the serialiser. */
+export function jsonString(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
 /** `JSON.stringify(termToSparqlJson(t))`, written directly. */
 function termJson(t: Term): string {
   switch (t.termType) {
-    case 'NamedNode': return `{"type":"uri","value":${JSON.stringify(t.value)}}`;
-    case 'BlankNode': return `{"type":"bnode","value":${JSON.stringify(t.value)}}`;
+    case 'NamedNode': return `{"type":"uri","value":${jsonString(t.value)}}`;
+    case 'BlankNode': return `{"type":"bnode","value":${jsonString(t.value)}}`;
     case 'Literal':
-      if (t.language) return `{"type":"literal","value":${JSON.stringify(t.value)},"xml:lang":${JSON.stringify(t.language)}}`;
-      if (t.datatype.value === xsd.string) return `{"type":"literal","value":${JSON.stringify(t.value)}}`;
-      return `{"type":"literal","value":${JSON.stringify(t.value)},"datatype":${JSON.stringify(t.datatype.value)}}`;
+      if (t.language) return `{"type":"literal","value":${jsonString(t.value)},"xml:lang":${jsonString(t.language)}}`;
+      if (t.datatype.value === xsd.string) return `{"type":"literal","value":${jsonString(t.value)}}`;
+      return `{"type":"literal","value":${jsonString(t.value)},"datatype":${jsonString(t.datatype.value)}}`;
   }
 }
 
