@@ -48,8 +48,14 @@ export type { DropResponse } from './drop.js';
 /** Connection.memoryReport(): estimated bytes by structure. */
 export interface MemoryReport {
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
+  /** Dictionary pages held for their grace window by every loaded ledger, against their bound (a quarter of the leaf cache's). */
+  dict_pages_held: { bytes: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
-  ledgers: { ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number }[];
+  ledgers: {
+    ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number;
+    /** Key → id lookups of keys not in the pages: the Bloom filters' candidate pages for them, and the pages read anyway (fingerprints matched or unknown). */
+    dict_absent_lookups: { lookups: number; bloom_candidate_pages: number; pages_read: number };
+  }[];
 }
 
 export interface Storage { content: ContentStore; ns: NameService }
@@ -301,10 +307,14 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       ledgers.push({
         ledger: l.id, terms: l.dict.size, dict_bytes: d.dictBytes, dict_page_bytes: d.dictPageBytes, term_cache_bytes: d.termCacheBytes,
         novelty_bytes: l.novelty.memoryBytes(), novelty_encoded_bytes: l.novelty.bytes,
+        dict_absent_lookups: { lookups: l.dict.probes.absent, bloom_candidate_pages: l.dict.probes.candidates, pages_read: l.dict.probes.pagesRead },
       });
     }
     const leaf = this.leafCache.size;
-    return { leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes }, term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
+    return {
+      leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes },
+      dict_pages_held: { bytes: this.leafCache.holdBound.bytes(), limit_bytes: this.leafCache.holdBound.max },
+      term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
   }
 
   /** Forget a loaded ledger (its head moved off its first-parent chain); the next use loads it afresh. */
