@@ -63,6 +63,12 @@ describe('paged TermDict memory', () => {
     await d.resolveKeys([key(5), key(N - 1), key(30 * PAGE_IDS + 7)]);
     expect([d.idOfKey(key(5)), d.idOfKey(key(N - 1)), d.idOfKey(key(30 * PAGE_IDS + 7))]).toEqual([5, N - 1, 30 * PAGE_IDS + 7]);
     expect(d.idOfKey(fresh(0))).toBe(N);
+    // An absent answer is remembered until the base changes: staging's lookup, resolveKeys and the
+    // intern after it probe the filters once between them.
+    expect(d.idOfKey(fresh(NEW + 1))).toBeUndefined();
+    await d.resolveKeys([fresh(NEW + 1)]);
+    expect(d.internKey(fresh(NEW + 1))).toBe(N + NEW);
+    expect(d.probes.absent).toBe(NEW + 1);
   });
 
   it('bounds the pages held for the grace window by a quarter of the cache budget', async () => {

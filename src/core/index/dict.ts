@@ -116,7 +116,7 @@ export class TermDict {
   private hits = new Map<string, number>();
   /** The previous generation of `hits`: an answer survives at least HIT_KEYS newer ones (a commit's resolved keys until its apply). */
   private oldHits = new Map<string, number>();
-  /** Keys resolveKeys found absent from the base pages (valid until the base changes; bounded): the synchronous intern that follows skips the probes. */
+  /** Keys found absent from the base pages (valid until the base changes; bounded): the synchronous intern after resolveKeys skips the probes. */
   private absent = new Set<string>();
   private absentChars = 0;
   private keys: string[] = [];
@@ -283,7 +283,16 @@ export class TermDict {
     if (this.absent.has(key)) return undefined;
     const found = this.baseId(key);
     if (found === -2) throw new DictMiss(this, key, undefined);
-    return found < 0 ? undefined : found;
+    if (found >= 0) return found;
+    // Remembered, so staging's lookup spares resolveKeys and the apply after it the probes.
+    if (this.absent.size >= ABSENT_KEYS || this.absentChars > ABSENT_CHARS) { this.absent.clear(); this.absentChars = 0; }
+    this.noteAbsent(key);
+    return undefined;
+  }
+
+  private noteAbsent(key: string): void {
+    this.absent.add(key);
+    this.absentChars += key.length;
   }
 
   /**
@@ -487,9 +496,7 @@ export class TermDict {
     if (this.absent.size + todo.length > ABSENT_KEYS || this.absentChars > ABSENT_CHARS) { this.absent.clear(); this.absentChars = 0; }
     for (const key of todo) {
       if (this.ids.has(key) || this.absent.has(key)) continue;
-      if (this.baseId(key) !== -1) continue;
-      this.absent.add(key);
-      this.absentChars += key.length;
+      if (this.baseId(key) === -1) this.noteAbsent(key);
     }
   }
 
