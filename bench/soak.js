@@ -11,7 +11,9 @@
  * configured total: the caches' budgets plus the process baseline, see docs/memory.md).
  *
  *   npm run bench -- soak --products 265 --duration 1800
- *   options: --server-args="--leaf-cache-bytes 64MiB" (server flags), --root DIR (another build)
+ *   options: --server-args="--leaf-cache-bytes 64MiB" (server flags), --root DIR (another build),
+ *            --node-args="--max-old-space-size=256" (the server process's V8 flags: without a heap
+ *            cap V8 lets garbage pile up to hundreds of MB between collections, which RSS shows)
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -29,7 +31,8 @@ const workerArgs = ['--stream-rows', '0'];
 if (args.data) workerArgs.push('--data', String(args.data));
 if (typeof args.root === 'string') workerArgs.push('--root', args.root);
 if (typeof args['server-args'] === 'string') workerArgs.push(`--server-args=${args['server-args']}`);
-const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const nodeArgs = typeof args['node-args'] === 'string' ? args['node-args'].split(/\s+/).filter(Boolean) : [];
+const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc', ...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const replies = [];
 let ready;
 const readyP = new Promise((ok, fail) => {
@@ -125,7 +128,7 @@ try {
   const round2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
   const peak = Math.max(...rss);
   emitResult({
-    suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, root: args.root ?? null,
+    suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, nodeArgs: args['node-args'] ?? null, root: args.root ?? null,
     requests, commits, requestsPerSec: Math.round(requests / duration), non2xx, errors, timeouts, worstP99Ms: Math.max(...latencies),
     rssMB: { start: start.rssMB, peak, firstThirdAvg: avg(rss.slice(0, third)), lastThirdAvg: avg(rss.slice(-third)), end: rss[rss.length - 1], afterGc: toMB(afterGc.rss) },
     secondHalf: {
