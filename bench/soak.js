@@ -83,6 +83,7 @@ async function sample(t0) {
     leafCacheMB: report ? toMB(report.leaf_cache.bytes) : null,
     dictMB: dictBytes != null ? toMB(dictBytes) : null,
     writesTerms: writes?.terms ?? null,
+    commitCacheMB: report?.commit_cache ? toMB(report.commit_cache.bytes) : null,
     dictPagesHeldMB: report?.dict_pages_held ? toMB(report.dict_pages_held.bytes) : null,
     writesDictPageMB: writes ? toMB(writes.dict_page_bytes) : null,
     writesAbsentLookups: writes?.dict_absent_lookups ?? null,

@@ -25,6 +25,7 @@ interface Report {
   caches: { parse_cache_limit_bytes: number; idempotency_cache_limit_bytes: number; queries_executing: number; queries_queued: number };
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
   dict_pages_held: { bytes: number; limit_bytes: number };
+  commit_cache: { bytes: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
   ledgers: {
     ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number;
@@ -55,6 +56,10 @@ describe('GET /stats/memory', () => {
     // Pages held for the grace window count against a quarter of the leaf cache's budget.
     expect(m.dict_pages_held.limit_bytes).toBe(256 * 1024);
     expect(m.dict_pages_held.bytes).toBeGreaterThanOrEqual(mem.dict_page_bytes);
+    // The commit envelopes of the two commits (create, insert), under --commit-cache-bytes.
+    expect(m.commit_cache.limit_bytes).toBe(16 * 1024 * 1024);
+    expect(m.commit_cache.bytes).toBeGreaterThan(2 * 200);
+    expect(m.commit_cache.bytes).toBeLessThan(2 * 500);
   });
 
   it('counts the new terms of a write as absent lookups that read no page', async () => {

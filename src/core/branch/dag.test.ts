@@ -1,6 +1,7 @@
 /** The commit graph walks on hand-built histories (nodes remembered, no store reads). */
 import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../store.js';
+import { cidOf, Codec } from '../commit/cid.js';
 import { CommitGraph } from './dag.js';
 
 const NO_STORE = {} as ContentStore;
@@ -36,5 +37,24 @@ describe('CommitGraph', () => {
     const excl = await g.ancestors('m2');
     expect((await g.only('m4', excl)).map((n) => n.cid)).toEqual(['d2', 'd3', 'd4', 'd5', 'M3', 'm4']);
     expect((await g.firstParents('m4')).map((n) => n.cid)).toEqual(['m4', 'M3', 'm2', 'm1', 'g']);
+  });
+
+  it('keeps its cached envelopes under its byte budget, reading evicted ones from the store again', async () => {
+    const cids: string[] = [];
+    for (let i = 0; i < 1_000; i++) cids.push((await cidOf(Codec.commit, new TextEncoder().encode(String(i)))).toString());
+    const cid = (i: number) => cids[i]!;
+    const reads: string[] = [];
+    const store = { async get(c: { toString(): string }) { reads.push(c.toString()); throw new Error('not stored'); } } as unknown as ContentStore;
+    const small = new CommitGraph(store, 10_000);
+    for (let i = 0; i < 1_000; i++) {
+      small.remember({ cid: cid(i), t: i, parents: i ? [cid(i - 1)] : [], time: '2026-11-27T10:00:00.000Z' });
+      expect(small.cachedBytes).toBeLessThanOrEqual(10_000);
+    }
+    expect(small.cachedBytes).toBeGreaterThan(5_000);
+    // The newest commits are at hand; the first was let go (and would be read from the store).
+    expect((await small.node(cid(999))).t).toBe(999);
+    expect(reads).toEqual([]);
+    await expect(small.node(cid(0))).rejects.toThrow('not stored');
+    expect(reads).toEqual([cid(0)]);
   });
 });

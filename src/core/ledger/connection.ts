@@ -19,7 +19,7 @@ import type { LedgerStores, WriteEnv, WriteSettings } from './stores.js';
 import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
-import { CommitGraph } from '../branch/dag.js';
+import { CommitGraph, DEFAULT_COMMIT_CACHE_BYTES } from '../branch/dag.js';
 import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
@@ -37,6 +37,8 @@ export interface ConnectionOptions {
   leafCacheBytes?: number;
   /** Bytes of decoded terms cached per loaded ledger (default 8 MiB). */
   termCacheBytes?: number;
+  /** Bytes of commit envelopes cached for commit-graph walks, shared by all ledgers (default 16 MiB). */
+  commitCacheBytes?: number;
   /** Where SPARQL SERVICE and LOAD <url> may reach (default: nowhere). */
   federation?: FederationOptions;
   /** How long an index root no record names any more is kept before its objects are deleted (default 10 min). */
@@ -48,6 +50,8 @@ export type { DropResponse } from './drop.js';
 /** Connection.memoryReport(): estimated bytes by structure. */
 export interface MemoryReport {
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
+  /** Commit envelopes cached for commit-graph walks (every commit applied since start, until the budget starts it over). */
+  commit_cache: { bytes: number; limit_bytes: number };
   /** Dictionary pages held for their grace window by every loaded ledger, against their bound (a quarter of the leaf cache's). */
   dict_pages_held: { bytes: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
@@ -100,7 +104,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       termCacheBytes: opts.termCacheBytes ?? DEFAULT_TERM_CACHE_BYTES,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
-    this.graph = new CommitGraph(this.content);
+    this.graph = new CommitGraph(this.content, opts.commitCacheBytes ?? DEFAULT_COMMIT_CACHE_BYTES);
     this.gc = new IndexGc(this.content, this.ns, opts.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
@@ -313,6 +317,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     const leaf = this.leafCache.size;
     return {
       leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes },
+      commit_cache: { bytes: this.graph.cachedBytes, limit_bytes: this.graph.maxBytes },
       dict_pages_held: { bytes: this.leafCache.holdBound.bytes(), limit_bytes: this.leafCache.holdBound.max },
       term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
   }
