@@ -13,7 +13,9 @@
  *   npm run bench -- soak --products 265 --duration 1800
  *   options: --server-args="--leaf-cache-bytes 64MiB" (server flags), --root DIR (another build),
  *            --node-args="--max-old-space-size=256" (the server process's V8 flags: without a heap
- *            cap V8 lets garbage pile up to hundreds of MB between collections, which RSS shows)
+ *            cap V8 lets garbage pile up to hundreds of MB between collections, which RSS shows),
+ *            --live (after each sample, force full GCs and record the live heap, ArrayBuffers and
+ *            RSS too: what the server really retains, apart from V8's garbage headroom)
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -26,6 +28,7 @@ const sampleSec = Number(args.sample ?? 10);
 const connections = Number(args.connections ?? 16);
 const writeShare = Number(args['write-share'] ?? 0.2);
 const budgetMB = args['budget-mb'] !== undefined ? Number(args['budget-mb']) : null;
+const live = args.live === true || args.live === 'true';
 
 const workerArgs = ['--stream-rows', '0'];
 if (args.data) workerArgs.push('--data', String(args.data));
@@ -76,10 +79,12 @@ async function sample(t0) {
     if (r.status === 200) report = await r.json(); else await r.body?.cancel(); // an older build has no /stats/memory
   } catch { /* ditto */ }
   const writes = report?.ledgers?.find((l) => l.ledger === 'writes:main');
+  const g = live ? await ask({ type: 'gc' }) : null;
   const dictBytes = report?.ledgers?.reduce((a, l) => a + l.dict_bytes, 0);
   return {
     sec: Math.round((performance.now() - t0) / 1000), commits,
     rssMB: toMB(m.rss), heapMB: toMB(m.heapUsed), arrayBuffersMB: toMB(m.arrayBuffers),
+    ...(g ? { liveHeapMB: toMB(g.heapUsed), liveArrayBuffersMB: toMB(g.arrayBuffers), rssAfterGcMB: toMB(g.rss) } : {}),
     leafCacheMB: report ? toMB(report.leaf_cache.bytes) : null,
     dictMB: dictBytes != null ? toMB(dictBytes) : null,
     writesTerms: writes?.terms ?? null,
@@ -131,7 +136,7 @@ try {
   emitResult({
     suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, nodeArgs: args['node-args'] ?? null, root: args.root ?? null,
     requests, commits, requestsPerSec: Math.round(requests / duration), non2xx, errors, timeouts, worstP99Ms: Math.max(...latencies),
-    rssMB: { start: start.rssMB, peak, firstThirdAvg: avg(rss.slice(0, third)), lastThirdAvg: avg(rss.slice(-third)), end: rss[rss.length - 1], afterGc: toMB(afterGc.rss) },
+    rssMB: { start: start.rssMB, peak, firstThirdAvg: avg(rss.slice(0, third)), lastThirdAvg: avg(rss.slice(-third)), end: rss[rss.length - 1], afterGc: toMB(afterGc.rss), heapAfterGc: toMB(afterGc.heapUsed), arrayBuffersAfterGc: toMB(afterGc.arrayBuffers) },
     secondHalf: {
       rssKBPerCommit: round2(kbPerCommit), heapKBPerCommit: round2(heapKbPerCommit), dictKBPerCommit: round2(dictKbPerCommit),
       rssKBPerCommitBesidesDict: kbPerCommit != null && dictKbPerCommit != null ? round2(kbPerCommit - dictKbPerCommit) : null,
