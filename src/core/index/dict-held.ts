@@ -51,15 +51,18 @@ export function pageBytes(keys: readonly string[]): number {
 }
 
 const FILTER_LOW = FILTER_BITS - 1;
-/** The fingerprint of a key's hashes: the bits of both hashes the Bloom probes never read. */
+/**
+ * The fingerprint of a key's hashes: the bits of both hashes the Bloom probes never read. Signed
+ * 32-bit, so it is a small integer to V8 (Int32Array.indexOf is ≈ 6× faster than Uint32Array's).
+ */
 export function fingerprint(h: Uint32Array): number {
-  return ((h[0]! >>> 14) ^ (h[1]! & ~FILTER_LOW)) >>> 0;
+  return (h[0]! >>> 14) ^ (h[1]! & ~FILTER_LOW);
 }
 if (FILTER_BITS !== 1 << 14) throw new Error('dictionary fingerprints assume 2^14-bit page filters');
 
 /** Fingerprints of a page's keys, in id order. */
-export function pageFingerprints(keys: readonly string[]): Uint32Array {
-  const h = new Uint32Array(2), out = new Uint32Array(keys.length);
+export function pageFingerprints(keys: readonly string[]): Int32Array {
+  const h = new Uint32Array(2), out = new Int32Array(keys.length);
   for (let i = 0; i < keys.length; i++) {
     keyHashes(keys[i]!, h);
     out[i] = fingerprint(h);

@@ -128,7 +128,7 @@ export class TermDict {
   /** Pages used within the grace window, by page number (bounded in bytes with the other dictionaries of the cache). */
   private readonly recent = new HeldPages(new HoldBound(DEFAULT_DICT_HOLD_BYTES));
   /** Fingerprints of the keys of each base page seen so far (dict-held.ts): 4 bytes per key. */
-  private fps: (Uint32Array | undefined)[] = [];
+  private fps: (Int32Array | undefined)[] = [];
   private fpBytes = 0;
   /** Key → id lookups that reached the pages (measurement). */
   readonly probes: DictProbeStats = { absent: 0, candidates: 0, pagesRead: 0 };
@@ -255,13 +255,13 @@ export class TermDict {
     return cid !== undefined ? this.shared?.getObject(cid) as Page | undefined : undefined;
   }
 
-  private setFps(k: number, f: Uint32Array | undefined): void {
+  private setFps(k: number, f: Int32Array | undefined): void {
     this.fpBytes += (f?.byteLength ?? 0) - (this.fps[k]?.byteLength ?? 0);
     this.fps[k] = f;
   }
 
   /** Page k's fingerprints, taken from the page when not known yet (undefined: unknown and the page is not resident). */
-  private fpsOf(k: number): Uint32Array | undefined {
+  private fpsOf(k: number): Int32Array | undefined {
     let f = this.fps[k];
     if (f === undefined) {
       const p = this.peek(k);
