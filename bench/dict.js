@@ -11,7 +11,9 @@
  *   absent key → id as many keys the dictionary does not hold (the new terms of a write)
  *
  * Probe strings are fresh copies each round, so neither side profits from a hash V8 cached in a
- * string it saw before. Flags: --keys N (400,000). Prints one JSON result line.
+ * string it saw before. Flags: --keys N (400,000). Prints one JSON result line, with the filters'
+ * false positives measured on the absent-key lookups: Bloom candidate pages per absent key (each a
+ * page read before the fingerprints), and pages still read per absent key (fingerprints matched).
  */
 import { CID } from 'multiformats/cid';
 import { emitResult, fromDist, log, median, parseArgs } from './measure.js';
@@ -72,4 +74,11 @@ for (const [name, sides] of Object.entries(times)) {
   log(`dict: ${name}: main ${m['main (all in memory)'].medianMs} ms, paged ${m['paged (pages resident)'].medianMs} ms (${ratio}×)`);
 }
 result.memory = { paged: paged.memory(), main: flat.memory() };
+const pr = paged.probes;
+result.falsePositives = {
+  absentLookups: pr.absent, bloomCandidatePages: pr.candidates, pagesRead: pr.pagesRead,
+  bloomCandidatesPerAbsentKey: Math.round((pr.candidates / Math.max(1, pr.absent)) * 1e4) / 1e4,
+  pagesReadPerAbsentKey: pr.pagesRead / Math.max(1, pr.absent),
+};
+log(`dict: absent keys: ${result.falsePositives.bloomCandidatesPerAbsentKey} Bloom candidate pages per key, ${pr.pagesRead} pages read in ${pr.absent} lookups`);
 emitResult(result);

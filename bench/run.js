@@ -4,7 +4,7 @@
  *
  *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | shacl | dict | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
- *         --budget-mb MB, --server-args="<server flags>", --root DIR (see bench/soak.js)
+ *         --budget-mb MB, --server-args="<server flags>", --node-args="<V8 flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
  *   --products N     BSBM product count (default 2825, ≈1M triples; 265 ≈ 100k)
  *   --reps N         load: processes per engine (default 3, median reported);

@@ -11,7 +11,11 @@
  * configured total: the caches' budgets plus the process baseline, see docs/memory.md).
  *
  *   npm run bench -- soak --products 265 --duration 1800
- *   options: --server-args="--leaf-cache-bytes 64MiB" (server flags), --root DIR (another build)
+ *   options: --server-args="--leaf-cache-bytes 64MiB" (server flags), --root DIR (another build),
+ *            --node-args="--max-old-space-size=256" (the server process's V8 flags: without a heap
+ *            cap V8 lets garbage pile up to hundreds of MB between collections, which RSS shows),
+ *            --live (after each sample, force full GCs and record the live heap, ArrayBuffers and
+ *            RSS too: what the server really retains, apart from V8's garbage headroom)
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -24,12 +28,14 @@ const sampleSec = Number(args.sample ?? 10);
 const connections = Number(args.connections ?? 16);
 const writeShare = Number(args['write-share'] ?? 0.2);
 const budgetMB = args['budget-mb'] !== undefined ? Number(args['budget-mb']) : null;
+const live = args.live === true || args.live === 'true';
 
 const workerArgs = ['--stream-rows', '0'];
 if (args.data) workerArgs.push('--data', String(args.data));
 if (typeof args.root === 'string') workerArgs.push('--root', args.root);
 if (typeof args['server-args'] === 'string') workerArgs.push(`--server-args=${args['server-args']}`);
-const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const nodeArgs = typeof args['node-args'] === 'string' ? args['node-args'].split(/\s+/).filter(Boolean) : [];
+const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc', ...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const replies = [];
 let ready;
 const readyP = new Promise((ok, fail) => {
@@ -73,13 +79,19 @@ async function sample(t0) {
     if (r.status === 200) report = await r.json(); else await r.body?.cancel(); // an older build has no /stats/memory
   } catch { /* ditto */ }
   const writes = report?.ledgers?.find((l) => l.ledger === 'writes:main');
+  const g = live ? await ask({ type: 'gc' }) : null;
   const dictBytes = report?.ledgers?.reduce((a, l) => a + l.dict_bytes, 0);
   return {
     sec: Math.round((performance.now() - t0) / 1000), commits,
     rssMB: toMB(m.rss), heapMB: toMB(m.heapUsed), arrayBuffersMB: toMB(m.arrayBuffers),
+    ...(g ? { liveHeapMB: toMB(g.heapUsed), liveArrayBuffersMB: toMB(g.arrayBuffers), rssAfterGcMB: toMB(g.rss) } : {}),
     leafCacheMB: report ? toMB(report.leaf_cache.bytes) : null,
     dictMB: dictBytes != null ? toMB(dictBytes) : null,
     writesTerms: writes?.terms ?? null,
+    commitCacheMB: report?.commit_cache ? toMB(report.commit_cache.bytes) : null,
+    dictPagesHeldMB: report?.dict_pages_held ? toMB(report.dict_pages_held.bytes) : null,
+    writesDictPageMB: writes ? toMB(writes.dict_page_bytes) : null,
+    writesAbsentLookups: writes?.dict_absent_lookups ?? null,
   };
 }
 
@@ -122,9 +134,9 @@ try {
   const round2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
   const peak = Math.max(...rss);
   emitResult({
-    suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, root: args.root ?? null,
+    suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, nodeArgs: args['node-args'] ?? null, root: args.root ?? null,
     requests, commits, requestsPerSec: Math.round(requests / duration), non2xx, errors, timeouts, worstP99Ms: Math.max(...latencies),
-    rssMB: { start: start.rssMB, peak, firstThirdAvg: avg(rss.slice(0, third)), lastThirdAvg: avg(rss.slice(-third)), end: rss[rss.length - 1], afterGc: toMB(afterGc.rss) },
+    rssMB: { start: start.rssMB, peak, firstThirdAvg: avg(rss.slice(0, third)), lastThirdAvg: avg(rss.slice(-third)), end: rss[rss.length - 1], afterGc: toMB(afterGc.rss), heapAfterGc: toMB(afterGc.heapUsed), arrayBuffersAfterGc: toMB(afterGc.arrayBuffers) },
     secondHalf: {
       rssKBPerCommit: round2(kbPerCommit), heapKBPerCommit: round2(heapKbPerCommit), dictKBPerCommit: round2(dictKbPerCommit),
       rssKBPerCommitBesidesDict: kbPerCommit != null && dictKbPerCommit != null ? round2(kbPerCommit - dictKbPerCommit) : null,

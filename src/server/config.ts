@@ -101,6 +101,8 @@ export interface ServerConfig extends InputLimits {
   leafCacheBytes: number;
   /** Bytes of decoded dictionary terms cached per ledger. */
   termCacheBytes: number;
+  /** Bytes of commit envelopes cached for commit-graph walks (--commit-cache-bytes). */
+  commitCacheBytes: number;
   /** Bytes of remembered push responses (Idempotency-Key). */
   idempotencyCacheBytes: number;
   /** Queued, unsent bytes per /events subscriber before it is cut off. */
@@ -184,6 +186,7 @@ export function defaultServerConfig(): ServerConfig {
     requestTimeoutMs: 300_000,
     leafCacheBytes: 128 * 1024 * 1024,
     termCacheBytes: 8 * 1024 * 1024,
+    commitCacheBytes: 16 * 1024 * 1024,
     idempotencyCacheBytes: 8 * 1024 * 1024,
     eventsQueueBytes: 1024 * 1024,
     parseCacheBytes: 24 * 1024 * 1024,
@@ -495,6 +498,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Unsent bytes queued per /events subscriber before it is cut off'),
   valueFlag('parse-cache-bytes', 'LEDGRAPH_PARSE_CACHE_BYTES', '<bytes>', 'parseCacheBytes', parseByteSize, '24MiB',
     'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
+  valueFlag('commit-cache-bytes', 'LEDGRAPH_COMMIT_CACHE_BYTES', '<bytes>', 'commitCacheBytes', parseByteSize, '16MiB',
+    'Memory for commit envelopes cached for history and branch walks, shared by all ledgers'),
   boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
     'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
   valueFlag('storage-compress', 'LEDGRAPH_STORAGE_COMPRESS', '<mode>', 'storageCompress', compressModes, 'fast',

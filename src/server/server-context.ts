@@ -45,6 +45,7 @@ export function connectionOptions(config: ServerConfig) {
     federation: { allow: config.federationAllow },
     leafCacheBytes: config.leafCacheBytes,
     termCacheBytes: config.termCacheBytes,
+    commitCacheBytes: config.commitCacheBytes,
   };
 }
 

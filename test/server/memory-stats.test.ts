@@ -24,8 +24,13 @@ interface Report {
   process: { rss: number; heap_used: number };
   caches: { parse_cache_limit_bytes: number; idempotency_cache_limit_bytes: number; queries_executing: number; queries_queued: number };
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
+  dict_pages_held: { bytes: number; limit_bytes: number };
+  commit_cache: { bytes: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
-  ledgers: { ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number }[];
+  ledgers: {
+    ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number;
+    dict_absent_lookups: { lookups: number; bloom_candidate_pages: number; pages_read: number };
+  }[];
 }
 
 describe('GET /stats/memory', () => {
@@ -48,6 +53,23 @@ describe('GET /stats/memory', () => {
     // Indexed: novelty is empty.
     expect([mem.novelty_bytes, mem.novelty_encoded_bytes]).toEqual([0, 0]);
     expect(m.process.rss).toBeGreaterThan(m.process.heap_used);
+    // Pages held for the grace window count against a quarter of the leaf cache's budget.
+    expect(m.dict_pages_held.limit_bytes).toBe(256 * 1024);
+    expect(m.dict_pages_held.bytes).toBeGreaterThanOrEqual(mem.dict_page_bytes);
+    // The commit envelopes of the two commits (create, insert), under --commit-cache-bytes.
+    expect(m.commit_cache.limit_bytes).toBe(16 * 1024 * 1024);
+    expect(m.commit_cache.bytes).toBeGreaterThan(2 * 200);
+    expect(m.commit_cache.bytes).toBeLessThan(2 * 500);
+  });
+
+  it('counts the new terms of a write as absent lookups that read no page', async () => {
+    const before = (await json<Report>(await fetch(`${srv.api}/stats/memory`))).ledgers.find((l) => l.ledger === 'mem:main')!;
+    const r = await fetch(`${srv.api}/insert/mem`, { method: 'POST', headers: { 'Content-Type': 'text/turtle' }, body: `<${EX}new> <${EX}p> "a new value" .\n` });
+    expect(r.status).toBe(200);
+    const after = (await json<Report>(await fetch(`${srv.api}/stats/memory`))).ledgers.find((l) => l.ledger === 'mem:main')!;
+    expect(after.dict_absent_lookups.lookups).toBeGreaterThanOrEqual(before.dict_absent_lookups.lookups + 2);
+    expect(after.dict_absent_lookups.pages_read).toBe(0);
+    expect(after.dict_page_bytes).toBe(before.dict_page_bytes);
   });
 });
 

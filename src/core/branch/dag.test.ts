@@ -1,7 +1,8 @@
 /** The commit graph walks on hand-built histories (nodes remembered, no store reads). */
 import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../store.js';
-import { CommitGraph } from './dag.js';
+import { cidOf, Codec } from '../commit/cid.js';
+import { CommitGraph, EnvelopeCache } from './dag.js';
 
 const NO_STORE = {} as ContentStore;
 
@@ -36,5 +37,25 @@ describe('CommitGraph', () => {
     const excl = await g.ancestors('m2');
     expect((await g.only('m4', excl)).map((n) => n.cid)).toEqual(['d2', 'd3', 'd4', 'd5', 'M3', 'm4']);
     expect((await g.firstParents('m4')).map((n) => n.cid)).toEqual(['m4', 'M3', 'm2', 'm1', 'g']);
+  });
+
+  it('keeps its cached envelopes under its byte budget, reading evicted ones from the store again', async () => {
+    const cids: string[] = [];
+    for (let i = 0; i < 1_000; i++) cids.push((await cidOf(Codec.commit, new TextEncoder().encode(String(i)))).toString());
+    const cid = (i: number) => cids[i]!;
+    const reads: string[] = [];
+    const store = { async get(c: { toString(): string }) { reads.push(c.toString()); throw new Error('not stored'); } } as unknown as ContentStore;
+    const cache = new EnvelopeCache(10_000);
+    const small = new CommitGraph(store, cache);
+    for (let i = 0; i < 1_000; i++) {
+      small.remember({ cid: cid(i), t: i, parents: i ? [cid(i - 1)] : [], time: '2026-11-27T10:00:00.000Z' });
+      expect(cache.cachedBytes).toBeLessThanOrEqual(10_000);
+    }
+    expect(cache.cachedBytes).toBeGreaterThan(5_000);
+    // The newest commits are at hand; the first was let go (and would be read from the store).
+    expect((await small.node(cid(999))).t).toBe(999);
+    expect(reads).toEqual([]);
+    await expect(small.node(cid(0))).rejects.toThrow('not stored');
+    expect(reads).toEqual([cid(0)]);
   });
 });

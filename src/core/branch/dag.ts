@@ -11,28 +11,66 @@ import type { ContentStore } from '../store.js';
 /** What the graph walks need of a commit. */
 export interface Node { cid: string; t: number; parents: string[]; time: string }
 
-/** Most envelopes kept; past it the cache starts over (a walk then reads from the store again). */
-const MAX_CACHED = 500_000;
+/** Default bytes of cached envelopes (≈ 50,000 commits). */
+export const DEFAULT_COMMIT_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** Estimated bytes of a cached node: its strings (one byte a character plus headers), the object, its array and the map entry. */
+function nodeBytes(n: Node): number {
+  let b = 200 + n.cid.length + n.time.length;
+  for (const p of n.parents) b += 24 + p.length;
+  return b;
+}
+
+/**
+ * Commit envelopes cached by CID, within a byte budget (--commit-cache-bytes): two generations of
+ * half the budget each; when the newer fills, the older is dropped (a walk then reads those from
+ * the store again). Graphs over the parts of one store share one (a CID's envelope is the same
+ * everywhere), so the budget holds however many ledgers there are.
+ */
+export class EnvelopeCache {
+  private nodes = new Map<string, Node>();
+  private older = new Map<string, Node>();
+  private bytes = 0;
+  private olderBytes = 0;
+  constructor(readonly maxBytes = DEFAULT_COMMIT_CACHE_BYTES) {}
+
+  /** Estimated bytes cached now. */
+  get cachedBytes(): number { return this.bytes + this.olderBytes; }
+
+  /** The cached envelope of `cid`, if any. */
+  get(cid: string): Node | undefined { return this.nodes.get(cid) ?? this.older.get(cid); }
+
+  /** Cache an envelope. */
+  add(n: Node): void {
+    if (this.nodes.has(n.cid)) return;
+    const b = nodeBytes(n);
+    if (this.bytes + b > this.maxBytes / 2) {
+      this.older = this.nodes;
+      this.olderBytes = this.bytes;
+      this.nodes = new Map();
+      this.bytes = 0;
+    }
+    this.nodes.set(n.cid, n);
+    this.bytes += b;
+  }
+}
 
 export class CommitGraph {
-  /** `nodes`: the envelope cache, which graphs over the parts of one store may share (a CID's envelope is the same everywhere). */
-  constructor(private readonly store: ContentStore, private readonly nodes = new Map<string, Node>()) {}
+  /** `cache`: the envelope cache, which graphs over the parts of one store may share. */
+  constructor(private readonly store: ContentStore, private readonly cache = new EnvelopeCache()) {}
 
   /** Record a commit whose envelope the caller has at hand (a ledger applying it), sparing a read. */
   remember(n: Node): void {
-    if (this.nodes.has(n.cid)) return;
-    if (this.nodes.size >= MAX_CACHED) this.nodes.clear();
-    this.nodes.set(n.cid, n);
+    this.cache.add(n);
   }
 
   /** The envelope facts of one commit. */
   async node(cid: string): Promise<Node> {
-    const hit = this.nodes.get(cid);
+    const hit = this.cache.get(cid);
     if (hit) return hit;
     const env = decodeEnvelope(await this.store.get(CID.parse(cid)));
     const n: Node = { cid, t: env.t, parents: env.parents.map(String), time: env.time };
-    if (this.nodes.size >= MAX_CACHED) this.nodes.clear();
-    this.nodes.set(cid, n);
+    this.cache.add(n);
     return n;
   }
 

@@ -14,6 +14,7 @@
 import { LedgraphError, internalError } from '../errors.js';
 import { keyKind, keyToTerm, termKey, type Term } from '../rdf/terms.js';
 import { decodeDictPage, decodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, keyHashes, PAGE_IDS, PAGE_SHIFT } from './dict-page.js';
+import { fingerprint, HeldPages, HoldBound, pageBytes, pageFingerprints, type Page } from './dict-held.js';
 import { SlicedFilters } from './dict-slices.js';
 
 /** Estimated bytes of one term cache slot: the decoded Term object, its value string, the slot. */
@@ -24,6 +25,10 @@ export const DEFAULT_TERM_CACHE_BYTES = 8 * 1024 * 1024;
 export const DICT_ENTRY_OVERHEAD_BYTES = 64;
 /** A page used within this window is kept by the dictionary itself, whatever the shared cache evicts. */
 export const DICT_PAGE_GRACE_MS = 30_000;
+/** Pages used this recently are held even past the byte bound (their ids are about to be read synchronously). */
+export const DICT_PAGE_BUSY_MS = 2_000;
+/** The bound on pages held for the grace window by a dictionary without a shared cache. */
+export const DEFAULT_DICT_HOLD_BYTES = 32 * 1024 * 1024;
 
 /** The persisted dictionary of an index root (new format: `pages` and `filters`; old: `chunks`). */
 export interface DictRootJson { size: number; chunks: string[]; pages?: string[]; filters?: string[] }
@@ -34,6 +39,18 @@ export interface DictSource { get(cid: string): Promise<Uint8Array> }
 export interface DictObjectCache {
   getObject(key: string): unknown;
   setObject(key: string, value: object, bytes: number): void;
+  /** The bound on the pages dictionaries hold for their grace window (a share of the cache's budget). */
+  readonly holdBound?: HoldBound;
+}
+
+/** Counts of key → id lookups that went to the pages (the filters' false positives, measured). */
+export interface DictProbeStats {
+  /** Lookups of keys not in the pages. */
+  absent: number;
+  /** Candidate pages the Bloom filters named for them (false positives). */
+  candidates: number;
+  /** Of those, the pages whose fingerprints matched too, or were unknown: the page had to be read. */
+  pagesRead: number;
 }
 
 /** A lookup that needs a page not loaded: resolve `key` or `id` on `dict`, then retry. */
@@ -72,19 +89,10 @@ export async function withDictRetry<T>(fn: () => T | Promise<T>, undo?: () => vo
   }
 }
 
-interface Page { keys: string[]; index: Map<string, number> | null; used: number; cid: string }
-
-/** Pages in use by page number: an array, since id → key looks its page up for every id. */
-class PageTable {
-  private readonly a: (Page | undefined)[] = [];
-  get(k: number): Page | undefined { return this.a[k]; }
-  set(k: number, p: Page): void { this.a[k] = p; }
-  delete(k: number): void { this.a[k] = undefined; }
-  *values(): IterableIterator<Page> { for (const p of this.a) if (p) yield p; }
-  *[Symbol.iterator](): IterableIterator<[number, Page]> { for (let k = 0; k < this.a.length; k++) { const p = this.a[k]; if (p) yield [k, p]; } }
-}
-
 const NO_SLOTS = new Int32Array(0);
+/** Most keys (and their characters) remembered as absent from the base pages. */
+const ABSENT_KEYS = 16_384;
+const ABSENT_CHARS = 4 * 1024 * 1024;
 /** Most page lookups remembered (≈ 100 bytes each). */
 const HIT_KEYS = 16_384;
 
@@ -97,13 +105,6 @@ function flatKey(key: string): string {
   return JSON.parse(JSON.stringify(key)) as string;
 }
 
-/** Estimated bytes of a decoded page (key characters, string headers, array and map slots). */
-function pageBytes(keys: readonly string[]): number {
-  let n = 256;
-  for (const k of keys) n += k.length + 80;
-  return n;
-}
-
 export class TermDict {
   /** First id of the in-memory delta: ids below it are in base pages. */
   private from = 0;
@@ -112,15 +113,25 @@ export class TermDict {
   private readonly wanted = new Set<string>();
   private readonly pinned = new Map<string, number>();
   /** Recent key → id answers from pages (at most HIT_KEYS). */
-  private readonly hits = new Map<string, number>();
+  private hits = new Map<string, number>();
+  /** The previous generation of `hits`: an answer survives at least HIT_KEYS newer ones (a commit's resolved keys until its apply). */
+  private oldHits = new Map<string, number>();
+  /** Keys found absent from the base pages (valid until the base changes; bounded): the synchronous intern after resolveKeys skips the probes. */
+  private absent = new Set<string>();
+  private absentChars = 0;
   private keys: string[] = [];
   /** Characters of every delta key (for the memory estimate). */
   private keyChars = 0;
   private base: { size: number; pages: string[]; filters: string[] } | null = null;
   private src: DictSource | null = null;
   private shared: DictObjectCache | null = null;
-  /** Pages used within the grace window, by page number. */
-  private readonly recent = new PageTable();
+  /** Pages used within the grace window, by page number (bounded in bytes with the other dictionaries of the cache). */
+  private readonly recent = new HeldPages(new HoldBound(DEFAULT_DICT_HOLD_BYTES));
+  /** Fingerprints of the keys of each base page seen so far (dict-held.ts): 4 bytes per key. */
+  private fps: (Int32Array | undefined)[] = [];
+  private fpBytes = 0;
+  /** Key → id lookups that reached the pages (measurement). */
+  readonly probes: DictProbeStats = { absent: 0, candidates: 0, pagesRead: 0 };
   private readonly loading = new Map<number, Promise<Page>>();
   /** The base pages' filters, bit-sliced; valid for the pages of groups where `filterLoaded[group]`. */
   private slices = new SlicedFilters();
@@ -162,8 +173,12 @@ export class TermDict {
    */
   attachBase(root: DictRootJson, src: DictSource, shared: DictObjectCache | null): void {
     if (!root.pages || !root.filters) return; // an old-format root: its keys are all in the delta
+    // Keys absent from the old base may be in the new one (the delta folded into pages).
+    this.absent.clear();
+    this.absentChars = 0;
     this.src = src;
     this.shared = shared;
+    if (shared?.holdBound) this.recent.useBound(shared.holdBound);
     const S = root.size, pages = root.pages.length;
     if (this.size === 0) {
       // Opening: nothing in memory yet, every id is in pages.
@@ -172,6 +187,8 @@ export class TermDict {
       this.slices = new SlicedFilters();
       this.slices.resize(pages);
       this.filterLoaded = root.filters.map(() => false);
+      this.fps = [];
+      this.fpBytes = 0;
       return;
     }
     if (S < this.from || S > this.size) throw internalError(`dictionary root of ${S} terms does not fit a dictionary of ${this.size}`);
@@ -206,10 +223,11 @@ export class TermDict {
         const have = this.recent.get(k);
         if (have && start + have.keys.length === oldFrom) keys = have.keys.concat(this.keys.slice(0, end - oldFrom));
       }
-      if (!keys) { this.recent.delete(k); continue; }
-      const page: Page = { keys, index: null, used: this.clock, cid: root.pages[k]! };
+      if (!keys) { this.recent.delete(k); this.setFps(k, undefined); continue; }
+      const page: Page = { keys, used: this.clock, cid: root.pages[k]!, bytes: pageBytes(keys) };
       this.recent.set(k, page);
-      this.shared?.setObject(page.cid, page, pageBytes(keys));
+      this.setFps(k, pageFingerprints(keys));
+      this.shared?.setObject(page.cid, page, page.bytes);
     }
     const all = S - oldFrom === this.keys.length; // every delta key is in pages now (a bulk load, an index job with no writes since)
     for (let i = 0; i < S - oldFrom; i++) {
@@ -234,30 +252,51 @@ export class TermDict {
     return true;
   }
 
-  /** Estimated bytes held: delta and filters (grow with terms), pages in use, the term cache (bounded). */
+  /** Estimated bytes held: delta, filters and fingerprints (grow with terms), pages in use (bounded), the term cache (bounded). */
   memory(): { dictBytes: number; dictPageBytes: number; termCacheBytes: number; termCacheLimitBytes: number } {
-    let pages = 0;
-    for (const p of this.recent.values()) pages += pageBytes(p.keys) + (p.index ? p.keys.length * 40 : 0);
     return {
-      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.hits.size * 100,
-      dictPageBytes: pages,
+      dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.fpBytes + (this.hits.size + this.oldHits.size) * 100 + this.absent.size * 64 + this.absentChars,
+      dictPageBytes: this.recent.bytes,
       termCacheBytes: this.slotIds.length * TERM_SLOT_BYTES,
       termCacheLimitBytes: this.maxSlots * TERM_SLOT_BYTES,
     };
   }
 
-  /** A resident page (touched), or undefined. */
+  /** A resident page, held for the grace window from now (its ids are about to be used), or undefined. */
   private page(k: number): Page | undefined {
     let p = this.recent.get(k);
     if (p === undefined) {
-      const cid = this.base?.pages[k];
-      const cached = cid !== undefined ? this.shared?.getObject(cid) as Page | undefined : undefined;
-      if (cached === undefined) return undefined;
-      p = cached;
+      p = this.peek(k);
+      if (p === undefined) return undefined;
       this.recent.set(k, p);
     }
     p.used = this.clock;
     return p;
+  }
+
+  /** A resident page without holding it (held, or in the shared cache), or undefined. */
+  private peek(k: number): Page | undefined {
+    const p = this.recent.get(k);
+    if (p !== undefined) return p;
+    const cid = this.base?.pages[k];
+    return cid !== undefined ? this.shared?.getObject(cid) as Page | undefined : undefined;
+  }
+
+  private setFps(k: number, f: Int32Array | undefined): void {
+    this.fpBytes += (f?.byteLength ?? 0) - (this.fps[k]?.byteLength ?? 0);
+    this.fps[k] = f;
+  }
+
+  /** Page k's fingerprints, taken from the page when not known yet (undefined: unknown and the page is not resident). */
+  private fpsOf(k: number): Int32Array | undefined {
+    let f = this.fps[k];
+    if (f === undefined) {
+      const p = this.peek(k);
+      if (p === undefined) return undefined;
+      f = pageFingerprints(p.keys);
+      this.setFps(k, f);
+    }
+    return f;
   }
 
   /** Id of a key, or undefined when the term was never seen (DictMiss when a candidate page is not loaded). */
@@ -266,33 +305,58 @@ export class TermDict {
   private ownIdOfKey(key: string): number | undefined {
     const id = this.ids.get(key);
     if (id !== undefined || this.from === 0) return id;
-    const pinned = this.pinned.get(key) ?? this.hits.get(key);
+    const pinned = this.pinned.get(key) ?? this.hits.get(key) ?? this.oldHits.get(key);
     if (pinned !== undefined) return pinned;
+    if (this.absent.has(key)) return undefined;
     const found = this.baseId(key);
     if (found === -2) throw new DictMiss(this, key, undefined);
-    return found < 0 ? undefined : found;
+    if (found >= 0) return found;
+    // Remembered, so staging's lookup spares resolveKeys and the apply after it the probes.
+    if (this.absent.size >= ABSENT_KEYS || this.absentChars > ABSENT_CHARS) { this.absent.clear(); this.absentChars = 0; }
+    this.noteAbsent(key);
+    return undefined;
   }
 
-  /** A base id, -1 when absent, -2 when a filter or candidate page is not loaded. */
+  private noteAbsent(key: string): void {
+    this.absent.add(key);
+    this.absentChars += key.length;
+  }
+
+  /**
+   * A base id, -1 when absent, -2 when a filter or candidate page is not loaded. A candidate page
+   * is read only when its fingerprints hold the key's (or are not known yet), and held only when
+   * it holds the key: rejecting a key holds nothing (the shared cache's budget decides).
+   */
   private baseId(key: string): number {
     if (!this.filtersReady()) return -2;
     keyHashes(key, this.h);
-    let missing = false, found = -1;
+    const fp = fingerprint(this.h);
+    let missing = false, found = -1, candidates = 0, read = 0;
     this.slices.candidates(this.h, this.base!.pages.length, (k) => {
-      const p = this.page(k);
+      candidates++;
+      const f = this.fpsOf(k);
+      if (f === undefined) { missing = true; return false; }
+      let i = f.indexOf(fp);
+      if (i < 0) return false;
+      read++;
+      const p = this.peek(k);
       if (!p) { missing = true; return false; }
-      if (!p.index) {
-        p.index = new Map();
-        for (let i = 0; i < p.keys.length; i++) p.index.set(p.keys[i]!, i);
+      for (; i >= 0; i = f.indexOf(fp, i + 1)) {
+        if (p.keys[i] !== key) continue;
+        this.page(k);
+        found = (k << PAGE_SHIFT) + i;
+        return true;
       }
-      const i = p.index.get(key);
-      if (i === undefined) return false;
-      found = (k << PAGE_SHIFT) + i;
-      return true;
+      return false;
     });
+    if (found < 0 && !missing) {
+      this.probes.absent++;
+      this.probes.candidates += candidates;
+      this.probes.pagesRead += read;
+    }
     if (found >= 0) {
       // Keys found in pages are remembered (bounded): the page's key map may be dropped with the page.
-      if (this.hits.size >= HIT_KEYS) this.hits.clear();
+      if (this.hits.size >= HIT_KEYS) { this.oldHits = this.hits; this.hits = new Map(); }
       this.hits.set(key, found);
       return found;
     }
@@ -402,7 +466,7 @@ export class TermDict {
     if (this.from === 0) return;
     this.tick();
     const missing = this.missingPages(cols, n, false);
-    if (missing) await Promise.all([...missing].map((k) => this.loadPage(k)));
+    if (missing) await Promise.all([...missing].map((k) => this.loadPage(k, true)));
   }
 
   /** Pages of base ids in the columns that are not in memory (null: none; `first`: stop at one). */
@@ -430,15 +494,37 @@ export class TermDict {
     if (this.from === 0) return;
     this.tick();
     if (!this.filtersReady()) await this.loadFilters();
-    const missing = new Set<number>();
-    const pages = this.base!.pages.length;
-    const note = (k: number) => { if (!this.page(k)) missing.add(k); return false; };
-    for (const key of keys) {
-      if (this.ids.has(key) || this.pinned.has(key) || this.hits.has(key)) continue;
-      keyHashes(key, this.h);
-      this.slices.candidates(this.h, pages, note);
+    const todo: string[] = [];
+    for (const key of keys) if (!this.ids.has(key) && !this.pinned.has(key) && !this.hits.has(key) && !this.oldHits.has(key)) todo.push(key);
+    // Pages whose fingerprints are unknown are read (not held) to learn them; then the pages whose
+    // fingerprints hold a key are held for the synchronous lookup that follows.
+    for (let pass = 0; todo.length > 0; pass++) {
+      const hold = new Set<number>(), probe = new Set<number>();
+      const pages = this.base!.pages.length;
+      let fp = 0;
+      const note = (k: number) => {
+        const f = this.fpsOf(k);
+        if (f === undefined) probe.add(k);
+        else if (f.indexOf(fp) >= 0 && !this.page(k)) hold.add(k);
+        return false;
+      };
+      for (const key of todo) {
+        keyHashes(key, this.h);
+        fp = fingerprint(this.h);
+        this.slices.candidates(this.h, pages, note);
+      }
+      if (hold.size === 0 && probe.size === 0) break;
+      await Promise.all([...[...hold].map((k) => this.loadPage(k, true)), ...[...probe].map((k) => this.loadPage(k, false))]);
+      // Learning fingerprints may name pages to hold: one more pass (more only when a newer root came meanwhile).
+      if (probe.size === 0 || pass > 100) break;
     }
-    if (missing.size) await Promise.all([...missing].map((k) => this.loadPage(k)));
+    // Remember the answers now (found keys as hits): the synchronous use may come after more awaits.
+    // Room for this call's keys first: clearing midway would forget answers of this very call.
+    if (this.absent.size + todo.length > ABSENT_KEYS || this.absentChars > ABSENT_CHARS) { this.absent.clear(); this.absentChars = 0; }
+    for (const key of todo) {
+      if (this.ids.has(key) || this.absent.has(key)) continue;
+      if (this.baseId(key) === -1) this.noteAbsent(key);
+    }
   }
 
   /** Keys of ids [from, to), loading their pages as needed (the indexer and peers). */
@@ -448,7 +534,7 @@ export class TermDict {
     for (let id = from; id < to;) {
       if (id >= this.from) { out.push(...this.keys.slice(id - this.from, to - this.from)); break; }
       const k = id >>> PAGE_SHIFT;
-      const p = this.page(k) ?? await this.loadPage(k);
+      const p = this.peek(k) ?? await this.loadPage(k, false);
       const end = Math.min(to, (k + 1) << PAGE_SHIFT, this.from);
       for (; id < end; id++) out.push(p.keys[id & (PAGE_IDS - 1)]!);
     }
@@ -473,8 +559,7 @@ export class TermDict {
     this.clock = Date.now();
     if (this.clock - this.lastSweep < 1000) return;
     this.lastSweep = this.clock;
-    const old = this.clock - this.graceMs;
-    for (const [k, p] of this.recent) if (p.used < old) this.recent.delete(k);
+    this.recent.sweep(this.clock - this.graceMs, this.clock - DICT_PAGE_BUSY_MS);
   }
 
   private loadFilters(): Promise<void> {
@@ -494,7 +579,17 @@ export class TermDict {
     return p.then(() => (this.base !== base && !this.filtersReady() ? this.loadFilters() : undefined));
   }
 
-  private loadPage(k: number): Promise<Page> {
+  /** Read page k (once, however many ask), learn its fingerprints, and hold it when `hold` (its ids are about to be used). */
+  private async loadPage(k: number, hold: boolean): Promise<Page> {
+    const page = await this.fetchPage(k);
+    if (!hold) return page;
+    const held = this.recent.get(k);
+    if (held) { held.used = this.clock; return held; }
+    if (this.base?.pages[k] === page.cid) { page.used = this.clock; this.recent.set(k, page); }
+    return page;
+  }
+
+  private fetchPage(k: number): Promise<Page> {
     let p = this.loading.get(k);
     if (p) return p;
     p = (async () => {
@@ -503,16 +598,17 @@ export class TermDict {
         const cid = base.pages[k];
         if (cid === undefined) throw internalError(`dictionary page ${k} is not in the index root`);
         const bytes = await this.src!.get(cid);
-        const cur = this.page(k);
+        const cur = this.peek(k);
         if (cur) return cur;
         const { from, keys } = decodeDictPage(bytes);
         const want = Math.min(PAGE_IDS, this.base!.size - (k << PAGE_SHIFT));
         if (from !== k << PAGE_SHIFT) throw internalError(`dictionary page ${k} starts at id ${from}`);
         // A newer root may have rewritten this (last) page with more keys meanwhile.
         if (keys.length < want) { if (this.base !== base) continue; throw internalError(`dictionary page ${k} holds ${keys.length} keys, expected ${want}`); }
-        const page: Page = { keys: keys.length > want ? keys.slice(0, want) : keys, index: null, used: this.clock, cid };
-        this.recent.set(k, page);
-        this.shared?.setObject(cid, page, pageBytes(page.keys));
+        const kept = keys.length > want ? keys.slice(0, want) : keys;
+        const page: Page = { keys: kept, used: this.clock, cid, bytes: pageBytes(kept) };
+        if (this.base === base) this.setFps(k, pageFingerprints(kept));
+        this.shared?.setObject(cid, page, page.bytes);
         return page;
       }
     })().finally(() => this.loading.delete(k));

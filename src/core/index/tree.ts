@@ -6,6 +6,7 @@
 import { CID } from 'multiformats/cid';
 import { ORDERS, type IndexOrder } from '../flake/flake.js';
 import type { ContentStore } from '../store.js';
+import { HoldBound } from './dict-held.js';
 import { decodeLeaf, type DecodedLeaf } from './leaf-codec.js';
 import { parseJsonNode, type BranchNode, type IndexRoot } from './root-codec.js';
 import type { KeyPrefix, Run } from './run.js';
@@ -53,7 +54,11 @@ export function decodedLeafBytes(leaf: DecodedLeaf): number {
 export class LeafCache {
   private readonly map = new Map<string, LeafEntry>();
   private bytes = 0;
-  constructor(readonly maxBytes = DEFAULT_LEAF_CACHE_BYTES) {}
+  /** Dictionary pages held past this budget for their grace window are bounded by a quarter of it (docs/memory.md). */
+  readonly holdBound: HoldBound;
+  constructor(readonly maxBytes = DEFAULT_LEAF_CACHE_BYTES) {
+    this.holdBound = new HoldBound(Math.floor(maxBytes / 4));
+  }
 
   /** Bytes held now, and the number of leaves. */
   get size(): { bytes: number; leaves: number } { return { bytes: this.bytes, leaves: this.map.size }; }

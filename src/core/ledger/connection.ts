@@ -18,7 +18,7 @@ import type { LedgerStores, WriteEnv, WriteSettings } from './stores.js';
 import type { BranchEnv } from '../branch/env.js';
 import { ledgerInfo, type InfoOptions, type LedgerInfo } from './info.js';
 import { Ledger } from './ledger.js';
-import { CommitGraph, type Node as GraphNode } from '../branch/dag.js';
+import { CommitGraph, EnvelopeCache, DEFAULT_COMMIT_CACHE_BYTES } from '../branch/dag.js';
 import { DEFAULT_GC_GRACE_MS, IndexGc } from './index-gc.js';
 import { normalizeLedgerId, parseLedgerRef, splitLedgerId } from './ledger-id.js';
 import { defaultContextOf, setDefaultContext, storeDefaultContext, type DefaultContextChange } from './default-context.js';
@@ -46,6 +46,8 @@ export interface ConnectionOptions {
   leafCacheBytes?: number;
   /** Bytes of decoded terms cached per loaded ledger (default 8 MiB). */
   termCacheBytes?: number;
+  /** Bytes of commit envelopes cached for commit-graph walks, shared by all ledgers (default 16 MiB). */
+  commitCacheBytes?: number;
   /** Where SPARQL SERVICE and LOAD <url> may reach (default: nowhere). */
   federation?: FederationOptions;
   /** How long an index root no record names any more is kept before its objects are deleted (default 10 min). */
@@ -57,8 +59,16 @@ export type { DropResponse } from './drop.js';
 /** Connection.memoryReport(): estimated bytes by structure. */
 export interface MemoryReport {
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
+  /** Commit envelopes cached for commit-graph walks (every commit applied since start, until the budget starts it over). */
+  commit_cache: { bytes: number; limit_bytes: number };
+  /** Dictionary pages held for their grace window by every loaded ledger, against their bound (a quarter of the leaf cache's). */
+  dict_pages_held: { bytes: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
-  ledgers: { ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number }[];
+  ledgers: {
+    ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number;
+    /** Key → id lookups of keys not in the pages: the Bloom filters' candidate pages for them, and the pages read anyway (fingerprints matched or unknown). */
+    dict_absent_lookups: { lookups: number; bloom_candidate_pages: number; pages_read: number };
+  }[];
 }
 
 export interface Storage { content: ContentStore; ns: NameService }
@@ -77,7 +87,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   private readonly loaded = new Map<string, Promise<Ledger>>();
   /** Walks over the commit graph (branches), one per content partition, over one envelope cache. */
   private readonly graphs = new Map<string, CommitGraph>();
-  private readonly envelopes = new Map<string, GraphNode>();
+  private readonly envelopes: EnvelopeCache;
   /** Branches a merge, rebase or revert is running on. */
   readonly maintenance = new Set<string>();
   /** Collects index roots no record names any more. */
@@ -105,6 +115,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       termCacheBytes: opts.termCacheBytes ?? DEFAULT_TERM_CACHE_BYTES,
     };
     this.leafCache = new LeafCache(this.opts.leafCacheBytes);
+    this.envelopes = new EnvelopeCache(opts.commitCacheBytes ?? DEFAULT_COMMIT_CACHE_BYTES);
     this.gc = new IndexGc(this, opts.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
   }
@@ -329,10 +340,15 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       ledgers.push({
         ledger: l.id, terms: l.dict.size, dict_bytes: d.dictBytes, dict_page_bytes: d.dictPageBytes, term_cache_bytes: d.termCacheBytes,
         novelty_bytes: l.novelty.memoryBytes(), novelty_encoded_bytes: l.novelty.bytes,
+        dict_absent_lookups: { lookups: l.dict.probes.absent, bloom_candidate_pages: l.dict.probes.candidates, pages_read: l.dict.probes.pagesRead },
       });
     }
     const leaf = this.leafCache.size;
-    return { leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes }, term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
+    return {
+      leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes },
+      commit_cache: { bytes: this.envelopes.cachedBytes, limit_bytes: this.envelopes.maxBytes },
+      dict_pages_held: { bytes: this.leafCache.holdBound.bytes(), limit_bytes: this.leafCache.holdBound.max },
+      term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
   }
 
   /** Forget a loaded ledger (its head moved off its first-parent chain); the next use loads it afresh. */

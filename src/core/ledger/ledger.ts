@@ -228,7 +228,8 @@ export class Ledger {
     const meta = commitMetaFacts({ cid, t: data.t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
     this.head = { t: data.t, cid, time: data.time };
     if (this.chain) this.chain[data.t] = this.head;
-    else if (this.links.size < MAX_LINKS) this.links.set(cid, { t: data.t, time: data.time, parent: prev });
+    // With a commit graph (every ledger of a Connection) the chain is built from it, not from links.
+    else if (!this.graph && this.links.size < MAX_LINKS) this.links.set(cid, { t: data.t, time: data.time, parent: prev });
     this.graph?.remember({ cid, t: data.t, parents: data.parents.map(String), time: data.time });
     return { subject: commitSubject(cid), meta };
   }

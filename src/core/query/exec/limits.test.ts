@@ -52,6 +52,18 @@ describe('fuel', () => {
     expect(e.message).toMatch(/max-fuel 20/);
     expect(await run('# PRAGMA max-fuel 100\nSELECT * { ?s :p ?o } LIMIT 3', {})).toBe(3);
   });
+  it('charges a lookup that finds nothing (a query of many empty lookups runs out of fuel)', async () => {
+    // 50 facts scanned, then one NOT EXISTS lookup per row, each finding nothing (:q is known, but
+    // not on these subjects): 50 + 50.
+    const withQ = viewFromRdf('@prefix : <http://ex/> .\n:a :q :b .\n' + Array.from({ length: N }, (_, i) => `:s${i} :p ${i} .`).join('\n'));
+    const q = 'SELECT * { ?s :p ?o FILTER NOT EXISTS { ?s :q ?x } }';
+    let fuel = -1;
+    expect(await run(q, { view: withQ, onFinish: (s) => { fuel = s.fuel; } })).toBe(N);
+    expect(fuel).toBe(2 * N);
+    const e = await failure(run(q, { view: withQ, maxFuel: 2 * N - 1 }));
+    expect(e.message).toBe(`fuel limit exceeded (fuel_exhausted): the query needed more than max-fuel ${2 * N - 1}`);
+    expect(await run(q, { view: withQ, maxFuel: 2 * N })).toBe(N);
+  });
 });
 
 describe('time and cancellation', () => {

@@ -182,36 +182,44 @@ export class Runtime {
   /**
    * Facts matching `pt` in the given graphs (null = every visible named graph, reported by fact.g);
    * several graphs are merged as one RDF graph, so a triple present in two of them comes once.
+   * Fuel: the facts found, and at least one per index lookup (a lookup that finds nothing is work too).
    */
   async *scan(pt: ScanPattern, graphs: readonly number[] | null): AsyncIterable<FactBatch> {
     this.check();
     if (this.due()) await this.pause();
+    let found = 0;
     if (graphs === null) {
       for await (const b of this.view.scan(pt, { signal: this.signal })) {
         this.charge(b.n);
+        found += b.n;
         if (this.due()) await this.pause();
         const out = scratch(b.n);
         for (let i = 0; i < b.n; i++) if (this.namedSet.has(b.g[i]!)) copyFact(b, i, out);
         if (out.n > 0) yield out;
         this.check();
       }
+      if (found === 0) this.charge(1);
       return;
     }
     if (graphs.length === 1) {
       for await (const b of this.view.scan({ ...pt, g: graphs[0]! }, { signal: this.signal })) {
         this.charge(b.n);
+        found += b.n;
         if (this.due()) await this.pause();
         yield b;
         this.check();
       }
+      if (found === 0) this.charge(1);
       return;
     }
     const seen = new Set<string>();
     for (const g of graphs) {
       // A graph with no match yields no batch: look at the clock per graph too.
       if (this.due()) await this.pause();
+      found = 0;
       for await (const b of this.view.scan({ ...pt, g }, { signal: this.signal })) {
         this.charge(b.n);
+        found += b.n;
         if (this.due()) await this.pause();
         const out = scratch(b.n);
         for (let i = 0; i < b.n; i++) {
@@ -223,6 +231,7 @@ export class Runtime {
         if (out.n > 0) yield out;
         this.check();
       }
+      if (found === 0) this.charge(1);
     }
   }
 

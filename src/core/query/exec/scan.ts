@@ -79,17 +79,20 @@ export class TriplePatternNode implements PNode {
           // Decoded leaves and a small result: no async machinery at all.
           const sync = rt.view.scanSync?.(pt);
           if (sync) {
-            rt.charge(sync.n);
+            rt.charge(sync.n || 1); // a lookup that finds nothing still costs one
             this.emit(rt, sync, rows, off, out, -1);
             if (out.full) yield out.take();
             continue;
           }
+          let found = 0;
           for await (const fb of rt.view.scan(pt, { signal: rt.signal })) {
             rt.charge(fb.n);
+            found += fb.n;
             if (rt.due()) await rt.pause();
             this.emit(rt, fb, rows, off, out, -1);
             if (out.full) yield out.take();
           }
+          if (found === 0) rt.charge(1);
           continue;
         }
         for await (const fb of rt.scan(pt, graphs)) {
