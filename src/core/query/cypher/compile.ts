@@ -16,6 +16,7 @@
  * (undefined), never an error: the clause-by-clause run owns the errors.
  */
 import type { Expr as AExpr, Op, OrderKey } from '../algebra/algebra.js';
+import { fold, NoSubst, withConsts } from './fold.js';
 import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
 import { RDF, XSD } from '../../rdf/vocab.js';
 import type { Expr, PathPat, Projection, Statement } from './ast.js';
@@ -238,7 +239,7 @@ export async function compiledRead(stmt: Statement, env: Env): Promise<{ columns
   try {
     return await compile(matches, r0.proj, env);
   } catch (e) {
-    if (e instanceof Bail) return undefined;
+    if (e instanceof Bail || e instanceof NoSubst) return undefined;
     throw e;
   }
 }
@@ -364,13 +365,14 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
       const late = conds[i]!.filter((x) => !early.includes(x));
       const lits = [...reqVars].map((s) => call('isliteral', vx(s)));
       if (early.length || lits.length) sop = { type: 'filter', input: sop, expr: and([...lits, ...early.map((x) => x.t)]) };
+      sop = fold(sop);
       // OPTIONAL reads the remaining conjuncts need, those conjuncts, then the reads only later clauses need
       const lateUses = new Set(late.flatMap((x) => [...x.uses]));
       const optional = (p: Prop): Op => ({ type: 'leftjoin', left: sop, right: { type: 'bgp', patterns: [{ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) });
       for (const p of mine) if (!reqVars.has(p.s) && lateUses.has(p.s)) sop = optional(p);
       if (late.length) sop = { type: 'filter', input: sop, expr: and(late.map((x) => x.t)) };
       for (const p of mine) if (!reqVars.has(p.s) && !lateUses.has(p.s)) sop = optional(p);
-      op = i === 0 ? sop : { type: 'leftjoin', left: op, right: sop };
+      op = i === 0 ? sop : { type: 'leftjoin', left: op, right: withConsts(sop, probe.consts) };
     }
     for (const o of order) {
       const kinds = [...profiles.get(props.find((p) => p.s === o.s)!)!.kinds];
