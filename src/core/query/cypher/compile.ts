@@ -15,8 +15,8 @@
  * clause by clause instead (run.ts). Anything outside the compiled forms also falls back
  * (undefined), never an error: the clause-by-clause run owns the errors.
  */
-import type { Expr as AExpr, Op, OrderKey } from '../algebra/algebra.js';
-import { fold, NoSubst, withConsts } from './fold.js';
+import type { Expr as AExpr, Op, OrderKey, TermOrVar } from '../algebra/algebra.js';
+import { fold, NoSubst, withConsts, withPatterns } from './fold.js';
 import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
 import { RDF, XSD } from '../../rdf/vocab.js';
 import type { Expr, PathPat, Projection, Statement } from './ast.js';
@@ -245,10 +245,10 @@ export async function compiledRead(stmt: Statement, env: Env): Promise<{ columns
 }
 
 /** The property reads of a WHERE's top-level comparisons and `IS NOT NULL` tests: a row can only pass with a value for each. */
-function required(where: Expr | undefined, out: Expr[]): void {
+function required(where: Expr | undefined, out: Expr[], notNull: Expr[]): void {
   if (!where) return;
-  if (where.k === 'op' && where.op === 'AND') { required(where.args[0], out); required(where.args[1], out); return; }
-  if (where.k === 'op' && where.op === 'IS NOT NULL' && where.args[0]!.k === 'prop') { out.push(where.args[0]!); return; }
+  if (where.k === 'op' && where.op === 'AND') { required(where.args[0], out, notNull); required(where.args[1], out, notNull); return; }
+  if (where.k === 'op' && where.op === 'IS NOT NULL' && where.args[0]!.k === 'prop') { out.push(where.args[0]!); notNull.push(where.args[0]!); return; }
   if (where.k !== 'op' || !['<', '<=', '>', '>='].includes(where.op)) return;
   const walk = (e: Expr): void => { if (e.k === 'prop') out.push(e); else if (e.k === 'op') e.args.forEach(walk); };
   where.args.forEach(walk);
@@ -291,6 +291,7 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
   const probe = await matchOp(env.g, env.names, matches[0]!.patterns, ev, undefined, new Set());
   if (probe.post.length) return bail();
   const c = new Compiler(env, probe.nodeVar);
+  const probes = [probe];
   for (const av of probe.nodeVar.values()) c.scopeOf.set(av, 0);
   /** Per clause: the node variables bound before it (an OPTIONAL MATCH's outer names). */
   const outers: Map<string, string>[] = [new Map()];
@@ -300,6 +301,7 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     outers.push(c.nodeVar);
     const m = await matchOp(env.g, env.names, matches[i]!.patterns, ev, undefined, new Set(), { outer: c.nodeVar, prefix: `o${i}_` });
     if (m.post.length) return bail();
+    probes.push(m);
     for (const av of m.nodeVar.values()) if (!c.scopeOf.has(av)) c.scopeOf.set(av, i);
     c.nodeVar = m.nodeVar;
   }
@@ -313,7 +315,7 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     i.e.k === 'var' ? { kind: 'node', v: allNodes.get(i.e.name) ?? bail() } : { kind: 'prop', v: c.prop(i.e, 'value') });
   // each clause's WHERE conjunct by conjunct, with the properties each reads (placed below the OPTIONALs when it can be)
   const conds: { t: AExpr; uses: Set<string> }[][] = [];
-  const reqs: Set<string>[] = [];
+  const reqs: Set<string>[] = [], nulls: Set<string>[] = [];
   for (let i = 0; i < matches.length; i++) {
     c.scope = i;
     c.nodeVar = i + 1 < matches.length ? outers[i + 1]! : allNodes;
@@ -324,9 +326,11 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     const mine: { t: AExpr; uses: Set<string> }[] = [];
     for (const part of parts) { c.used = new Set(); mine.push({ t: (await c.bool(part)).t, uses: c.used }); }
     conds.push(mine);
-    const req: Expr[] = [];
-    required(where, req);
+    const req: Expr[] = [], notNull: Expr[] = [];
+    required(where, req, notNull);
     reqs.push(new Set(req.map((e) => c.prop(e, 'value'))));
+    // a comparison's translation already holds only for literals (isNumeric, datatype); IS NOT NULL needs the test
+    nulls.push(new Set(notNull.map((e) => c.prop(e, 'value'))));
   }
   c.scope = 'ret';
   c.nodeVar = allNodes;
@@ -358,20 +362,24 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
       const reqVars = reqs[i]!;
       const mine = props.filter((p) => p.scope === i);
       const extra = mine.filter((p) => reqVars.has(p.s)).map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }));
-      const m = await matchOp(env.g, env.names, matches[i]!.patterns, ev, undefined, new Set(), i ? { outer: outers[i]!, prefix: `o${i}_` } : undefined, extra);
-      let sop = unique(m.op, m.segs);
+      const m = probes[i]!;
+      let sop = unique(withPatterns(m.op, extra, m.consts), m.segs);
       // conjuncts over the MATCH and its required properties filter before the OPTIONAL reads, as SPARQL's group filters do
       const early = conds[i]!.filter((x) => [...x.uses].every((v) => reqVars.has(v)));
       const late = conds[i]!.filter((x) => !early.includes(x));
-      const lits = [...reqVars].map((s) => call('isliteral', vx(s)));
+      const lits = [...nulls[i]!].map((s) => call('isliteral', vx(s)));
       if (early.length || lits.length) sop = { type: 'filter', input: sop, expr: and([...lits, ...early.map((x) => x.t)]) };
       sop = fold(sop);
       // OPTIONAL reads the remaining conjuncts need, those conjuncts, then the reads only later clauses need
       const lateUses = new Set(late.flatMap((x) => [...x.uses]));
-      const optional = (p: Prop): Op => ({ type: 'leftjoin', left: sop, right: { type: 'bgp', patterns: [{ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) });
-      for (const p of mine) if (!reqVars.has(p.s) && lateUses.has(p.s)) sop = optional(p);
+      const read = (left: Op, p: Prop, s: TermOrVar = variable(p.av)): Op => ({ type: 'leftjoin', left, right: { type: 'bgp', patterns: [{ s, p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) });
+      // The reads of a constant node (`{@id: $x}`) are the same on every row: read once, on the
+      // unit row, and joined — as SPARQL's constant-subject patterns are scanned once, not per row.
+      const fixed = i === 0 ? mine.filter((p) => !reqVars.has(p.s) && probe.consts.has(p.av)) : [];
+      if (fixed.length) sop = { type: 'join', inputs: [fixed.reduce((l: Op, p) => read(l, p, probe.consts.get(p.av)), { type: 'unit' }), sop] };
+      for (const p of mine) if (!reqVars.has(p.s) && !fixed.includes(p) && lateUses.has(p.s)) sop = read(sop, p);
       if (late.length) sop = { type: 'filter', input: sop, expr: and(late.map((x) => x.t)) };
-      for (const p of mine) if (!reqVars.has(p.s) && !lateUses.has(p.s)) sop = optional(p);
+      for (const p of mine) if (!reqVars.has(p.s) && !fixed.includes(p) && !lateUses.has(p.s)) sop = read(sop, p);
       op = i === 0 ? sop : { type: 'leftjoin', left: op, right: withConsts(sop, probe.consts) };
     }
     for (const o of order) {

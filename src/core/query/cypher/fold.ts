@@ -3,7 +3,7 @@
  * filter, and an OPTIONAL MATCH's references to constant nodes of the MATCH written as those
  * constants — SPARQL's own shape for the same query, which the planner estimates and seeds well.
  */
-import type { Expr as AExpr, Op } from '../algebra/algebra.js';
+import type { Expr as AExpr, Op, TriplePattern } from '../algebra/algebra.js';
 import { exprVars, varInfo } from '../algebra/vars.js';
 import type { Term } from '../../rdf/terms.js';
 
@@ -52,7 +52,7 @@ export function fold(op: Op): Op {
   for (const f of filters.reverse()) {
     const g = hasExists(f) ? f : subst(f, consts);
     if (redundant(g)) continue;
-    const key = JSON.stringify(g);
+    const key = keyOf(g);
     if (seen.has(key)) continue;
     seen.add(key);
     if (hasExists(f) && [...exprVars(f)].some((v) => consts.has(v))) up.push(f);
@@ -61,6 +61,16 @@ export function fold(op: Op): Op {
   let out: Op = down.length ? { type: 'filter', expr: and(down), input: core } : core;
   for (const b of binds.reverse()) out = { ...b, input: out };
   return up.length ? { type: 'filter', expr: and(up), input: out } : out;
+}
+
+/** A structural key of an expression without EXISTS (equal keys: the same condition). */
+function keyOf(e: AExpr): string {
+  switch (e.type) {
+    case 'var': return '?' + e.name;
+    case 'term': return e.term.termType === 'Literal' ? JSON.stringify([e.term.value, e.term.datatype.value, e.term.language]) : e.term.termType[0] + '<' + e.term.value + '>';
+    case 'call': return e.fn + '(' + e.args.map(keyOf).join(',') + ')';
+    default: return JSON.stringify(e);
+  }
 }
 
 function conjuncts(e: AExpr): AExpr[] {
@@ -97,5 +107,25 @@ export function withConsts(op: Op, consts: ReadonlyMap<string, Term>): Op {
     case 'unit': return op;
     case 'values': if (op.variables.some((v) => consts.has(v))) throw new NoSubst(); return op;
     default: throw new NoSubst();
+  }
+}
+
+/**
+ * A translated MATCH (matchOp's shape: filters and binds over a join led by its BGP) with more
+ * triple patterns in that BGP, constant nodes substituted as matchOp does its own.
+ */
+export function withPatterns(op: Op, extra: TriplePattern[], consts: ReadonlyMap<string, Term>): Op {
+  if (!extra.length) return op;
+  const t = <T extends { termType: string; value: string }>(x: T): T => (x.termType === 'Variable' && consts.has(x.value) ? consts.get(x.value)! as unknown as T : x);
+  const pats = extra.map((p) => ({ ...p, s: t(p.s), o: t(p.o) }));
+  switch (op.type) {
+    case 'filter': case 'extend': return { ...op, input: withPatterns(op.input, extra, consts) };
+    case 'join': {
+      const [first, ...rest] = op.inputs;
+      if (first?.type === 'bgp') return { ...op, inputs: [{ ...first, patterns: [...pats, ...first.patterns] }, ...rest] };
+      return { ...op, inputs: [{ type: 'bgp', patterns: pats }, ...op.inputs] };
+    }
+    case 'unit': return { type: 'bgp', patterns: pats };
+    default: return { type: 'join', inputs: [{ type: 'bgp', patterns: pats }, op] };
   }
 }
