@@ -63,4 +63,18 @@ describe('compiled Cypher reads', () => {
     expect(await run('MATCH (p:P)-[:R]->(q) WHERE p <> q AND EXISTS { (q)-[:R]->() } RETURN p.name AS p, q.name AS q')).toEqual({ compiled: true, rows: [['c', 'a']] });
     expect(await run('MATCH (p:P) WHERE NOT EXISTS { (p)-[:R]->(:P) } AND p.n < 4 RETURN DISTINCT p.name AS name ORDER BY name')).toEqual({ compiled: true, rows: [['\uFFFD'], ['\u{1F600}']] });
   });
+
+  it('OPTIONAL MATCH with WHERE: a left join; a node it left null reads null', async () => {
+    // a -R-> b (n 5), c -R-> a (n 1): only a has a neighbour with n > 1
+    expect(await run('MATCH (p:P) OPTIONAL MATCH (p)-[:R]->(q) WHERE q.n > 1 RETURN p.name AS a, q.name AS b, q.n AS n ORDER BY a')).toEqual({ compiled: true, rows: [['a', 'b', 5], ['b', null, null], ['c', null, null], ['\uFFFD', null, null], ['\u{1F600}', null, null]] });
+    expect(await run('MATCH (p {`@id`: "http://x/c"}) OPTIONAL MATCH (p)-[:R]->(q) OPTIONAL MATCH (r)-[:R]->(p) RETURN p.name AS p, q.name AS q, r.name AS r')).toEqual({ compiled: true, rows: [['c', 'a', null]] });
+    // an OPTIONAL MATCH through a node an earlier one may have left null runs clause by clause
+    expect(await run('MATCH (p:P) OPTIONAL MATCH (p)-[:R]->(q) OPTIONAL MATCH (q)-[:R]->(r) RETURN p.name AS p, r.name AS r ORDER BY p LIMIT 1')).toEqual({ compiled: false, rows: [['a', null]] });
+  });
+
+  it('ORDER BY toFloat(x): numbers of any numeric type, nulls last; a non-numeral value runs clause by clause', async () => {
+    expect(await run('MATCH (p:P) RETURN p.name AS name ORDER BY toFloat(p.n)')).toEqual({ compiled: true, rows: [['a'], ['\uFFFD'], ['\u{1F600}'], ['b'], ['c']] });
+    expect(await run('MATCH (p:P) RETURN p.name AS name, p.n AS n ORDER BY toFloat(n) DESC LIMIT 2')).toEqual({ compiled: true, rows: [['c', null], ['b', 5]] });
+    expect(await run('MATCH (p:P) RETURN p.name AS name ORDER BY toFloat(p.name), name LIMIT 1')).toEqual({ compiled: false, rows: [['a']] });
+  });
 });
