@@ -373,10 +373,14 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
       // OPTIONAL reads the remaining conjuncts need, those conjuncts, then the reads only later clauses need
       const lateUses = new Set(late.flatMap((x) => [...x.uses]));
       const read = (left: Op, p: Prop, s: TermOrVar = variable(p.av)): Op => ({ type: 'leftjoin', left, right: { type: 'bgp', patterns: [{ s, p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) });
-      // The reads of a constant node (`{@id: $x}`) are the same on every row: read once, on the
-      // unit row, and joined — as SPARQL's constant-subject patterns are scanned once, not per row.
+      // The reads of a constant node (`{@id: $x}`) are the same on every row: one scan of the
+      // node's facts, each value bound as a constant (a missing one left unbound).
       const fixed = i === 0 ? mine.filter((p) => !reqVars.has(p.s) && probe.consts.has(p.av)) : [];
-      if (fixed.length) sop = { type: 'join', inputs: [fixed.reduce((l: Op, p) => read(l, p, probe.consts.get(p.av)), { type: 'unit' }), sop] };
+      for (const p of fixed) {
+        const lits = ((await env.g.factsOf(probe.consts.get(p.av)!)).get(p.iri) ?? []).filter((t) => t.termType === 'Literal');
+        if (lits.length > 1) return bail();
+        if (lits.length) sop = { type: 'extend', variable: p.s, expr: tx(lits[0]!), input: sop };
+      }
       for (const p of mine) if (!reqVars.has(p.s) && !fixed.includes(p) && lateUses.has(p.s)) sop = read(sop, p);
       if (late.length) sop = { type: 'filter', input: sop, expr: and(late.map((x) => x.t)) };
       for (const p of mine) if (!reqVars.has(p.s) && !fixed.includes(p) && !lateUses.has(p.s)) sop = read(sop, p);
