@@ -29,11 +29,12 @@ const WHERES = ['', 'm.k > 2', 'm.k IS NOT NULL', 'm.k IS NULL', 'NOT m.k > 1', 
   'EXISTS { (m)-[:R]->() }'];
 const BASES = ['', 'n.k > 0', 'n.k IS NOT NULL'];
 
-interface Node { typed: boolean; k: number[]; f: number[] }
+interface Node { typed: boolean; k: number[]; f: number[]; w: number | null }
 const nodeArb: fc.Arbitrary<Node> = fc.record({
   typed: fc.boolean(),
   k: fc.uniqueArray(fc.integer({ min: 0, max: K.length - 1 }), { maxLength: 2 }),
   f: fc.uniqueArray(fc.integer({ min: 0, max: F.length - 1 }), { maxLength: 1 }),
+  w: fc.option(fc.integer({ min: -3, max: 9 }), { nil: null }),
 });
 const queryArb = fc.record({
   base: fc.constantFrom(...BASES),
@@ -45,6 +46,7 @@ const queryArb = fc.record({
   distinct: fc.boolean(),
   limit: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
   constant: fc.boolean(),
+  agg: fc.constantFrom(0, 0, 1, 2),
 });
 
 type Q = typeof queryArb extends fc.Arbitrary<infer T> ? T : never;
@@ -59,6 +61,12 @@ function statement(q: Q): { text: string; ordered: boolean } {
   // tie-breaks make the order total (u, mu and xu identify a row), so LIMIT picks the same rows
   const cols = ['n.u AS u', 'n.f AS f', 'm.u AS mu', 'm.k AS mk', ...(q.second ? ['x.u AS xu', 'x.k AS xk'] : [])];
   const ties = ['u', 'mu', ...(q.second ? ['xu'] : [])];
+  if (q.agg) {
+    // aggregation: nodes as keys (or none), count / sum / min / max of an integer property
+    text += ` RETURN ${q.agg === 1 ? 'n AS n, ' : ''}count(m) AS c, count(*) AS k, count(m.k) AS ck, sum(m.w) AS s, min(m.w) AS lo, max(m.w) AS hi`;
+    if (q.agg === 1 && q.limit !== undefined) text += ` ORDER BY c DESC, s, lo`;
+    return { text, ordered: false };
+  }
   text += ` RETURN ${q.distinct ? 'DISTINCT ' : ''}${cols.join(', ')}`;
   if (order) text += ` ORDER BY ${order}, ${ties.join(', ')}${q.distinct ? ', mk' + (q.second ? ', xk' : '') : ''}${q.limit !== undefined ? ` LIMIT ${q.limit}` : ''}`;
   return { text, ordered: !!order };
@@ -90,6 +98,8 @@ describe('compiled OPTIONAL MATCH and toFloat ORDER BY agree with the clause-by-
         ...(n.typed ? [`<${X}n${i}> a <${X}T> .`] : []),
         ...kOf(n).map((v) => `<${X}n${i}> <${X}k> ${K[v]} .`),
         ...fOf(n).map((v) => `<${X}n${i}> <${X}f> ${F[v]} .`),
+        // w: integers; in a messy graph one node holds a double
+        ...(n.w === null ? [] : [`<${X}n${i}> <${X}w> ${!clean && i === 0 ? `"${n.w}.5"^^<${XSD}double>` : n.w} .`]),
         ...(i % 2 ? [`<${X}n${i}> <${X}d> "2020-0${i}-01"^^<${XSD}date> .`] : []),
       ]).concat(rs.map(([s, o]) => `<${X}n${s}> <${X}R> <${X}n${o}> .`), ss.map(([s, o]) => `<${X}n${s}> <${X}S> <${X}n${o}> .`)).join('\n');
       await conn.transact(id, parseRdfTxn(ttl, 'text/turtle', 'insert'));

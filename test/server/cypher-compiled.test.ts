@@ -3,7 +3,8 @@
  * forms over real HTTP, at the head and a past t: OPTIONAL MATCH with WHERE (an offer without a
  * price, a review without a title, a product with neither), reads of the nodes an OPTIONAL MATCH
  * introduced (null when it matched nothing), ORDER BY toFloat of a custom-datatype price (missing
- * prices last), and a multi-valued property (a list in Cypher, one row per value in SPARQL).
+ * prices last), aggregation grouped by node (count, sum, max skipping nulls), and a multi-valued
+ * property (a list in Cypher, one row per value in SPARQL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedger, postText, startTestServer, type TestServer } from '../support/server.js';
@@ -110,4 +111,17 @@ describe('a multi-valued property: a list in Cypher, one row per value in SPARQL
     expect(flat).toEqual(await sparqlRows('/query/shop:main', s));
     expect(await cypherRows('/query/shop:main@t:1', q, {})).toEqual(await sparqlRows('/query/shop:main@t:1', s));
   });
+});
+
+describe('aggregation compiled: the SPARQL GROUP BY form', () => {
+  for (const [when, path] of AT) {
+    it(`reviews per product (${when}): count, sum and max skip nulls; a product without reviews counts 0`, async () => {
+      const c = await cypherRows(path, 'MATCH (p:Product) OPTIONAL MATCH (r)-[:reviewFor]->(p) RETURN p AS p, count(r) AS n, count(r.rating1) AS rated, sum(r.rating1) AS total, max(r.rating1) AS best', {});
+      const counts = await sparqlRows(path, 'SELECT ?p (COUNT(?r) AS ?n) (COUNT(?x) AS ?rated) (SUM(COALESCE(?x, 0)) AS ?total) { ?p a ex:Product OPTIONAL { ?r ex:reviewFor ?p OPTIONAL { ?r ex:rating1 ?x } } } GROUP BY ?p');
+      const best = await sparqlRows(path, 'SELECT ?p (MAX(?x) AS ?best) { ?p a ex:Product OPTIONAL { ?r ex:reviewFor ?p ; ex:rating1 ?x } } GROUP BY ?p');
+      const byP = new Map(best.map(([p, b]) => [p, b]));
+      expect(sorted(c)).toEqual(sorted(counts.map((r) => [...r, byP.get(r[0]!)!])));
+      expect(sorted(c)).toEqual(sorted([[EX + 'p1', when === 'head' ? '3' : '2', '2', '10', '8'], [EX + 'p2', '0', '0', '0', '']]));
+    });
+  }
 });

@@ -46,7 +46,7 @@ interface TF { t: AExpr; f: AExpr }
  * OPTIONAL MATCH (its WHERE's reads, and later reads of the nodes it introduces, so a node it left
  * null reads null).
  */
-interface Prop { av: string; iri: string; v: string; s: string; scope: number; checked: boolean; ordered: boolean; arith: boolean; floated: boolean }
+interface Prop { av: string; iri: string; v: string; s: string; scope: number; checked: boolean; ordered: boolean; arith: boolean; floated: boolean; summed: boolean }
 
 /** One statement's translation state. */
 class Compiler {
@@ -61,17 +61,18 @@ class Compiler {
   constructor(readonly env: Env, public nodeVar: Map<string, string>) {}
 
   /** The value variable of `n.key` for a node variable of the MATCH. */
-  prop(e: Expr, use: 'check' | 'order' | 'value' | 'float'): string {
+  prop(e: Expr, use: 'check' | 'order' | 'value' | 'float' | 'sum'): string {
     if (e.k !== 'prop' || e.of.k !== 'var' || e.key === '@id') return bail();
     const av = this.nodeVar.get(e.of.name) ?? bail();
     const iri = this.env.names.iri(e.key);
     const scope = this.scope === 'ret' ? this.scopeOf.get(av) ?? 0 : this.scope;
     const k = scope + '\u0001' + av + '\u0001' + iri;
     let p = this.props.get(k);
-    if (!p) this.props.set(k, p = { av, iri, v: `__v${this.props.size}`, s: `__s${this.props.size}`, scope, checked: false, ordered: false, arith: false, floated: false });
+    if (!p) this.props.set(k, p = { av, iri, v: `__v${this.props.size}`, s: `__s${this.props.size}`, scope, checked: false, ordered: false, arith: false, floated: false, summed: false });
     if (use === 'check') p.checked = true;
     if (use === 'order') p.ordered = true;
     if (use === 'float') p.floated = true;
+    if (use === 'sum') p.summed = true;
     this.used.add(p.s);
     return p.s;
   }
@@ -270,13 +271,48 @@ async function simple(props: Prop[], env: Env): Promise<Map<Prop, PropProfile> |
       if (p[use] && [...prof.kinds].some((k) => !ALLOWED[use].has(k))) return undefined;
     }
     if (p.floated && !prof.numerals) return undefined;
+    // SUM, MIN and MAX over integers only: SPARQL adds and compares xsd:integer exactly, as Cypher does its Integers
+    if (p.summed && [...prof.kinds].some((k) => k !== 'int')) return undefined;
     out.set(p, prof);
   }
   return out;
 }
 
+/** A RETURN column: a node, a property of one, or an aggregate. */
+interface Col { kind: 'node' | 'prop' | 'agg'; v: string; inf?: string }
+
+/**
+ * `count(*)`, `count([DISTINCT] n)`, `count(n.key)`, `sum|min|max(n.key)` as a GROUP aggregate bound
+ * to `v`. Cypher's aggregates skip nulls where SPARQL's SUM, MIN and MAX fail on an unbound value:
+ * SUM adds 0 for a null, MIN and MAX compare a null as ±INF (above or below every integer, the only
+ * kind they compile for) and turn an infinite result back into null.
+ */
+function aggregate(e: Expr, v: string, c: Compiler, nodes: Map<string, string>, out: Extract<Op, { type: 'group' }>['aggregates']): Col {
+  if (e.k !== 'call' || !['count', 'sum', 'min', 'max'].includes(e.fn) || e.args.some(hasAggregate)) return bail();
+  const name = e.fn as 'count' | 'sum' | 'min' | 'max';
+  if (e.star) {
+    if (name !== 'count') return bail();
+    out.push({ variable: v, agg: { name, distinct: false } });
+    return { kind: 'agg', v };
+  }
+  if (e.args.length !== 1) return bail();
+  const a = e.args[0]!;
+  if (a.k === 'var') {
+    if (name !== 'count') return bail();
+    out.push({ variable: v, agg: { name, distinct: e.distinct, expr: vx(nodes.get(a.name) ?? bail()) } });
+    return { kind: 'agg', v };
+  }
+  // DISTINCT values: Cypher compares values, the engine terms
+  if (e.distinct) return bail();
+  const s = c.prop(a, name === 'count' ? 'value' : 'sum');
+  const inf = (neg: boolean) => tx(literal(neg ? '-INF' : 'INF', XSD + 'double'));
+  const expr = name === 'count' ? vx(s) : call('if', call('bound', vx(s)), vx(s), name === 'sum' ? int(0) : inf(name === 'max'));
+  out.push({ variable: name === 'count' || name === 'sum' ? v : `${v}_x`, agg: { name, distinct: false, expr } });
+  return { kind: 'agg', v, ...(name === 'min' || name === 'max' ? { inf: `${v}_x` } : {}) };
+}
+
 /** An ORDER BY key: a property's value, or (`float`) Cypher's `toFloat` of it. */
-interface Order { s: string; desc: boolean; float: boolean }
+interface Order { s: string; desc: boolean; float: boolean; agg?: boolean }
 
 /** The variables a pattern mentions that are node variables bound before it. */
 function outerRefs(ps: PathPat[], bound: Map<string, string>): string[] {
@@ -284,7 +320,8 @@ function outerRefs(ps: PathPat[], bound: Map<string, string>): string[] {
 }
 
 async function compile(matches: MatchClause[], proj: Projection, env: Env): Promise<{ columns: string[]; rows: Value[][] } | undefined> {
-  if (proj.star || proj.where || proj.items.some((i) => hasAggregate(i.e))) return bail();
+  if (proj.star || proj.where) return bail();
+  const aggregated = proj.items.some((i) => hasAggregate(i.e));
   for (const m of matches) checkPatterns(m.patterns);
   const ev = (x: Expr, r: Map<string, Value>) => evaluate(x, r, env);
   // the MATCH's node variables first (for the translation), its operator below
@@ -311,8 +348,13 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
   c.scope = 'ret';
   const names = proj.items.map((i) => i.alias ?? i.text);
   if (new Set(names).size !== names.length) return bail();
-  const cols = proj.items.map((i): { kind: 'node' | 'prop'; v: string } =>
-    i.e.k === 'var' ? { kind: 'node', v: allNodes.get(i.e.name) ?? bail() } : { kind: 'prop', v: c.prop(i.e, 'value') });
+  const aggs: Extract<Op, { type: 'group' }>['aggregates'] = [];
+  const cols = proj.items.map((i, k): Col => {
+    if (hasAggregate(i.e)) return aggregate(i.e, `__g${k}`, c, allNodes, aggs);
+    // with aggregation, the other columns are grouping keys: nodes only (SPARQL groups terms, Cypher values: 1 = 1.0)
+    if (aggregated && i.e.k !== 'var') return bail();
+    return i.e.k === 'var' ? { kind: 'node', v: allNodes.get(i.e.name) ?? bail() } : { kind: 'prop', v: c.prop(i.e, 'value') };
+  });
   // each clause's WHERE conjunct by conjunct, with the properties each reads (placed below the OPTIONALs when it can be)
   const conds: { t: AExpr; uses: Set<string> }[][] = [];
   const reqs: Set<string>[] = [], nulls: Set<string>[] = [];
@@ -339,8 +381,9 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     let e = o.e, float = false;
     if (e.k === 'call' && e.fn === 'tofloat' && e.args.length === 1 && !e.distinct) { e = e.args[0]!; float = true; }
     const alias = e.k === 'var' ? names.indexOf(e.name) : -1;
-    if (alias >= 0) { if (cols[alias]!.kind !== 'prop') return bail(); order.push({ s: c.prop(proj.items[alias]!.e, float ? 'float' : 'order'), desc: o.desc, float }); }
-    else if (proj.distinct || (e.k === 'prop' && e.of.k === 'var' && names.includes(e.of.name))) return bail();
+    if (alias >= 0 && cols[alias]!.kind === 'agg' && !float) order.push({ s: cols[alias]!.v, desc: o.desc, float, agg: true });
+    else if (alias >= 0) { if (cols[alias]!.kind !== 'prop') return bail(); order.push({ s: c.prop(proj.items[alias]!.e, float ? 'float' : 'order'), desc: o.desc, float }); }
+    else if (proj.distinct || aggregated || (e.k === 'prop' && e.of.k === 'var' && names.includes(e.of.name))) return bail();
     else order.push({ s: c.prop(e, float ? 'float' : 'order'), desc: o.desc, float });
   }
   const skip = await count(proj.skip, env), limit = await count(proj.limit, env);
@@ -386,7 +429,15 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
       for (const p of mine) if (!reqVars.has(p.s) && !fixed.includes(p) && !lateUses.has(p.s)) sop = read(sop, p);
       op = i === 0 ? sop : { type: 'leftjoin', left: op, right: withConsts(sop, probe.consts) };
     }
+    if (aggregated) {
+      const keys = cols.filter((x) => x.kind === 'node').map((x) => x.v);
+      op = { type: 'group', input: op, keys: [...new Set(keys)].map((v) => ({ expr: vx(v), variable: v })), aggregates: aggs };
+      // MIN / MAX of nothing but nulls: the ±INF stand-in becomes unbound (an unbound variable in IF is an error, so no binding)
+      for (const x of cols) if (x.inf) op = { type: 'extend', input: op, variable: x.v, expr: call('if', dtIs(x.inf, 'double'), vx('__none'), vx(x.inf)) };
+    }
     for (const o of order) {
+      // aggregates are integers (or null): unbound last, then the number
+      if (o.agg) { keys.push({ expr: call('!', call('bound', vx(o.s))), desc: o.desc }, { expr: vx(o.s), desc: o.desc }); continue; }
       const kinds = [...profiles.get(props.find((p) => p.s === o.s)!)!.kinds];
       const nullsLast: OrderKey = { expr: call('!', call('bound', vx(o.s))), desc: o.desc };
       if (o.float) keys.push(nullsLast, { expr: call(XSD + 'double', call('str', vx(o.s))), desc: o.desc });
@@ -396,7 +447,7 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     }
   } else {
     // Otherwise OPTIONAL values folded to one row per MATCH solution, rows that are not exact flagged.
-    if (matches.length > 1 || order.some((o) => o.float)) return bail();
+    if (matches.length > 1 || aggregated || order.some((o) => o.float)) return bail();
     const { patterns, where } = matches[0]!;
     const cond = conds[0]!.length ? and(conds[0]!.map((x) => x.t)) : undefined;
     const m = await matchOp(env.g, env.names, patterns, ev, where, new Set());
@@ -428,7 +479,9 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
   if (flagged && sols.some((s) => s.__bad?.value === 'true')) return undefined;
   let rows = sols.map((s) => cols.map((x): Value => {
     const t = s[x.v];
-    return t === undefined ? null : x.kind === 'node' ? { t: 'node', id: t } : fromTerm(t);
+    if (t === undefined) return null;
+    // an integer sum beyond 64 bits stays the BigInt Cypher's sum gives, not a string
+    return x.kind === 'node' ? { t: 'node', id: t } : x.kind === 'agg' && t.termType === 'Literal' && t.datatype.value === XSD + 'integer' ? BigInt(t.value) : fromTerm(t);
   }));
   if (proj.distinct) {
     // Cypher's DISTINCT compares values (1 = 1.0); the engine's, terms: any value duplicate left means the clause-by-clause run
