@@ -6,16 +6,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/core/ledger/connection.js';
 import { resolveDataset } from '../../src/core/query/dataset.js';
 import { compiledRead } from '../../src/core/query/cypher/compile.js';
+import { planSlot } from '../../src/core/query/cypher/plan-cache.js';
 import { Graph } from '../../src/core/query/cypher/graph.js';
 import { Names } from '../../src/core/query/cypher/names.js';
 import { parseCypher } from '../../src/core/query/cypher/parse.js';
 import { runStatement } from '../../src/core/query/cypher/run.js';
-import { jsonOf } from '../../src/core/query/cypher/values.js';
+import { jsonOf, type Value } from '../../src/core/query/cypher/values.js';
 import { parseRdfTxn } from '../../src/core/transact/parse-rdf.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
 
 const X = 'http://x/';
 const conn = new Connection(openMemoryStorage());
+const NAMES = new Names({ '@vocab': X });
 
 beforeAll(async () => {
   await conn.create('c');
@@ -87,5 +89,30 @@ describe('compiled Cypher reads', () => {
     // a sum over a property holding a double, and a value key, run clause by clause
     expect((await run('MATCH (p:P) RETURN sum(p.n) AS s')).compiled).toBe(false);
     expect((await run('MATCH (p:P) RETURN p.name AS name, count(*) AS n ORDER BY name LIMIT 1')).compiled).toBe(false);
+  });
+
+  it('kept translations: per parameters (1 and 1.0 apart) and per ledger state; none for datetime()', async () => {
+    const stmt = parseCypher('MATCH (p:P) WHERE p.n > $x RETURN p.name AS name ORDER BY name');
+    const rows = async (params: Record<string, Value>) => {
+      const ds = await resolveDataset(conn, {}, { defaultLedger: 'c' });
+      const t = await compiledRead(stmt, { g: new Graph({ view: ds.view, defaultGraphs: ds.defaultGraphs }), names: NAMES, params, now: new Date() });
+      return t?.rows.map((r) => r.map((v) => jsonOf(v)));
+    };
+    expect(await rows({ x: 3n })).toEqual([['b']]);
+    expect(await rows({ x: 1n })).toEqual([['b'], ['\uFFFD'], ['\u{1F600}']]);
+    expect(await rows({ x: 3n })).toEqual([['b']]);
+    await conn.transact('c', parseRdfTxn(`<${X}f> a <${X}P> ; <${X}name> "f" ; <${X}n> 9 .`, 'text/turtle', 'insert'));
+    expect(await rows({ x: 3n })).toEqual([['b'], ['f']]);
+    await conn.transact('c', parseRdfTxn(`<${X}f> <${X}n> 1 .`, 'text/turtle', 'upsert'));
+    expect(await rows({ x: 3n })).toEqual([['b']]);
+    // a pattern map's parameter becomes a term: 1 and 1.0 are different keys
+    const byMap = parseCypher('MATCH (p:P {n: $x}) RETURN p.name AS name');
+    const ds = await resolveDataset(conn, {}, { defaultLedger: 'c' });
+    const env = (x: Value) => ({ g: new Graph({ view: ds.view, defaultGraphs: ds.defaultGraphs }), names: NAMES, params: { x }, now: new Date() });
+    expect((await compiledRead(byMap, env(1n)))?.rows.map((r) => r[0]).sort()).toEqual(['a', 'f']);
+    expect((await compiledRead(byMap, env(1)))?.rows).toEqual([]);
+    // a statement whose constants depend on the moment is translated every time
+    expect(planSlot(parseCypher('MATCH (p:P) WHERE p.d < datetime() RETURN p.name AS n'), ds.view, NAMES, {})).toBeUndefined();
+    expect(planSlot(byMap, ds.view, NAMES, { x: 1n })).toBeDefined();
   });
 });

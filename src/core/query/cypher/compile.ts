@@ -17,6 +17,7 @@
  */
 import type { Expr as AExpr, Op, OrderKey, TermOrVar } from '../algebra/algebra.js';
 import { fold, NoSubst, withConsts, withPatterns } from './fold.js';
+import { planSlot } from './plan-cache.js';
 import { literal, namedNode, variable, type Term } from '../../rdf/terms.js';
 import { RDF, XSD } from '../../rdf/vocab.js';
 import type { Expr, PathPat, Projection, Statement } from './ast.js';
@@ -237,12 +238,18 @@ export async function compiledRead(stmt: Statement, env: Env): Promise<{ columns
   if (!matches.every((c, i): c is MatchClause => c.k === 'match' && c.optional === (i > 0))) return undefined;
   const d = env.g.ctx.defaultGraphs;
   if (d !== undefined && !(d.length === 1 && d[0] === 0)) return undefined;
-  try {
-    return await compile(matches, r0.proj, env);
-  } catch (e) {
-    if (e instanceof Bail || e instanceof NoSubst) return undefined;
-    throw e;
+  const slot = planSlot<Plan>(stmt, env.g.ctx.view, env.names, env.params);
+  let plan = slot?.get();
+  if (plan === undefined) {
+    try {
+      plan = await compile(matches, r0.proj, env);
+    } catch (e) {
+      if (!(e instanceof Bail || e instanceof NoSubst)) throw e;
+      plan = null;
+    }
+    slot?.set(plan);
   }
+  return plan ? execute(plan, env) : undefined;
 }
 
 /** The property reads of a WHERE's top-level comparisons and `IS NOT NULL` tests: a row can only pass with a value for each. */
@@ -319,7 +326,10 @@ function outerRefs(ps: PathPat[], bound: Map<string, string>): string[] {
   return ps.flatMap((p) => p.nodes.flatMap((n) => (n.v !== undefined && bound.has(n.v) ? [n.v] : [])));
 }
 
-async function compile(matches: MatchClause[], proj: Projection, env: Env): Promise<{ columns: string[]; rows: Value[][] } | undefined> {
+/** A compiled read: its operator, and how its solutions become the Cypher table. */
+interface Plan { op: Op; out: string[]; cols: Col[]; names: string[]; flagged: boolean; distinct: boolean; skip: number | undefined }
+
+async function compile(matches: MatchClause[], proj: Projection, env: Env): Promise<Plan> {
   if (proj.star || proj.where) return bail();
   const aggregated = proj.items.some((i) => hasAggregate(i.e));
   for (const m of matches) checkPatterns(m.patterns);
@@ -475,6 +485,12 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
   if (proj.distinct) op = { type: 'distinct', input: op };
   if (limit !== undefined) op = { type: 'slice', input: op, offset: 0, limit: (skip ?? 0) + limit };
 
+  return { op, out, cols, names, flagged, distinct: proj.distinct, skip };
+}
+
+/** Run a compiled read; undefined when its result holds a row only the clause-by-clause run gets right. */
+async function execute(plan: Plan, env: Env): Promise<{ columns: string[]; rows: Value[][] } | undefined> {
+  const { op, out, cols, names, flagged, skip } = plan;
   const sols = await env.g.select(op, out);
   if (flagged && sols.some((s) => s.__bad?.value === 'true')) return undefined;
   let rows = sols.map((s) => cols.map((x): Value => {
@@ -483,7 +499,7 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     // an integer sum beyond 64 bits stays the BigInt Cypher's sum gives, not a string
     return x.kind === 'node' ? { t: 'node', id: t } : x.kind === 'agg' && t.termType === 'Literal' && t.datatype.value === XSD + 'integer' ? BigInt(t.value) : fromTerm(t);
   }));
-  if (proj.distinct) {
+  if (plan.distinct) {
     // Cypher's DISTINCT compares values (1 = 1.0); the engine's, terms: any value duplicate left means the clause-by-clause run
     const seen = new Set<string>();
     for (const r of rows) { const k = r.map(keyOf).join('\u0001'); if (seen.has(k)) return undefined; seen.add(k); }
