@@ -377,6 +377,8 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     if (where) split(where);
     const mine: { t: AExpr; uses: Set<string> }[] = [];
     for (const part of parts) { c.used = new Set(); mine.push({ t: (await c.bool(part)).t, uses: c.used }); }
+    // later reads (required patterns, ORDER BY) must not count as the last conjunct's
+    c.used = new Set();
     conds.push(mine);
     const req: Expr[] = [], notNull: Expr[] = [];
     required(where, req, notNull);
