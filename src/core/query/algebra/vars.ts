@@ -72,7 +72,8 @@ function compute(op: Op): VarInfo {
     case 'filter': return varInfo(op.input);
     case 'extend': {
       const v = varInfo(op.input);
-      return { maybe: new Set([...v.maybe, op.variable]), certain: v.certain };
+      // a constant term never fails to evaluate: BIND(<c> AS ?x) binds ?x on every solution
+      return { maybe: new Set([...v.maybe, op.variable]), certain: op.expr.type === 'term' ? new Set([...v.certain, op.variable]) : v.certain };
     }
     case 'graph': {
       const v = varInfo(op.input);

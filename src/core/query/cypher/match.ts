@@ -48,6 +48,8 @@ export interface MatchOp {
   post: { node: string; key: string; e: Expr }[];
   /** Whether WHERE conjuncts were joined in as pre-filters (their property variables need projecting away). */
   pushed: boolean;
+  /** Node variables bound to a constant `@id` (after the join). */
+  consts: ReadonlyMap<string, Term>;
 }
 
 /**
@@ -130,7 +132,7 @@ export async function matchOp(g: Graph, names: Names, patterns: PathPat[], ev: E
   for (const [variable, term] of consts) binds.push({ variable, term });
   for (const b of binds) op = { type: 'extend', variable: b.variable, expr: { type: 'term', term: b.term }, input: op };
   for (const f of filters) op = { type: 'filter', expr: f, input: op };
-  return { op, nodeVar, segs, post, pushed: pushed.length > 0 };
+  return { op, nodeVar, segs, post, pushed: pushed.length > 0, consts };
 }
 
 /**

@@ -14,7 +14,14 @@ import { fromTerm } from './values.js';
 /** Kinds of literal value; 'other' is anything the compiled translation does not claim to match exactly. */
 export type Kind = 'int' | 'double' | 'string' | 'bool' | 'temporal' | 'other';
 
-export interface PropProfile { functional: boolean; kinds: ReadonlySet<Kind> }
+/**
+ * `numerals`: every value's lexical form is a plain decimal numeral (optional sign, digits, point,
+ * exponent; no spaces, INF or NaN), where Cypher's `toFloat` (JavaScript's Number of the value or
+ * its string) and SPARQL's `xsd:double(str(…))` give the same double.
+ */
+export interface PropProfile { functional: boolean; kinds: ReadonlySet<Kind>; numerals: boolean }
+
+const NUMERAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** The kind of a literal, where Cypher's reading (fromTerm) and SPARQL's agree. */
 export function kindOf(t: Term): Kind {
@@ -48,7 +55,8 @@ async function scanProfile(view: DbView, iri: string, signal?: AbortSignal): Pro
   const pid = dict.idOf(namedNode(iri));
   const kinds = new Set<Kind>();
   let functional = true;
-  if (pid === undefined) return { functional, kinds };
+  let numerals = true;
+  if (pid === undefined) return { functional, kinds, numerals };
   const seen = new Set<number>();
   const kindById = new Map<number, Kind>();
   for await (const b of view.scan({ g: 0, p: pid }, signal ? { signal } : undefined)) {
@@ -59,9 +67,13 @@ async function scanProfile(view: DbView, iri: string, signal?: AbortSignal): Pro
       if (seen.has(s)) functional = false;
       else seen.add(s);
       let kind = kindById.get(o);
-      if (kind === undefined) kindById.set(o, kind = kindOf(dict.term(o)));
+      if (kind === undefined) {
+        const t = dict.term(o);
+        kindById.set(o, kind = kindOf(t));
+        if (numerals && !NUMERAL.test(t.value)) numerals = false;
+      }
       kinds.add(kind);
     }
   }
-  return { functional, kinds };
+  return { functional, kinds, numerals };
 }

@@ -5,6 +5,7 @@
  */
 import { badRequest, jsonParseError } from '../../errors.js';
 import type { Connection } from '../../ledger/connection.js';
+import { normalizeLedgerId, parseLedgerRef } from '../../ledger/ledger-id.js';
 import { isRootPolicy, restrictDataset, type PolicyInputs } from '../../policy/index.js';
 import { resolveDataset } from '../dataset.js';
 import type { QueryContext } from '../engine.js';
@@ -73,12 +74,26 @@ export function parseCached(text: string): Statement {
   return stmt;
 }
 
-/** Names of a statement: the envelope's `@context`, else the ledger's stored default context (§3). */
-export async function namesFor(conn: Connection, body: CypherBody, ledger: string): Promise<Names> {
-  const ctx = body.context !== undefined ? body.context : await conn.defaultContext(ledger);
-  const key = JSON.stringify(ctx ?? null);
+function namesOf(ctx: unknown, key = JSON.stringify(ctx ?? null)): Names {
   let names = contexts.get(key);
   if (!names) contexts.set(key, names = new Names(ctx), 8 * key.length + 256);
+  return names;
+}
+
+/**
+ * Names of a statement: the envelope's `@context`, else the ledger's stored default context (§3),
+ * processed once per stored context (keyed by its CID in the ledger's record, so the blob is not
+ * read and serialised again for every statement).
+ */
+export async function namesFor(conn: Connection, body: CypherBody, ledger: string): Promise<Names> {
+  if (body.context !== undefined) return namesOf(body.context);
+  const rec = await conn.record(normalizeLedgerId(parseLedgerRef(ledger).id));
+  const cid = rec && !rec.retracted ? rec.default_context : undefined;
+  if (!cid) return namesOf(null);
+  const hit = contexts.get('cid:' + cid);
+  if (hit) return hit;
+  const names = namesOf(await conn.defaultContext(ledger));
+  contexts.set('cid:' + cid, names, 8 * cid.length + 256);
   return names;
 }
 

@@ -130,12 +130,19 @@ function constPattern(P: Planner, tp: TriplePattern): ScanPattern | undefined {
   return pt;
 }
 
+/** Estimates already asked of the view, per planner (opCard of nested left joins asks for the same patterns again). */
+const cards = new WeakMap<Planner, Map<TriplePattern, { graphs: PlanCtx['graphs']; n: number }>>();
+
 /** Facts matching a triple pattern's constants in the planning context's graphs. */
 export function tpCard(P: Planner, tp: TriplePattern, c: PlanCtx): number {
+  let memo = cards.get(P);
+  if (!memo) cards.set(P, memo = new Map());
+  const hit = memo.get(tp);
+  if (hit && hit.graphs === c.graphs) return hit.n;
   const pt = constPattern(P, tp);
-  if (!pt) return 0;
-  if (c.graphs !== null && c.graphs.length === 0) return 0;
-  return P.rt.estimate(pt, c.graphs);
+  const n = !pt || (c.graphs !== null && c.graphs.length === 0) ? 0 : P.rt.estimate(pt, c.graphs);
+  memo.set(tp, { graphs: c.graphs, n });
+  return n;
 }
 
 /** Expected output rows per input row if `it` came next, fed `rows` rows. */
