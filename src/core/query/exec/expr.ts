@@ -9,6 +9,7 @@ import { blankNode, type BlankNode, type Term } from '../../rdf/terms.js';
 import { booleanLiteral } from '../../rdf/values.js';
 import type { Expr, Op } from '../algebra/algebra.js';
 import { ebv, ExprError, functionDef, isExprError, valueEquals, type FunctionContext } from './expr-eval.js';
+import { memoize, memoVar } from './expr-memo.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND } from './types.js';
 
@@ -68,8 +69,16 @@ export class EvalContext implements FunctionContext {
   }
 }
 
-/** Compile an expression (aggregates must already be variables). Unknown built-in names and bad arities are 400s here; an unknown function IRI evaluates to an error. */
-export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext): ExprFn {
+/**
+ * Compile an expression (aggregates must already be variables). Unknown built-in names and bad
+ * arities are 400s here; an unknown function IRI evaluates to an error. The largest
+ * subexpressions over a single variable are memoised per id of that variable (expr-memo.ts).
+ */
+export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext, memo = true): ExprFn {
+  if (memo) {
+    const v = memoVar(e);
+    if (v !== undefined) return memoize(compileExpr(e, env, fctx, false), env.slot(v));
+  }
   const ids = env.rt.ids;
   switch (e.type) {
     case 'term': {
@@ -91,18 +100,19 @@ export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext): ExprFn
     }
     case 'aggregate':
       throw badRequest('Invalid query: aggregate outside of a grouped query');
-    case 'call': return compileCall(e.fn, e.args, env, fctx);
+    case 'call': return compileCall(e.fn, e.args, env, fctx, memo);
   }
 }
 
-function compileCall(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalContext): ExprFn {
+function compileCall(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalContext, memo: boolean): ExprFn {
   if (fn === 'bound') {
     const a = argExprs[0];
     if (argExprs.length !== 1 || a?.type !== 'var') throw badRequest('Invalid query: BOUND takes one variable');
     const slot = env.slot(a.name);
     return (f) => (f.rows[f.off + slot] !== UNBOUND ? TRUE : FALSE);
   }
-  const args = argExprs.map((a) => compileExpr(a, env, fctx));
+  // Under a memoised call its arguments are not memoised again.
+  const args = argExprs.map((a) => compileExpr(a, env, fctx, memo));
   switch (fn) {
     case 'if': {
       if (args.length !== 3) throw badRequest('Invalid query: IF takes three arguments');

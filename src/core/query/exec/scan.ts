@@ -6,7 +6,8 @@
  */
 import type { FactBatch, ScanPattern } from '../../index/view.js';
 import { OVERFLOW_BASE } from './ids.js';
-import { RowBuffer, RowIndex, compatible, fillFrom, materialize, unitBatch, type Rel, sharedBuild } from './rows.js';
+import { FactIndex } from './fact-index.js';
+import { RowBuffer, RowIndex, bindSlot as put, compatible, fillFrom, materialize, unitBatch, type Rel, sharedBuild } from './rows.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND, graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
 
@@ -29,6 +30,7 @@ export class TriplePatternNode implements PNode {
   private readonly oSlot: number;
   private readonly never: boolean;
   private readonly cache = new Map<string, Promise<RowIndex>>();
+  private readonly facts = new Map<string, Promise<FactIndex>>();
 
   constructor(readonly s: Pos, readonly p: Pos, readonly o: Pos, readonly opts: TPOptions = { mode: 'inl' }) {
     this.sSlot = 'slot' in s ? s.slot : -1;
@@ -127,7 +129,33 @@ export class TriplePatternNode implements PNode {
     }
   }
 
-  private async *hashJoin(rt: Runtime, input: Stream, g: GraphCtx): Stream {
+  private hashJoin(rt: Runtime, input: Stream, g: GraphCtx): Stream {
+    return g.kind === 'var' ? this.rowHashJoin(rt, input, g) : this.factHashJoin(rt, input, g);
+  }
+
+  /** Hash join against the pattern's facts kept as columns (fact-index.ts); one build per graph. */
+  private async *factHashJoin(rt: Runtime, input: Stream, g: Exclude<GraphCtx, { kind: 'var' }>): Stream {
+    const slots = [this.sSlot, this.pSlot, this.oSlot];
+    const keySlots = Int32Array.from(this.opts.keys ?? []);
+    const keyCols = Int32Array.from(keySlots, (k) => slots.indexOf(k));
+    const key = graphKey(g);
+    let p = this.facts.get(key);
+    if (!p) {
+      p = sharedBuild((async () => {
+        const idx = new FactIndex(keyCols);
+        const pt: ScanPattern = {};
+        if ('const' in this.s) pt.s = this.s.const;
+        if ('const' in this.p) pt.p = this.p.const;
+        if ('const' in this.o) pt.o = this.o.const;
+        for await (const fb of rt.scan(pt, g.kind === 'default' ? rt.defaultGraphs : [g.gid])) idx.add(fb);
+        return idx.seal();
+      })());
+      this.facts.set(key, p);
+    }
+    yield* (await p).probe(rt, input, keySlots, Int32Array.from(slots));
+  }
+
+  private async *rowHashJoin(rt: Runtime, input: Stream, g: GraphCtx): Stream {
     const w = rt.width;
     const key = graphKey(g);
     let p = this.cache.get(key);
@@ -160,12 +188,6 @@ export class TriplePatternNode implements PNode {
   }
 }
 
-/** Bind a slot to an id, or check it against the id already there. */
-function put(r: Int32Array, at: number, v: number): boolean {
-  const cur = r[at]!;
-  if (cur === UNBOUND) { r[at] = v; return true; }
-  return cur === v;
-}
 
 async function* one<T>(x: T): AsyncIterable<T> { yield x; }
 
