@@ -10,6 +10,7 @@ import { booleanLiteral } from '../../rdf/values.js';
 import type { Expr, Op } from '../algebra/algebra.js';
 import { ebv, ExprError, functionDef, isExprError, valueEquals, type FunctionContext } from './expr-eval.js';
 import { memoize, memoVar } from './expr-memo.js';
+import { compileNum } from './expr-num.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND } from './types.js';
 
@@ -104,7 +105,38 @@ export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext, memo = 
   }
 }
 
+/** Comparison operators on two JS numbers (NaN, unordered, makes each false and != true). */
+const NUM_COMPARE: Record<string, (a: number, b: number) => boolean> = {
+  '<': (a, b) => a < b, '>': (a, b) => a > b, '<=': (a, b) => a <= b, '>=': (a, b) => a >= b,
+  '=': (a, b) => a === b, '!=': (a, b) => a !== b,
+};
+
+/**
+ * A comparison of float/double values as numbers (expr-num.ts), when at least one side is a cast
+ * or a constant: the boolean, or undefined when a side is not such a number in this row.
+ */
+function numericCompare(test: (a: number, b: number) => boolean, argExprs: Expr[], env: CompileEnv): ((f: Frame) => Term | undefined) | undefined {
+  const a = compileNum(argExprs[0]!, env.rt.ids, (n) => env.slot(n));
+  const b = compileNum(argExprs[1]!, env.rt.ids, (n) => env.slot(n));
+  if (!a || !b || (a.kind === 'any' && b.kind === 'any')) return undefined;
+  const x = a.fn, y = b.fn;
+  return (f) => {
+    const l = x(f);
+    if (l === undefined) return undefined;
+    const r = y(f);
+    if (r === undefined) return undefined;
+    return test(l, r) ? TRUE : FALSE;
+  };
+}
+
 function compileCall(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalContext, memo: boolean): ExprFn {
+  const slow = compileGeneral(fn, argExprs, env, fctx, memo);
+  const cmp = NUM_COMPARE[fn] as ((a: number, b: number) => boolean) | undefined;
+  const fast = cmp && argExprs.length === 2 ? numericCompare(cmp, argExprs, env) : undefined;
+  return fast ? (f) => fast(f) ?? slow(f) : slow;
+}
+
+function compileGeneral(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalContext, memo: boolean): ExprFn {
   if (fn === 'bound') {
     const a = argExprs[0];
     if (argExprs.length !== 1 || a?.type !== 'var') throw badRequest('Invalid query: BOUND takes one variable');

@@ -3,7 +3,10 @@
  * not as full-width solution rows: a pattern like `?offer bsbm:price ?price` hash-joined into a
  * 16-variable query stores 3 ids per fact instead of 16, and a probe checks the key columns and
  * writes the pattern's other variables straight into the output row (no generic
- * compatibility/merge pass over every slot).
+ * compatibility/merge pass over every slot). A single key column that arrives sorted (the scan
+ * walked an index order that starts with the pattern's constants and then the key, e.g. PSO for
+ * `?offer bsbm:price ?price` keyed on ?offer) is not hashed at all: a probe binary-searches it,
+ * so the build is a copy of the scan.
  */
 import type { FactBatch } from '../../index/view.js';
 import { RowBuffer, bindSlot as put, mix } from './rows.js';
@@ -17,9 +20,13 @@ export class FactIndex {
   private head = new Int32Array(0);
   private next = new Int32Array(0);
   private mask = 0;
+  /** The single key column, while it is non-decreasing; -1 otherwise. */
+  private sortedCol: number;
 
   /** `keyCols`: the columns (0 s, 1 p, 2 o) matched against the probe row's `keySlots`. */
-  constructor(readonly keyCols: Int32Array) {}
+  constructor(readonly keyCols: Int32Array) {
+    this.sortedCol = keyCols.length === 1 ? keyCols[0]! : -1;
+  }
 
   /** Append a batch of facts (copied: the view reuses its batches). */
   add(fb: FactBatch): void {
@@ -32,11 +39,16 @@ export class FactIndex {
     this.cols[0]!.set(fb.s.subarray(0, fb.n), this.n);
     this.cols[1]!.set(fb.p.subarray(0, fb.n), this.n);
     this.cols[2]!.set(fb.o.subarray(0, fb.n), this.n);
+    if (this.sortedCol >= 0) {
+      const c = this.cols[this.sortedCol]!;
+      for (let i = Math.max(1, this.n); i < need; i++) if (c[i - 1]! > c[i]!) { this.sortedCol = -1; break; }
+    }
     this.n = need;
   }
 
   /** Build the hash chains once every fact is in. */
   seal(): this {
+    if (this.sortedCol >= 0) return this;
     let size = 16;
     while (size < this.n * 2) size *= 2;
     this.mask = size - 1;
@@ -70,6 +82,22 @@ export class FactIndex {
       const rows = b.rows;
       for (let r = 0; r < b.n; r++) {
         const off = r * w;
+        if (this.sortedCol >= 0) {
+          // Sorted single key: the run of equal keys starts at the lower bound.
+          const c = this.cols[this.sortedCol]!, v = rows[off + keySlots[0]!]!;
+          let lo = 0, hi = this.n;
+          while (lo < hi) { const m = (lo + hi) >>> 1; if (c[m]! < v) lo = m + 1; else hi = m; }
+          for (let i = lo; i < this.n && c[i] === v; i++) {
+            const at = out.push(rows, off);
+            const o = out.rows;
+            if ((s0 >= 0 && !put(o, at + s0, c0[i]!)) || (s1 >= 0 && !put(o, at + s1, c1[i]!)) || (s2 >= 0 && !put(o, at + s2, c2[i]!))) out.pop();
+          }
+          if (out.full) {
+            if (rt.due()) await rt.pause();
+            yield out.take();
+          }
+          continue;
+        }
         let h = 0x12345;
         for (let j = 0; j < nk; j++) h = mix(h, rows[off + keySlots[j]!]!);
         facts: for (let i = this.head[h & this.mask]!; i >= 0; i = this.next[i]!) {

@@ -11,6 +11,7 @@ import { type NumericValue, integerLiteral, numericLiteral, numericValue, string
 import type { AggregateName } from '../algebra/algebra.js';
 import { type EvalContext, type ExprFn, type Frame, tryEval } from './expr.js';
 import { callFunction, compareForOrder, isExprError } from './expr-eval.js';
+import type { NumFn } from './expr-num.js';
 import { existsAnswers, type ExistsSpec } from './filter.js';
 import { numArg } from './functions-common.js';
 import { arithmetic } from './functions-numeric.js';
@@ -33,6 +34,8 @@ export interface GroupAgg {
    * argument's term and number are then computed once per id of that variable.
    */
   arg?: number;
+  /** SUM/AVG: the argument's float/double number without its literal (expr-num.ts), when it has that form. */
+  num?: { fn: NumFn; kind: 'float' | 'double' };
   separator: string;
 }
 
@@ -138,7 +141,10 @@ class Acc {
 
 interface Group { keyIds: number[]; accs: Acc[] }
 
-/** An aggregate argument computed once per id: its term (undefined: an error) and numeric value. */
+/**
+ * An aggregate argument computed once per id: its term (undefined: an error; any defined term
+ * when only the number is used, SUM/AVG) and its numeric value.
+ */
 interface ArgValue { t: Term | undefined; n: NumericValue | undefined }
 /** Argument values kept per aggregate before the cache starts over. */
 const MAX_ARG_VALUES = 1 << 16;
@@ -198,8 +204,12 @@ export class GroupNode implements PNode {
             const id = b.rows[f.off + acc.agg.arg!]!;
             let v = cache.get(id);
             if (v === undefined) {
-              const t = tryEval(fn, f);
-              v = { t, n: t === undefined ? undefined : numericValue(t) };
+              const x = acc.agg.num?.fn(f);
+              if (x !== undefined) v = { t: ZERO, n: { kind: acc.agg.num!.kind, num: x } };
+              else {
+                const t = tryEval(fn, f);
+                v = { t, n: t === undefined ? undefined : numericValue(t) };
+              }
               if (cache.size >= MAX_ARG_VALUES) cache.clear();
               cache.set(id, v);
             }
