@@ -22,7 +22,8 @@ const [name, runsArg] = args._;
 const runs = Number(runsArg ?? 3);
 const products = Number(args.products ?? 2825);
 const params = join(BENCH_DIR, 'data', `bsbm-${products}.params.json`);
-const dist = (rel) => import(pathToFileURL(join(ROOT_DIR, 'dist', rel)).href);
+// LEDGRAPH_DIST: a build elsewhere (A/B comparisons while a benchmark uses dist/).
+const dist = (rel) => import(pathToFileURL(join(process.env.LEDGRAPH_DIST ?? join(ROOT_DIR, 'dist'), rel)).href);
 
 const { bi } = loadBiQueries(params);
 const { core, explore } = loadQueries(params);

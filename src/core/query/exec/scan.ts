@@ -8,14 +8,28 @@ import type { FactBatch, ScanPattern } from '../../index/view.js';
 import { OVERFLOW_BASE } from './ids.js';
 import { FactIndex } from './fact-index.js';
 import { RowBuffer, RowIndex, bindSlot as put, compatible, fillFrom, materialize, unitBatch, type Rel, sharedBuild } from './rows.js';
+import type { Frame } from './expr.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND, graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
 
 /** A pattern position: a constant id (-2 when the term is not in the store) or a slot. */
 export type Pos = { const: number } | { slot: number };
 
+const EMPTY_ROWS = new Int32Array(0);
+
+/** Fused checks at run time: the fact column of the checked variable, the answers so far, the test. */
+interface Checker { col: 's' | 'p' | 'o'; known: Map<number, boolean>; test: (rows: Int32Array, at: number) => boolean }
+
 /** Term id -2: a constant that no stored fact can contain. */
 export const NO_MATCH = -2;
+
+/**
+ * A FILTER over one variable this pattern binds, checked on each fact before it becomes a row
+ * (placed by the planner when the filter would otherwise run right after this step): the answer
+ * is kept per id, so a date range over 93,000 dc:date facts tests each distinct date once and
+ * builds rows only for the facts that pass.
+ */
+export interface FactCheck { slot: number; fn: (f: Frame) => boolean; text: string }
 
 export interface TPOptions {
   /** 'inl' probes per input row; 'hash' scans once and hash-joins on `keys`. */
@@ -31,6 +45,7 @@ export class TriplePatternNode implements PNode {
   private readonly never: boolean;
   private readonly cache = new Map<string, Promise<RowIndex>>();
   private readonly facts = new Map<string, Promise<FactIndex>>();
+  private readonly checks: FactCheck[] = [];
 
   constructor(readonly s: Pos, readonly p: Pos, readonly o: Pos, readonly opts: TPOptions = { mode: 'inl' }) {
     this.sSlot = 'slot' in s ? s.slot : -1;
@@ -41,7 +56,15 @@ export class TriplePatternNode implements PNode {
 
   describe(): string {
     const f = (x: Pos) => ('slot' in x ? '?' + x.slot : String(x.const));
-    return `tp(${f(this.s)} ${f(this.p)} ${f(this.o)}) ${this.opts.mode}${this.opts.keys ? ' keys=' + this.opts.keys.join(',') : ''}`;
+    const checks = this.checks.map((c) => ` check(${c.text})`).join('');
+    return `tp(${f(this.s)} ${f(this.p)} ${f(this.o)}) ${this.opts.mode}${this.opts.keys ? ' keys=' + this.opts.keys.join(',') : ''}${checks}`;
+  }
+
+  /** Add a check on a variable this pattern binds in 'inl' mode; false when it cannot take one. */
+  addCheck(c: FactCheck): boolean {
+    if (this.opts.mode !== 'inl' || ![this.sSlot, this.pSlot, this.oSlot].includes(c.slot)) return false;
+    this.checks.push(c);
+    return true;
   }
 
   exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
@@ -53,6 +76,7 @@ export class TriplePatternNode implements PNode {
   private async *inl(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
     const w = rt.width;
     const out = new RowBuffer(w, 256);
+    const check = this.checks.length ? this.checker() : null;
     const gSlot = g.kind === 'var' ? g.slot : -1;
     const fixedGraphs = g.kind === 'default' ? rt.defaultGraphs : g.kind === 'graph' ? [g.gid] : null;
     const batches: AsyncIterable<{ n: number; rows: Int32Array }> = input ?? one(unitBatch(w));
@@ -82,20 +106,20 @@ export class TriplePatternNode implements PNode {
           const sync = rt.view.scanSync?.(pt);
           if (sync) {
             rt.charge(sync.n);
-            this.emit(rt, sync, rows, off, out, -1);
+            this.emit(rt, sync, rows, off, out, -1, check);
             if (out.full) yield out.take();
             continue;
           }
           for await (const fb of rt.view.scan(pt, { signal: rt.signal })) {
             rt.charge(fb.n);
             if (rt.due()) await rt.pause();
-            this.emit(rt, fb, rows, off, out, -1);
+            this.emit(rt, fb, rows, off, out, -1, check);
             if (out.full) yield out.take();
           }
           continue;
         }
         for await (const fb of rt.scan(pt, graphs)) {
-          this.emit(rt, fb, rows, off, out, graphs === null ? gSlot : -1);
+          this.emit(rt, fb, rows, off, out, graphs === null ? gSlot : -1, check);
           if (out.full) yield out.take();
         }
       }
@@ -117,15 +141,41 @@ export class TriplePatternNode implements PNode {
     return true;
   }
 
-  private emit(rt: Runtime, fb: FactBatch, src: Int32Array, off: number, out: RowBuffer, gSlot: number): void {
+  /** The checks as one test of a candidate row, answered once per id of the checked variable. */
+  private checker(): Checker {
+    const slot = this.checks[0]!.slot;
+    const col: 's' | 'p' | 'o' = slot === this.sSlot ? 's' : slot === this.pSlot ? 'p' : 'o';
+    const fns = this.checks.map((c) => c.fn);
+    const known = new Map<number, boolean>();
+    const f: Frame = { rows: EMPTY_ROWS, off: 0, r: 0, exists: [] };
+    const test = (rows: Int32Array, at: number): boolean => {
+      const id = rows[at + slot]!;
+      let ok = known.get(id);
+      if (ok === undefined) {
+        f.rows = rows;
+        f.off = at;
+        ok = fns.every((fn) => fn(f));
+        if (known.size >= 1 << 16) known.clear();
+        known.set(id, ok);
+      }
+      return ok;
+    };
+    return { col, known, test };
+  }
+
+  private emit(rt: Runtime, fb: FactBatch, src: Int32Array, off: number, out: RowBuffer, gSlot: number, check: Checker | null): void {
     const { sSlot, pSlot, oSlot } = this;
+    const pre = check === null ? null : fb[check.col];
     for (let i = 0; i < fb.n; i++) {
+      // A fact whose checked id already failed never becomes a row.
+      if (pre !== null && check!.known.get(pre[i]!) === false) continue;
       const at = out.push(src, off);
       const r = out.rows;
       if (sSlot >= 0 && !put(r, at + sSlot, fb.s[i]!)) { out.pop(); continue; }
       if (pSlot >= 0 && !put(r, at + pSlot, fb.p[i]!)) { out.pop(); continue; }
       if (oSlot >= 0 && !put(r, at + oSlot, fb.o[i]!)) { out.pop(); continue; }
       if (gSlot >= 0 && !put(r, at + gSlot, rt.graphTerm(fb.g[i]!))) { out.pop(); continue; }
+      if (check !== null && !check.test(r, at)) out.pop();
     }
   }
 
