@@ -16,16 +16,21 @@ import type { Stream } from './types.js';
 /** Facts of one pattern, hashed on the columns that are join keys. */
 export class FactIndex {
   n = 0;
-  private cols: Int32Array[] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+  private cols: Int32Array[];
   private head = new Int32Array(0);
   private next = new Int32Array(0);
   private mask = 0;
   /** The single key column, while it is non-decreasing; -1 otherwise. */
   private sortedCol: number;
 
-  /** `keyCols`: the columns (0 s, 1 p, 2 o) matched against the probe row's `keySlots`. */
-  constructor(readonly keyCols: Int32Array) {
+  /**
+   * `keyCols`: the columns (0 s, 1 p, 2 o) matched against the probe row's `keySlots`;
+   * `expected`: the estimated fact count (the columns start at that size, not grown by doubling).
+   */
+  constructor(readonly keyCols: Int32Array, expected = 64) {
     this.sortedCol = keyCols.length === 1 ? keyCols[0]! : -1;
+    const size = Math.max(64, Math.min(expected, 1 << 24));
+    this.cols = [new Int32Array(size), new Int32Array(size), new Int32Array(size)];
   }
 
   /** Append a batch of facts (copied: the view reuses its batches). */

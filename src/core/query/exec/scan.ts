@@ -192,12 +192,13 @@ export class TriplePatternNode implements PNode {
     let p = this.facts.get(key);
     if (!p) {
       p = sharedBuild((async () => {
-        const idx = new FactIndex(keyCols);
         const pt: ScanPattern = {};
         if ('const' in this.s) pt.s = this.s.const;
         if ('const' in this.p) pt.p = this.p.const;
         if ('const' in this.o) pt.o = this.o.const;
-        for await (const fb of rt.scan(pt, g.kind === 'default' ? rt.defaultGraphs : [g.gid])) idx.add(fb);
+        const graphs = g.kind === 'default' ? rt.defaultGraphs : [g.gid];
+        const idx = new FactIndex(keyCols, rt.estimate(pt, graphs));
+        for await (const fb of rt.scan(pt, graphs)) idx.add(fb);
         return idx.seal();
       })());
       this.facts.set(key, p);
