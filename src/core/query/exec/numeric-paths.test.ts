@@ -52,6 +52,11 @@ describe('numbers between operators without literals', () => {
   it('filters a date range per fact, with dateTime and date values compared as SPARQL does', async () => {
     expect(await rows('SELECT ?x { ?x :d ?d FILTER(?d >= "2008-02-01"^^xsd:date && ?d < "2008-03-01"^^xsd:date) }')).toEqual([':a', ':c']);
   });
+  it('fuses filters on two variables of one pattern, each answered per id of its own variable', async () => {
+    expect(await rows('SELECT ?x ?k { ?x :kind ?k FILTER(?k != :k1 && ?x != :c && !isLiteral(?k)) }')).toEqual([
+      ':e :k2', ':f :k3', ':g :k3', ':h :k4',
+    ]);
+  });
   it('memoises per id but not across volatile functions', async () => {
     const r = await rows('SELECT (COUNT(DISTINCT ?r) AS ?n) { ?x :kind ?k BIND(CONCAT(STR(?k), STR(RAND())) AS ?r) }');
     expect(r).toEqual(['7^^integer']);

@@ -17,7 +17,7 @@ export type Pos = { const: number } | { slot: number };
 
 const EMPTY_ROWS = new Int32Array(0);
 
-/** Fused checks at run time: the fact column of the checked variable, the answers so far, the test. */
+/** Fused checks on one variable at run time: its fact column, the answers so far per id, the test. */
 interface Checker { col: 's' | 'p' | 'o'; known: Map<number, boolean>; test: (rows: Int32Array, at: number) => boolean }
 
 /** Term id -2: a constant that no stored fact can contain. */
@@ -141,41 +141,45 @@ export class TriplePatternNode implements PNode {
     return true;
   }
 
-  /** The checks as one test of a candidate row, answered once per id of the checked variable. */
-  private checker(): Checker {
-    const slot = this.checks[0]!.slot;
-    const col: 's' | 'p' | 'o' = slot === this.sSlot ? 's' : slot === this.pSlot ? 'p' : 'o';
-    const fns = this.checks.map((c) => c.fn);
-    const known = new Map<number, boolean>();
-    const f: Frame = { rows: EMPTY_ROWS, off: 0, r: 0, exists: [] };
-    const test = (rows: Int32Array, at: number): boolean => {
-      const id = rows[at + slot]!;
-      let ok = known.get(id);
-      if (ok === undefined) {
-        f.rows = rows;
-        f.off = at;
-        ok = fns.every((fn) => fn(f));
-        if (known.size >= 1 << 16) known.clear();
-        known.set(id, ok);
-      }
-      return ok;
-    };
-    return { col, known, test };
+  /** The checks grouped by the variable they read, each answered once per id of it. */
+  private checker(): Checker[] {
+    const bySlot = new Map<number, FactCheck['fn'][]>();
+    for (const c of this.checks) {
+      const fns = bySlot.get(c.slot);
+      if (fns) fns.push(c.fn); else bySlot.set(c.slot, [c.fn]);
+    }
+    return [...bySlot].map(([slot, fns]) => {
+      const col: 's' | 'p' | 'o' = slot === this.sSlot ? 's' : slot === this.pSlot ? 'p' : 'o';
+      const known = new Map<number, boolean>();
+      const f: Frame = { rows: EMPTY_ROWS, off: 0, r: 0, exists: [] };
+      const test = (rows: Int32Array, at: number): boolean => {
+        const id = rows[at + slot]!;
+        let ok = known.get(id);
+        if (ok === undefined) {
+          f.rows = rows;
+          f.off = at;
+          ok = fns.every((fn) => fn(f));
+          if (known.size >= 1 << 16) known.clear();
+          known.set(id, ok);
+        }
+        return ok;
+      };
+      return { col, known, test };
+    });
   }
 
-  private emit(rt: Runtime, fb: FactBatch, src: Int32Array, off: number, out: RowBuffer, gSlot: number, check: Checker | null): void {
+  private emit(rt: Runtime, fb: FactBatch, src: Int32Array, off: number, out: RowBuffer, gSlot: number, checks: Checker[] | null): void {
     const { sSlot, pSlot, oSlot } = this;
-    const pre = check === null ? null : fb[check.col];
-    for (let i = 0; i < fb.n; i++) {
+    facts: for (let i = 0; i < fb.n; i++) {
       // A fact whose checked id already failed never becomes a row.
-      if (pre !== null && check!.known.get(pre[i]!) === false) continue;
+      if (checks !== null) for (const c of checks) if (c.known.get(fb[c.col][i]!) === false) continue facts;
       const at = out.push(src, off);
       const r = out.rows;
       if (sSlot >= 0 && !put(r, at + sSlot, fb.s[i]!)) { out.pop(); continue; }
       if (pSlot >= 0 && !put(r, at + pSlot, fb.p[i]!)) { out.pop(); continue; }
       if (oSlot >= 0 && !put(r, at + oSlot, fb.o[i]!)) { out.pop(); continue; }
       if (gSlot >= 0 && !put(r, at + gSlot, rt.graphTerm(fb.g[i]!))) { out.pop(); continue; }
-      if (check !== null && !check.test(r, at)) out.pop();
+      if (checks !== null) for (const c of checks) if (!c.test(r, at)) { out.pop(); continue facts; }
     }
   }
 
