@@ -44,7 +44,6 @@ export class TriplePatternNode implements PNode {
   private readonly oSlot: number;
   private readonly never: boolean;
   private readonly cache = new Map<string, Promise<RowIndex>>();
-  private readonly facts = new Map<string, Promise<FactIndex>>();
   private readonly checks: FactCheck[] = [];
 
   constructor(readonly s: Pos, readonly p: Pos, readonly o: Pos, readonly opts: TPOptions = { mode: 'inl' }) {
@@ -192,8 +191,10 @@ export class TriplePatternNode implements PNode {
     const slots = [this.sSlot, this.pSlot, this.oSlot];
     const keySlots = Int32Array.from(this.opts.keys ?? []);
     const keyCols = Int32Array.from(keySlots, (k) => slots.indexOf(k));
-    const key = graphKey(g);
-    let p = this.facts.get(key);
+    // The facts depend only on the constants, the key columns and the graph: shared per execution.
+    const f = (x: Pos) => ('const' in x ? String(x.const) : '?');
+    const key = `tp|${graphKey(g)}|${f(this.s)}|${f(this.p)}|${f(this.o)}|${keyCols.join(',')}`;
+    let p = rt.builds.get(key) as Promise<FactIndex> | undefined;
     if (!p) {
       p = sharedBuild((async () => {
         const pt: ScanPattern = {};
@@ -205,7 +206,7 @@ export class TriplePatternNode implements PNode {
         for await (const fb of rt.scan(pt, graphs)) idx.add(fb);
         return idx.seal();
       })());
-      this.facts.set(key, p);
+      rt.builds.set(key, p);
     }
     yield* (await p).probe(rt, input, keySlots, Int32Array.from(slots));
   }
