@@ -23,9 +23,13 @@ export function pow10(n: number): bigint {
   return 10n ** BigInt(n);
 }
 
+const E8 = 100_000_000n;
+
 /** Strip trailing zeros so equal values have one representation. */
 export function decNormalize(mant: bigint, scale: number): Decimal {
   if (mant === 0n) return { mant: 0n, scale: 0 };
+  // Eight zeros at a time first: a quotient at the division scale (an AVG) has up to ~20 to strip.
+  while (scale >= 8 && mant % E8 === 0n) { mant /= E8; scale -= 8; }
   while (scale > 0 && mant % 10n === 0n) { mant /= 10n; scale--; }
   while (scale < 0) { mant *= 10n; scale++; }
   return { mant, scale };

@@ -9,6 +9,8 @@ import { blankNode, type BlankNode, type Term } from '../../rdf/terms.js';
 import { booleanLiteral } from '../../rdf/values.js';
 import type { Expr, Op } from '../algebra/algebra.js';
 import { ebv, ExprError, functionDef, isExprError, valueEquals, type FunctionContext } from './expr-eval.js';
+import { memoize, memoVar } from './expr-memo.js';
+import { compileNum } from './expr-num.js';
 import type { Runtime } from './runtime.js';
 import { UNBOUND } from './types.js';
 
@@ -68,8 +70,16 @@ export class EvalContext implements FunctionContext {
   }
 }
 
-/** Compile an expression (aggregates must already be variables). Unknown built-in names and bad arities are 400s here; an unknown function IRI evaluates to an error. */
-export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext): ExprFn {
+/**
+ * Compile an expression (aggregates must already be variables). Unknown built-in names and bad
+ * arities are 400s here; an unknown function IRI evaluates to an error. The largest
+ * subexpressions over a single variable are memoised per id of that variable (expr-memo.ts).
+ */
+export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext, memo = true): ExprFn {
+  if (memo) {
+    const v = memoVar(e);
+    if (v !== undefined) return memoize(compileExpr(e, env, fctx, false), env.slot(v));
+  }
   const ids = env.rt.ids;
   switch (e.type) {
     case 'term': {
@@ -91,18 +101,50 @@ export function compileExpr(e: Expr, env: CompileEnv, fctx: EvalContext): ExprFn
     }
     case 'aggregate':
       throw badRequest('Invalid query: aggregate outside of a grouped query');
-    case 'call': return compileCall(e.fn, e.args, env, fctx);
+    case 'call': return compileCall(e.fn, e.args, env, fctx, memo);
   }
 }
 
-function compileCall(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalContext): ExprFn {
+/** Comparison operators on two JS numbers (NaN, unordered, makes each false and != true). */
+const NUM_COMPARE: Record<string, (a: number, b: number) => boolean> = {
+  '<': (a, b) => a < b, '>': (a, b) => a > b, '<=': (a, b) => a <= b, '>=': (a, b) => a >= b,
+  '=': (a, b) => a === b, '!=': (a, b) => a !== b,
+};
+
+/**
+ * A comparison of float/double values as numbers (expr-num.ts), when at least one side is a cast
+ * or a constant: the boolean, or undefined when a side is not such a number in this row.
+ */
+function numericCompare(test: (a: number, b: number) => boolean, argExprs: Expr[], env: CompileEnv): ((f: Frame) => Term | undefined) | undefined {
+  const a = compileNum(argExprs[0]!, env.rt.ids, (n) => env.slot(n));
+  const b = compileNum(argExprs[1]!, env.rt.ids, (n) => env.slot(n));
+  if (!a || !b || (a.kind === 'any' && b.kind === 'any')) return undefined;
+  const x = a.fn, y = b.fn;
+  return (f) => {
+    const l = x(f);
+    if (l === undefined) return undefined;
+    const r = y(f);
+    if (r === undefined) return undefined;
+    return test(l, r) ? TRUE : FALSE;
+  };
+}
+
+function compileCall(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalContext, memo: boolean): ExprFn {
+  const slow = compileGeneral(fn, argExprs, env, fctx, memo);
+  const cmp = NUM_COMPARE[fn] as ((a: number, b: number) => boolean) | undefined;
+  const fast = cmp && argExprs.length === 2 ? numericCompare(cmp, argExprs, env) : undefined;
+  return fast ? (f) => fast(f) ?? slow(f) : slow;
+}
+
+function compileGeneral(fn: string, argExprs: Expr[], env: CompileEnv, fctx: EvalContext, memo: boolean): ExprFn {
   if (fn === 'bound') {
     const a = argExprs[0];
     if (argExprs.length !== 1 || a?.type !== 'var') throw badRequest('Invalid query: BOUND takes one variable');
     const slot = env.slot(a.name);
     return (f) => (f.rows[f.off + slot] !== UNBOUND ? TRUE : FALSE);
   }
-  const args = argExprs.map((a) => compileExpr(a, env, fctx));
+  // Under a memoised call its arguments are not memoised again.
+  const args = argExprs.map((a) => compileExpr(a, env, fctx, memo));
   switch (fn) {
     case 'if': {
       if (args.length !== 3) throw badRequest('Invalid query: IF takes three arguments');

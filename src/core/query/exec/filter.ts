@@ -38,7 +38,10 @@ export class IdentityNode implements PNode {
 export class FilterNode implements PNode {
   constructor(readonly input: PNode, readonly cond: ExprFn, readonly exists: ExistsSpec[], readonly fctx: EvalContext, readonly text: string) {}
 
-  describe(): string { return `filter(${this.text})`; }
+  describe(): string {
+    // A filter placed inside a join sequence has no input of its own (identity): nothing to show.
+    return this.input instanceof IdentityNode ? `filter(${this.text})` : `filter(${this.text}; ${this.input.describe()})`;
+  }
 
   async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
     const w = rt.width;

@@ -7,10 +7,11 @@
  * SAMPLE return the selected input term as written (docs/sparql.md "Numeric results").
  */
 import type { Term } from '../../rdf/terms.js';
-import { type NumericValue, integerLiteral, numericLiteral, stringLiteral } from '../../rdf/values.js';
+import { type NumericValue, integerLiteral, numericLiteral, numericValue, stringLiteral } from '../../rdf/values.js';
 import type { AggregateName } from '../algebra/algebra.js';
 import { type EvalContext, type ExprFn, type Frame, tryEval } from './expr.js';
 import { callFunction, compareForOrder, isExprError } from './expr-eval.js';
+import type { NumFn } from './expr-num.js';
 import { existsAnswers, type ExistsSpec } from './filter.js';
 import { numArg } from './functions-common.js';
 import { arithmetic } from './functions-numeric.js';
@@ -28,6 +29,13 @@ export interface GroupAgg {
   distinct: boolean;
   /** Undefined for COUNT(*). */
   fn?: ExprFn;
+  /**
+   * Slot of the one variable `fn` reads when it is deterministic (expr-memo.ts), else -1: the
+   * argument's term and number are then computed once per id of that variable.
+   */
+  arg?: number;
+  /** SUM/AVG: the argument's float/double number without its literal (expr-num.ts), when it has that form. */
+  num?: { fn: NumFn; kind: 'float' | 'double' };
   separator: string;
 }
 
@@ -44,12 +52,44 @@ class Acc {
    * promotion and rounding).
    */
   sum: NumericValue | undefined;
+  /**
+   * While every input so far was a float or double: the running sum as a plain number, and 1
+   * (all float: rounded to float after each step, as the `+` operator does) or 2 (double).
+   */
+  fast = 0;
+  fnum = 0;
   error = false;
   parts: string[] = [];
   seen: Set<number | string> | undefined;
   /** MIN/MAX/SAMPLE over a plain variable: the id of `value`, so the result needs no re-interning. */
   valueId: number | undefined;
   constructor(readonly agg: GroupAgg) { if (agg.distinct) this.seen = new Set(); }
+
+  /** Add an input whose term and numeric value (undefined: not a number) are known. */
+  addValue(t: Term | undefined, n: NumericValue | undefined, id: number | string, fctx: EvalContext): void {
+    if (this.error) return;
+    const name = this.agg.name;
+    if (t !== undefined && !this.seen && (name === 'sum' || name === 'avg')) {
+      if (n === undefined) { this.error = true; return; }
+      this.count++;
+      if (this.sum === undefined && (n.kind === 'double' || n.kind === 'float')) {
+        if (n.kind === 'double' || this.fast === 2) { this.fnum += n.num; this.fast = 2; }
+        else { this.fnum = Math.fround(this.fnum + n.num); this.fast = 1; }
+        return;
+      }
+      this.settle();
+      this.sum = arithmetic('+', this.sum ?? ZERO_NUM, n);
+      return;
+    }
+    this.add(t, id, fctx);
+  }
+
+  /** Fold the fast float/double sum into `sum` (a non-float input arrived, or the result is due). */
+  private settle(): void {
+    if (this.fast === 0) return;
+    this.sum = { kind: this.fast === 1 ? 'float' : 'double', num: this.fnum };
+    this.fast = 0;
+  }
 
   add(t: Term | undefined, id: number | string, fctx: EvalContext): void {
     if (this.error) return;
@@ -66,6 +106,7 @@ class Acc {
       switch (this.agg.name) {
         case 'count': this.count++; break;
         case 'sum': case 'avg':
+          this.settle();
           this.sum = arithmetic('+', this.sum ?? ZERO_NUM, numArg(t, '+'));
           this.count++;
           break;
@@ -85,6 +126,7 @@ class Acc {
 
   result(fctx: EvalContext): Term | undefined {
     if (this.error) return undefined;
+    this.settle();
     switch (this.agg.name) {
       case 'count': return integerLiteral(this.count);
       case 'sum': return this.sum === undefined ? ZERO : numericLiteral(this.sum);
@@ -98,6 +140,14 @@ class Acc {
 }
 
 interface Group { keyIds: number[]; accs: Acc[] }
+
+/**
+ * An aggregate argument computed once per id: its term (undefined: an error; any defined term
+ * when only the number is used, SUM/AVG) and its numeric value.
+ */
+interface ArgValue { t: Term | undefined; n: NumericValue | undefined }
+/** Argument values kept per aggregate before the cache starts over. */
+const MAX_ARG_VALUES = 1 << 16;
 
 export class GroupNode implements PNode {
   constructor(
@@ -120,6 +170,8 @@ export class GroupNode implements PNode {
     const order: Group[] = [];
     const star = Int32Array.from(this.starSlots);
     const keyIds: number[] = new Array<number>(this.keys.length);
+    // Per aggregate over one variable: that variable's id -> the argument's term and number.
+    const vals = this.aggs.map((a) => (a.arg !== undefined && a.arg >= 0 && !a.distinct ? new Map<number, ArgValue>() : undefined));
     for await (const b of this.input.exec(rt, input, g)) {
       rt.check();
       if (rt.due()) await rt.pause();
@@ -144,8 +196,26 @@ export class GroupNode implements PNode {
           groups.set(gk, grp);
           order.push(grp);
         }
-        for (const acc of grp.accs) {
+        for (let a = 0; a < grp.accs.length; a++) {
+          const acc = grp.accs[a]!;
           const fn = acc.agg.fn;
+          const cache = vals[a];
+          if (cache && fn) {
+            const id = b.rows[f.off + acc.agg.arg!]!;
+            let v = cache.get(id);
+            if (v === undefined) {
+              const x = acc.agg.num?.fn(f);
+              if (x !== undefined) v = { t: ZERO, n: { kind: acc.agg.num!.kind, num: x } };
+              else {
+                const t = tryEval(fn, f);
+                v = { t, n: t === undefined ? undefined : numericValue(t) };
+              }
+              if (cache.size >= MAX_ARG_VALUES) cache.clear();
+              cache.set(id, v);
+            }
+            acc.addValue(v.t, v.n, 0, this.fctx);
+            continue;
+          }
           if (!fn) {
             // COUNT(*): with DISTINCT, distinct solutions over the visible variables.
             acc.add(ZERO, acc.seen ? rowKey(b.rows, f.off, star) : 0, this.fctx);

@@ -122,9 +122,17 @@ export function fillFrom(to: Int32Array, to0: number, from: Int32Array, from0: n
   }
 }
 
-function mix(h: number, v: number): number {
+/** One step of the row hash (shared by every hash structure over ids). */
+export function mix(h: number, v: number): number {
   h = Math.imul(h ^ v, 0x9e3779b1);
   return (h ^ (h >>> 15)) | 0;
+}
+
+/** Bind a slot to an id, or check it against the id already there. */
+export function bindSlot(r: Int32Array, at: number, v: number): boolean {
+  const cur = r[at]!;
+  if (cur === UNBOUND) { r[at] = v; return true; }
+  return cur === v;
 }
 
 /** Hash of a row's key slots. */

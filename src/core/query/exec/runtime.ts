@@ -70,6 +70,11 @@ export class Runtime {
   readonly baseIri: string | undefined;
   /** Fuel spent so far. */
   fuel = 0;
+  /**
+   * Build sides shared by the operators of this execution, by what they contain: a subquery and
+   * the outer query joining the same pattern (BI-Q4's prices, BI-Q6's ratings) read it once.
+   */
+  readonly builds = new Map<string, Promise<unknown>>();
   private readonly maxFuel: number;
   private readonly deadline: number;
   readonly signal: AbortSignal | undefined;

@@ -8,7 +8,9 @@
 import type { ScanPattern } from '../../index/view.js';
 import type { Expr, Op, TriplePattern } from '../algebra/algebra.js';
 import { exprVars, varInfo } from '../algebra/vars.js';
-import { IdentityNode } from '../exec/filter.js';
+import { test } from '../exec/expr.js';
+import { memoVar } from '../exec/expr-memo.js';
+import { FilterNode, IdentityNode } from '../exec/filter.js';
 import { SeqJoinNode } from '../exec/join.js';
 import { NO_MATCH, TriplePatternNode } from '../exec/scan.js';
 import type { PNode } from '../exec/types.js';
@@ -69,7 +71,8 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
     for (let i = 0; i < pending.length; i++) {
       const f = pending[i]!;
       if (!final && [...f.vars].some((v) => later.has(v) && !boundCertain.has(v))) continue;
-      steps.push(P.filterNode(new IdentityNode(), f.e, { ...c, seedMaybe: boundMaybe, seedCertain: boundCertain }, []));
+      const node = P.filterNode(new IdentityNode(), f.e, { ...c, seedMaybe: boundMaybe, seedCertain: boundCertain }, []) as FilterNode;
+      if (!fuse(P, steps[steps.length - 1], node, f.e, c)) steps.push(node);
       pending.splice(i--, 1);
       rows = Math.max(1, rows / 2);
     }
@@ -93,8 +96,15 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
     let bestScore = Infinity;
     let bestConnected = false;
     let bestFan = Infinity;
+    // No cross product while a step joins on what is bound: a disconnected step multiplies every
+    // row so far by its size, and the fan-out estimates it is compared with are averages over the
+    // whole predicate (rdf:type per class: hundreds), so the product looked cheap when it was not
+    // (BI-Q1: 151 product types × the 2,872 reviews by DE reviewers, 434,000 rows). A step
+    // matching at most one fact still goes wherever it is cheapest.
+    const anyConnected = steps.length > 0 && remaining.some((it) => [...it.maybe].some((v) => boundMaybe.has(v)));
     remaining.forEach((it, i) => {
       const connected = [...it.maybe].some((v) => boundMaybe.has(v));
+      if (anyConnected && !connected && it.card > 1) return;
       const fan = fanout(P, it, boundCertain, rows);
       // A step that lets a pending filter run shrinks everything after it: count each such filter
       // at the same 1/2 the row estimate applies once the filter is placed.
@@ -117,6 +127,19 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
   placeFilters(true);
   if (steps.length === 0) return new IdentityNode();
   return steps.length === 1 ? steps[0]! : new SeqJoinNode(steps);
+}
+
+/**
+ * Fuse a filter over one variable into the triple pattern step just before it, which binds that
+ * variable: the filter then runs per distinct id on the facts, before they become rows (scan.ts
+ * FactCheck). Deterministic single-variable filters only (expr-memo.ts), without EXISTS.
+ */
+function fuse(P: Planner, prev: PNode | undefined, node: FilterNode, e: Expr, c: PlanCtx): boolean {
+  if (!(prev instanceof TriplePatternNode) || node.exists.length) return false;
+  const v = memoVar(e);
+  if (v === undefined) return false;
+  const cond = node.cond;
+  return prev.addCheck({ slot: c.scope.slot(v), fn: (f) => test(cond, f), text: node.text });
 }
 
 function constPattern(P: Planner, tp: TriplePattern): ScanPattern | undefined {

@@ -80,9 +80,13 @@ describe('physical plans', () => {
       .toBe(`hash(keys=; project(0,1; seq[tp(?0 ${id('type')} ${id('T1')}) inl ; tp(?0 ${id('name')} ?1) hash keys=0]))`);
   });
   it('places a filter right after the step that binds its variables', () => {
+    const p = plan('SELECT * { ?s :tag :rare . ?s :name ?n . ?s :type ?t FILTER(?n != ?t) }');
+    expect(p.indexOf('filter(')).toBeGreaterThan(p.indexOf(`tp(?0 ${id('type')}`));
+  });
+  it('fuses a one-variable filter into the pattern that binds the variable, as a per-fact check', () => {
     const p = plan('SELECT * { ?s :tag :rare . ?s :name ?n . ?s :type ?t FILTER(?n != "x") }');
-    expect(p.indexOf('filter(')).toBeGreaterThan(p.indexOf(`tp(?0 ${id('name')}`));
-    expect(p.indexOf('filter(')).toBeLessThan(p.indexOf(`tp(?0 ${id('type')}`));
+    expect(p).toMatch(new RegExp(`tp\\(\\?0 ${id('name')} \\?\\d+\\) inl check\\(!=\\(\\?n, "x"\\)\\)`));
+    expect(p).not.toContain('filter(');
   });
   it('passes a LIMIT down to the sort as top-k', () => {
     expect(plan('SELECT ?n { ?s :name ?n } ORDER BY ?n LIMIT 3')).toContain('orderby(1 keys, top 3;');

@@ -10,6 +10,8 @@ import type { Term } from '../../rdf/terms.js';
 import type { Expr, Op, TermOrVar } from '../algebra/algebra.js';
 import { isHidden, varInfo } from '../algebra/vars.js';
 import { compileExpr, EvalContext, type ExprFn } from '../exec/expr.js';
+import { memoVar } from '../exec/expr-memo.js';
+import { compileNum } from '../exec/expr-num.js';
 import { ExtendNode, FilterNode, IdentityNode, type ExistsSpec } from '../exec/filter.js';
 import { ConstGraphNode, EachGraphNode, QuadGraphNode } from '../exec/graph.js';
 import { GroupNode } from '../exec/group.js';
@@ -213,6 +215,12 @@ export class Planner implements JoinPlanner {
       return r.fn;
     };
     const src = (e: Expr | undefined) => (e?.type === 'var' ? ic.scope.slot(e.name) : -1);
+    // SUM/AVG of a float/double cast read its number without building the literal (expr-num.ts).
+    const numForm = (name: string, e: Expr) => {
+      const n = name === 'sum' || name === 'avg' ? compileNum(e, this.rt.ids, (v) => ic.scope.slot(v)) : undefined;
+      return n && n.kind !== 'any' ? { fn: n.fn, kind: n.kind } : undefined;
+    };
+    const argSlot = (e: Expr) => { const v = memoVar(e); return v === undefined ? -1 : ic.scope.slot(v); };
     const keys = op.keys.map((k) => ({ fn: comp(k.expr), slot: k.variable !== undefined ? c.scope.slot(k.variable) : -1, src: src(k.expr) }));
     const aggs = op.aggregates.map((a) => {
       if (a.agg.expr && hasAggregate(a.agg.expr)) throw badRequest('Invalid query: aggregates cannot be nested');
@@ -222,7 +230,7 @@ export class Planner implements JoinPlanner {
         name: a.agg.name,
         distinct: a.agg.distinct,
         separator: a.agg.separator ?? ' ',
-        ...(a.agg.expr ? { fn: comp(a.agg.expr) } : {}),
+        ...(a.agg.expr ? { fn: comp(a.agg.expr), arg: argSlot(a.agg.expr), num: numForm(a.agg.name, a.agg.expr) } : {}),
       };
     });
     const star = this.slots([...seen].filter((v) => !isHidden(v)), c.scope);
