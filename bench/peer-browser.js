@@ -68,6 +68,16 @@ export async function browserFigures({ txUrl, token, queries, reps = 3, reopenRe
         return ts[Math.floor(ts.length / 2)];
       }, { text: q.text, reps }));
     }
+    // The fixed cost of one call through the worker (page → worker → engine → page) on the
+    // smallest query: sub-millisecond explore queries are mostly this, which the in-process Node
+    // figure does not pay.
+    const roundTripMs = round(await page.evaluate(async ({ reps }) => {
+      await window.peer.query('ASK {}');
+      const ts = [];
+      for (let i = 0; i < reps; i++) { const t0 = performance.now(); await window.peer.query('ASK {}'); ts.push(performance.now() - t0); }
+      ts.sort((a, b) => a - b);
+      return ts[Math.floor(ts.length / 2)];
+    }, { reps }));
     const nodeMs = await timed(queries, reps, nodeRun);
     // Reopen after a reload, several times (one sample on a loaded box is mostly noise): median.
     const reopens = [];
@@ -85,6 +95,9 @@ export async function browserFigures({ txUrl, token, queries, reps = 3, reopenRe
       reopened: { ...reopened, samplesTotalMs: reopens.map((r) => round(r.totalMs)) },
       exploreBrowserMs: browserMs, exploreNodeMs: nodeMs, ratioBrowserToNode: ratios,
       medianRatio: round(median(Object.values(ratios))),
+      // The mix as a whole (sum of the medians), and the worker round trip of `ASK {}`.
+      mixRatio: round(Object.values(browserMs).reduce((a, b) => a + b, 0) / Math.max(0.01, Object.values(nodeMs).reduce((a, b) => a + b, 0))),
+      roundTripMs,
     };
   } finally {
     await browser.close();
