@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { defaultServerConfig, type ServerConfig } from '../../src/server/config.js';
 import { silentLogger } from '../../src/server/log.js';
 import { startLedgraphServer, type LedgraphServer } from '../../src/server/main.js';
+import { expect } from 'vitest';
 import { DID_A, signerA, token } from '../auth/helpers.js';
 
 export const CTX = { ex: 'http://example.org/' };
@@ -100,4 +101,14 @@ export async function infoT(api: string, ledger: string): Promise<number> {
   const r = await fetch(`${api}/info/${ledger}`);
   if (r.status !== 200) { await r.body?.cancel(); return -1; }
   return ((await r.json()) as { t: number }).t;
+}
+
+/** Every `ex:name` value of ledger `from` through a server's `/query`, sorted (`Ledgraph-Min-T` when given). */
+export async function names(api: string, from: string, minT?: number): Promise<string[]> {
+  const r = await fetch(`${api}/query`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', ...(minT ? { 'Ledgraph-Min-T': String(minT) } : {}) },
+    body: JSON.stringify({ '@context': CTX, select: '?n', where: { '@id': '?s', 'ex:name': '?n' }, from }),
+  });
+  expect(r.status, await r.clone().text()).toBe(200);
+  return ((await r.json()) as string[]).sort();
 }

@@ -24,12 +24,11 @@ import { FetchS3Reader } from '../../src/peer/s3-fetch-reader.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { MemoryContentStore } from '../../src/storage/memory-store.js';
 import { DID_A, signerA, token } from '../auth/helpers.js';
-import { startNode, storageToken, tempDir, type Node } from '../peer/helpers.js';
+import { CTX, names, startNode, storageToken, tempDir, type Node } from '../peer/helpers.js';
 import { startS3, type TestS3 } from './s3-server.js';
 import { startSigV4Gate, type SigV4Gate } from './sigv4-gate.js';
 import { startSts, type TestSts } from './sts-server.js';
 
-const CTX = { ex: 'http://example.org/' };
 const ROLE = 'arn:aws:iam::123456789012:role/ledgraph-peer-read';
 const policy = (prefix: string) =>
   `{"Version":"2012-10-17","Statement":[{"Sid":"LedgraphReadContent","Effect":"Allow","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::content/${prefix}*"]}]}`;
@@ -43,15 +42,6 @@ async function post(api: string, path: string, body: unknown): Promise<Record<st
 }
 const insert = async (api: string, ledger: string, name: string) =>
   (await post(api, `/insert/${ledger}`, { '@context': CTX, '@id': `ex:${name}`, 'ex:name': name }))['t'] as number;
-
-async function names(api: string, from: string, minT?: number): Promise<string[]> {
-  const r = await fetch(`${api}/query`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json', ...(minT ? { 'Ledgraph-Min-T': String(minT) } : {}) },
-    body: JSON.stringify({ '@context': CTX, select: '?n', where: { '@id': '?s', 'ex:name': '?n' }, from }),
-  });
-  expect(r.status, await r.clone().text()).toBe(200);
-  return ((await r.json()) as string[]).sort();
-}
 
 /** IAM's resource match (`*` any run of characters, `?` one), for the keys a policy covers. */
 function covers(resource: string, arn: string): boolean {

@@ -17,7 +17,7 @@ import { openPeer, type Peer } from '../../src/peer/open-peer.js';
 import { FetchS3Reader } from '../../src/peer/s3-fetch-reader.js';
 import { MemoryContentStore } from '../../src/storage/memory-store.js';
 import { DID_A, signerA, token } from '../auth/helpers.js';
-import { startNode, storageToken, tempDir, type Node } from '../peer/helpers.js';
+import { CTX, names, startNode, storageToken, tempDir, type Node } from '../peer/helpers.js';
 import { pgUnavailable, startPgCluster, type PgCluster } from './pg-cluster.js';
 import { startS3, type TestS3 } from './s3-server.js';
 import { startSigV4Gate, type SigV4Gate } from './sigv4-gate.js';
@@ -26,7 +26,6 @@ import { startSts, type TestSts } from './sts-server.js';
 const why = pgUnavailable();
 if (why) console.warn(`\n!!! SKIPPING credential-vending server tests: ${why}\n`);
 
-const CTX = { ex: 'http://example.org/' };
 const ROLE = 'arn:aws:iam::123456789012:role/ledgraph-peer-read';
 const peerOf = (n: Node) => (n.server.state as unknown as { peer: Peer }).peer;
 
@@ -34,15 +33,6 @@ async function insert(api: string, ledger: string, id: string, name: string): Pr
   const r = await fetch(`${api}/insert/${ledger}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ '@context': CTX, '@id': `ex:${id}`, 'ex:name': name }) });
   expect(r.status, await r.clone().text()).toBe(200);
   return ((await r.json()) as { t: number }).t;
-}
-
-async function names(api: string, from: string, minT?: number): Promise<string[]> {
-  const r = await fetch(`${api}/query`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json', ...(minT ? { 'Ledgraph-Min-T': String(minT) } : {}) },
-    body: JSON.stringify({ '@context': CTX, select: '?n', where: { '@id': '?s', 'ex:name': '?n' }, from }),
-  });
-  expect(r.status, await r.clone().text()).toBe(200);
-  return ((await r.json()) as string[]).sort();
 }
 
 describe.skipIf(why !== null)('vended credentials: peers read the bucket directly', () => {

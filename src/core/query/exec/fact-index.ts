@@ -81,6 +81,12 @@ export class FactIndex {
     const k = this.keyCols, nk = k.length;
     const [c0, c1, c2] = this.cols as [Int32Array, Int32Array, Int32Array];
     const s0 = outSlots[0]!, s1 = outSlots[1]!, s2 = outSlots[2]!;
+    /** Input row `off` joined with fact `i` (dropped when a repeated variable disagrees). */
+    const emitFact = (o: RowBuffer, rows: Int32Array, off: number, i: number): void => {
+      const at = o.push(rows, off);
+      const buf = o.rows;
+      if ((s0 >= 0 && !put(buf, at + s0, c0[i]!)) || (s1 >= 0 && !put(buf, at + s1, c1[i]!)) || (s2 >= 0 && !put(buf, at + s2, c2[i]!))) o.pop();
+    };
     for await (const b of input) {
       rt.check();
       if (rt.due()) await rt.pause();
@@ -92,25 +98,15 @@ export class FactIndex {
           const c = this.cols[this.sortedCol]!, v = rows[off + keySlots[0]!]!;
           let lo = 0, hi = this.n;
           while (lo < hi) { const m = (lo + hi) >>> 1; if (c[m]! < v) lo = m + 1; else hi = m; }
-          for (let i = lo; i < this.n && c[i] === v; i++) {
-            const at = out.push(rows, off);
-            const o = out.rows;
-            if ((s0 >= 0 && !put(o, at + s0, c0[i]!)) || (s1 >= 0 && !put(o, at + s1, c1[i]!)) || (s2 >= 0 && !put(o, at + s2, c2[i]!))) out.pop();
+          for (let i = lo; i < this.n && c[i] === v; i++) emitFact(out, rows, off, i);
+        } else {
+          let h = 0x12345;
+          for (let j = 0; j < nk; j++) h = mix(h, rows[off + keySlots[j]!]!);
+          facts: for (let i = this.head[h & this.mask]!; i >= 0; i = this.next[i]!) {
+            if (rt.spin()) await rt.pause();
+            for (let j = 0; j < nk; j++) if (this.cols[k[j]!]![i] !== rows[off + keySlots[j]!]) continue facts;
+            emitFact(out, rows, off, i);
           }
-          if (out.full) {
-            if (rt.due()) await rt.pause();
-            yield out.take();
-          }
-          continue;
-        }
-        let h = 0x12345;
-        for (let j = 0; j < nk; j++) h = mix(h, rows[off + keySlots[j]!]!);
-        facts: for (let i = this.head[h & this.mask]!; i >= 0; i = this.next[i]!) {
-          if (rt.spin()) await rt.pause();
-          for (let j = 0; j < nk; j++) if (this.cols[k[j]!]![i] !== rows[off + keySlots[j]!]) continue facts;
-          const at = out.push(rows, off);
-          const o = out.rows;
-          if ((s0 >= 0 && !put(o, at + s0, c0[i]!)) || (s1 >= 0 && !put(o, at + s1, c1[i]!)) || (s2 >= 0 && !put(o, at + s2, c2[i]!))) out.pop();
         }
         if (out.full) {
           if (rt.due()) await rt.pause();
