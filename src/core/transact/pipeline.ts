@@ -211,7 +211,10 @@ async function stageGroup(env: WriteEnv, ledger: Ledger, batch: PendingWrite[], 
     ...(x.txnBytes && x.data.txn ? [{ cid: x.data.txn, bytes: x.txnBytes }] : []),
     { cid: CID.parse(x.cid), bytes: x.bytes },
   ]);
-  const blobs = content.putAllWithCid ? content.putAllWithCid(objects) : Promise.all(objects.map((o) => content.putWithCid(o.cid, o.bytes)));
+  const blobs = content.putAllWithCid ? content.putAllWithCid(objects) : Promise.all(prepared.flatMap((x) => [
+    ...(x.txnBytes ? [content.put(Codec.txn, x.txnBytes)] : []),
+    content.put(Codec.commit, x.bytes),
+  ]));
   blobs.catch(() => {}); // observed in publish; never an unhandled rejection meanwhile
   // The head record this group will most likely publish, made durable beside its blobs where the
   // nameservice can; publish uses it only when the record it sets turns out to be exactly this one.
