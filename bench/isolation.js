@@ -12,7 +12,12 @@
  *   regex   REGEX on a 30-character string with the catastrophic pattern "^(a+)+$", per fact;
  *   update  a 20,000-triple INSERT DATA (1.3 MB of text), then the same triples as DELETE DATA, in turn
  *           (not in the default set: its commits make the ledger's novelty churn; ask for it);
- *   bigquery a 1 MiB SELECT (a VALUES block of 60,000 strings; the default --max-query-bytes).
+ *   bigquery a 1 MiB SELECT (a VALUES block of 60,000 strings; the default --max-query-bytes);
+ *   template a `DELETE { 10,000 triples } INSERT { 10,000 triples } WHERE { one pattern }`;
+ *   manyops  5,000 `INSERT DATA { one triple }` operations separated by `;`;
+ *   bigunion a 1 MiB SELECT of UNION branches, each `{ BIND("u…" AS ?x) }`.
+ * With `--parse`, no server: the large texts are parsed in this process (the server's sliced entry
+ * points) and the longest event-loop hold of each parse is reported.
  *
  * Reported per phase: point-query count, p50 / p99 / max latency in ms, failures (non-200 or
  * network errors), and the server's event-loop delay (perf_hooks, 1 ms resolution: how long the
@@ -22,7 +27,7 @@
  * after the cut no query execution is left running (the cancellation latency). Acceptance (issue 20): p99 ≤ 50 ms with the
  * aggressors and no failure.
  *
- * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex; also update, bigquery), --triples <n>
+ * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex; also update, bigquery, template, manyops, bigunion), --parse, --triples <n>
  * (10000), --query-timeout-ms <ms> (5000). Prints one JSON result line on stdout.
  */
 import { fork } from 'node:child_process';
@@ -105,6 +110,32 @@ const bigQuery = () => {
   return `SELECT ?x WHERE { } LIMIT 1 VALUES ?x { ${vals.join(' ')} }`;
 };
 
+/** 20,000 template triples: DELETE of 10,000 absent triples, INSERT of 10,000 (the same each time), one solution. */
+const bigTemplate = () => {
+  const half = UPDATE_TRIPLES / 2;
+  let del = '', ins = '';
+  for (let i = 0; i < half; i++) del += `<${EX}tpl${i}> <${EX}q${i % 10}> "old ${i}" .\n`;
+  for (let i = 0; i < half; i++) ins += `<${EX}tpl${i}> <${EX}q${i % 10}> ?o .\n`;
+  return `DELETE {\n${del}} INSERT {\n${ins}} WHERE { <${EX}s1> <${EX}p1> ?o }`;
+};
+const MANY_OPS = 5000;
+/** 5,000 small operations separated by `;` (the same triples each time, so the ledger keeps its size). */
+const manyOps = () => {
+  const ops = [];
+  for (let i = 0; i < MANY_OPS; i++) ops.push(`INSERT DATA { <${EX}op${i}> <${EX}q${i % 10}> "op ${i}" }`);
+  return ops.join(' ;\n');
+};
+/** A query of about 1 MiB made of UNION branches, each a BIND (no triple patterns, so no shape limit refuses it). */
+const bigUnion = () => {
+  const branches = [];
+  for (let i = 0, n = 0; n < 1_000_000; i++) {
+    const b = `{ BIND("u${i}" AS ?x) }`;
+    branches.push(b);
+    n += b.length + 7; // and ' UNION '
+  }
+  return `SELECT ?x WHERE { ${branches.join(' UNION ')} } LIMIT 1`;
+};
+
 /** Each aggressor: one request, given the loop's request number (`k`). */
 const AGGRESSORS = {
   cross: (api, signal) => sparql(api, 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }', signal),
@@ -113,8 +144,48 @@ const AGGRESSORS = {
   // A 20,000-triple INSERT DATA, then the same as DELETE DATA (parse, stage and commit each time).
   update: (api, signal, k) => sparqlUpdate(api, `${k % 2 ? 'DELETE' : 'INSERT'} DATA {\n${UPDATE_DATA ??= bigData()}}`, signal),
   bigquery: (api, signal) => sparql(api, BIG_QUERY ??= bigQuery(), signal),
+  template: (api, signal) => sparqlUpdate(api, TEMPLATE ??= bigTemplate(), signal),
+  manyops: (api, signal) => sparqlUpdate(api, MANY ??= manyOps(), signal),
+  bigunion: (api, signal) => sparql(api, UNION ??= bigUnion(), signal),
 };
-let UPDATE_DATA, BIG_QUERY;
+let UPDATE_DATA, BIG_QUERY, TEMPLATE, MANY, UNION;
+
+/**
+ * `--parse`: in this process, no server: each large text is parsed by the server's sliced entry
+ * point while the event-loop delay is sampled; reports the longest hold (the parse's longest step
+ * plus timer jitter), wall and CPU time. Isolates the parser from staging and committing.
+ */
+async function parseHolds() {
+  const { parseSparqlSliced } = await import(join(ROOT_DIR, 'dist/core/query/sparql/parse.js'));
+  const { parseSparqlUpdateSliced } = await import(join(ROOT_DIR, 'dist/core/query/sparql/update.js'));
+  const cases = {
+    'insert-data-20k': () => parseSparqlUpdateSliced(`INSERT DATA {\n${bigData()}}`),
+    'template-20k': () => parseSparqlUpdateSliced(bigTemplate()),
+    'ops-5000': () => parseSparqlUpdateSliced(manyOps()),
+    'values-1mib': () => parseSparqlSliced(bigQuery()),
+    'union-1mib': () => parseSparqlSliced(bigUnion()),
+  };
+  const out = {};
+  for (const [name, run] of Object.entries(cases)) {
+    const rows = [];
+    for (let k = 0; k < 3; k++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const eld = monitorEventLoopDelay({ resolution: 1 });
+      eld.enable();
+      const t0 = performance.now(), c0 = process.cpuUsage();
+      let status = 'ok';
+      try { await run(); } catch (e) { status = e instanceof Error ? e.message.slice(0, 120) : String(e); }
+      const c = process.cpuUsage(c0);
+      await new Promise((r) => setTimeout(r, 5));
+      eld.disable();
+      rows.push({ maxHoldMs: r2(eld.max / 1e6), wallMs: r2(performance.now() - t0), cpuMs: r2((c.user + c.system) / 1000), status });
+    }
+    out[name] = { maxHoldMs: Math.max(...rows.map((r) => r.maxHoldMs)), runs: rows };
+    log(`isolation --parse: ${name}: longest hold ${out[name].maxHoldMs} ms (${rows.map((r) => `${r.wallMs} ms wall, ${r.cpuMs} ms CPU`).join('; ')}) ${rows[0].status}`);
+  }
+  emitResult({ status: 'ok', mode: 'parse', cases: out });
+  process.exit(0);
+}
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return null;
@@ -216,4 +287,5 @@ async function main() {
 }
 
 if (args.serve) await serve();
+else if (args.parse) await parseHolds();
 else await main();
