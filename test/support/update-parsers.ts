@@ -3,7 +3,8 @@
  * sparqljs) on one text: both accept it with the same request, or both reject it with a 400.
  * Labels of `[]` and collection nodes (`op<n>_<k>`) are numbered differently by the two (sparqljs
  * counts across the whole request), so they are renamed before comparing, and the quads of a DATA
- * operation are compared as a set.
+ * operation and of a DELETE / INSERT template are compared as sets (sparqljs orders the triples of
+ * nested `[ ]` and collections among a property list's in its own way; a template is a set, §3.1.3).
  */
 import { isLedgraphError } from '../../src/core/errors.js';
 import { parseSparqlUpdateFast, parseSparqlUpdateWithSparqljs, type UpdateParseOptions } from '../../src/core/query/sparql/update.js';
@@ -54,13 +55,13 @@ function hash(s: string): string {
 }
 
 /**
- * The request in a form both parsers must agree on: a DATA operation's quads as a set (sparqljs
- * moves the triples written before a GRAPH block behind it; the fast path keeps text order) with
- * generated blank nodes compared by structure; other generated labels renamed in order of use.
+ * The request in a form both parsers must agree on: a DATA operation's and a template's quads as
+ * a set with generated blank nodes compared by structure; other generated labels renamed in order of use.
  */
 export function normalizeBlanks(req: TxnRequest): unknown {
-  const ops = (req as { ops: { type: string; quads?: Q[] }[] }).ops.map((op) =>
-    op.type === 'insertData' || op.type === 'deleteData' ? { ...op, quads: canonicalQuads(op.quads!) } : op);
+  const ops = (req as { ops: { type: string; quads?: Q[]; delete?: Q[]; insert?: Q[] }[] }).ops.map((op) =>
+    op.type === 'insertData' || op.type === 'deleteData' ? { ...op, quads: canonicalQuads(op.quads!) }
+      : op.type === 'modify' ? { ...op, delete: canonicalQuads(op.delete!), insert: canonicalQuads(op.insert!) } : op);
   const names = new Map<string, string>();
   return JSON.parse(JSON.stringify({ ...req, ops }), (_k, v: unknown) => {
     if (typeof v === 'string' && FRESH.test(v)) {

@@ -11,6 +11,7 @@ import { rdf } from '../../rdf/vocab.js';
 import { Cursor, type GTerm } from './cursor.js';
 import { bracketted, builtinCall, expression, type ExprHost } from './grammar-expr.js';
 import { tokenize, unescapeCodepoints, type Token } from './lexer.js';
+import { drain, type Steps } from './steps.js';
 
 type Triple = S.Triple;
 type PathLike = S.IriTerm | S.PropertyPath;
@@ -22,43 +23,61 @@ const RDF_FIRST = namedNode(rdf.first);
 const RDF_REST = namedNode(rdf.rest);
 const RDF_NIL = namedNode(rdf.nil);
 
+/** Tokens read between two steps of a parse. */
+const STEP_TOKENS = 256;
+
 /** Parse SPARQL 1.1 Query text into a sparqljs-shaped query object. */
 export function parseQueryAst(text: string, base?: string, prefixes: Record<string, string> = {}): S.Query {
   const src = unescapeCodepoints(text);
-  return new Grammar(src, tokenize(src), base, prefixes).query();
+  return drain(new Grammar(src, tokenize(src), base, prefixes).query());
 }
 
-/** parseQueryAst over text already escape-processed and tokenized (`tokens` of `src`). */
-export function parseQueryTokens(src: string, tokens: Token[], base?: string, prefixes: Record<string, string> = {}): S.Query {
+/** parseQueryAst in steps, over text already escape-processed and tokenized (`tokens` of `src`). */
+export function parseQueryTokens(src: string, tokens: Token[], base?: string, prefixes: Record<string, string> = {}): Steps<S.Query> {
   return new Grammar(src, tokens, base, prefixes).query();
 }
 
-class Grammar extends Cursor implements ExprHost {
+/**
+ * The grammar. Rules that can span much of a text (queries, groups, UNION chains, VALUES blocks,
+ * triples) are generators that yield every STEP_TOKENS tokens; the small ones (expressions,
+ * paths, modifiers) run in one piece. update-grammar.ts extends it with the update rules.
+ */
+export class Grammar extends Cursor implements ExprHost {
+  /** Token index at the last step. */
+  private mark = 0;
+
   constructor(text: string, tokens: Token[], base: string | undefined, prefixes: Record<string, string>) {
     super(text, tokens, base, prefixes);
   }
 
-  query(): S.Query {
+  /** True (and a new step begins) when STEP_TOKENS tokens were read since the last step. */
+  protected due(): boolean {
+    if (this.i - this.mark < STEP_TOKENS) return false;
+    this.mark = this.i;
+    return true;
+  }
+
+  *query(): Steps<S.Query> {
     this.prologue();
     const t = this.peek();
     let q: S.Query;
-    if (this.isWord('SELECT')) q = this.select(true);
-    else if (this.eatWord('CONSTRUCT')) q = this.construct();
-    else if (this.eatWord('DESCRIBE')) q = this.describe();
+    if (this.isWord('SELECT')) q = yield* this.select(true);
+    else if (this.eatWord('CONSTRUCT')) q = yield* this.construct();
+    else if (this.eatWord('DESCRIBE')) q = yield* this.describe();
     else if (this.eatWord('ASK')) {
       const from = this.datasets();
-      q = { type: 'query', queryType: 'ASK', prefixes: this.prefixes, where: this.whereClause(), ...from } as S.AskQuery;
+      q = { type: 'query', queryType: 'ASK', prefixes: this.prefixes, where: yield* this.whereClause(), ...from } as S.AskQuery;
       this.modifiers(q as unknown as Partial<S.SelectQuery>);
     } else if (t.kind === 'word' && UPDATE_WORDS.has(t.value.toUpperCase())) {
       throw badRequest('Invalid SPARQL query: this is a SPARQL UPDATE request, not a query');
     } else throw this.error('expected SELECT, CONSTRUCT, DESCRIBE or ASK');
-    if (this.eatWord('VALUES')) q.values = this.dataBlock();
+    if (this.eatWord('VALUES')) q.values = yield* this.dataBlock();
     if (this.peek().kind !== 'eof') throw this.error('unexpected text after the query');
     if (this.base !== undefined) q.base = this.base;
     return q;
   }
 
-  private prologue(): void {
+  protected prologue(): void {
     for (;;) {
       if (this.eatWord('BASE')) {
         const t = this.next();
@@ -85,13 +104,13 @@ class Grammar extends Cursor implements ExprHost {
     return any ? { from } : {};
   }
 
-  private whereClause(): S.Pattern[] {
+  private *whereClause(): Steps<S.Pattern[]> {
     this.eatWord('WHERE');
-    return this.groupGraphPattern();
+    return yield* this.group();
   }
 
   /** SELECT query or subquery (with its own VALUES when nested). */
-  private select(top: boolean): S.SelectQuery {
+  private *select(top: boolean): Steps<S.SelectQuery> {
     this.expectWord('SELECT');
     const q = { type: 'query', queryType: 'SELECT', prefixes: this.prefixes } as S.SelectQuery;
     if (this.eatWord('DISTINCT')) q.distinct = true;
@@ -114,40 +133,40 @@ class Grammar extends Cursor implements ExprHost {
       q.variables = vars;
     }
     if (top) Object.assign(q, this.datasets());
-    q.where = this.whereClause();
+    q.where = yield* this.whereClause();
     this.modifiers(q);
-    if (!top && this.eatWord('VALUES')) q.values = this.dataBlock();
+    if (!top && this.eatWord('VALUES')) q.values = yield* this.dataBlock();
     return q;
   }
 
-  private construct(): S.ConstructQuery {
+  private *construct(): Steps<S.ConstructQuery> {
     const q = { type: 'query', queryType: 'CONSTRUCT', prefixes: this.prefixes } as S.ConstructQuery;
     if (this.isPunct('{')) {
-      q.template = this.templateBlock();
+      q.template = yield* this.templateBlock();
       Object.assign(q, this.datasets());
-      q.where = this.whereClause();
+      q.where = yield* this.whereClause();
     } else {
       Object.assign(q, this.datasets());
       this.expectWord('WHERE');
-      q.template = this.templateBlock();
+      q.template = yield* this.templateBlock();
       q.where = [{ type: 'bgp', triples: q.template }];
     }
     this.modifiers(q as unknown as Partial<S.SelectQuery>);
     return q;
   }
 
-  private templateBlock(): Triple[] {
+  private *templateBlock(): Steps<Triple[]> {
     this.expectPunct('{');
     const triples: Triple[] = [];
     while (!this.isPunct('}')) {
-      this.triplesSameSubject(triples, false);
+      yield* this.triplesSameSubject(triples, false);
       if (!this.eatPunct('.')) break;
     }
     this.expectPunct('}');
     return triples;
   }
 
-  private describe(): S.DescribeQuery {
+  private *describe(): Steps<S.DescribeQuery> {
     const q = { type: 'query', queryType: 'DESCRIBE', prefixes: this.prefixes } as S.DescribeQuery;
     if (this.eatPunct('*')) q.variables = [{ termType: 'Wildcard', value: '*' } as unknown as S.Wildcard];
     else {
@@ -161,7 +180,7 @@ class Grammar extends Cursor implements ExprHost {
       q.variables = vs;
     }
     Object.assign(q, this.datasets());
-    if (this.isWord('WHERE') || this.isPunct('{')) q.where = this.whereClause();
+    if (this.isWord('WHERE') || this.isPunct('{')) q.where = yield* this.whereClause();
     else q.where = [];
     this.modifiers(q as unknown as Partial<S.SelectQuery>);
     return q;
@@ -246,11 +265,14 @@ class Grammar extends Cursor implements ExprHost {
     return undefined;
   }
 
+  /** GroupGraphPattern [53] in one piece (for EXISTS in expressions). */
+  groupGraphPattern(): S.Pattern[] { return drain(this.group()); }
+
   /** GroupGraphPattern [53]: the patterns inside `{ ... }`. */
-  groupGraphPattern(): S.Pattern[] {
+  protected *group(): Steps<S.Pattern[]> {
     this.expectPunct('{');
     if (this.isWord('SELECT')) {
-      const sub = this.select(false);
+      const sub = yield* this.select(false);
       this.expectPunct('}');
       return [{ type: 'group', patterns: [sub as unknown as S.Pattern] }];
     }
@@ -258,8 +280,9 @@ class Grammar extends Cursor implements ExprHost {
     let bgp: Triple[] | undefined;
     const flush = () => { if (bgp?.length) out.push({ type: 'bgp', triples: bgp }); bgp = undefined; };
     for (;;) {
+      if (this.due()) yield;
       if (this.eatPunct('}')) break;
-      const p = this.graphPatternNotTriples();
+      const p = yield* this.graphPatternNotTriples();
       if (p) {
         flush();
         out.push(p);
@@ -267,7 +290,7 @@ class Grammar extends Cursor implements ExprHost {
         continue;
       }
       bgp ??= [];
-      this.triplesSameSubject(bgp, true);
+      yield* this.triplesSameSubject(bgp, true);
       if (this.eatPunct('.')) continue;
       if (this.isPunct('}')) continue;
       if (this.graphPatternStarts()) continue;
@@ -283,24 +306,24 @@ class Grammar extends Cursor implements ExprHost {
     return t.kind === 'word' && ['OPTIONAL', 'MINUS', 'GRAPH', 'SERVICE', 'FILTER', 'BIND', 'VALUES'].includes(t.value.toUpperCase());
   }
 
-  private graphPatternNotTriples(): S.Pattern | undefined {
+  private *graphPatternNotTriples(): Steps<S.Pattern | undefined> {
     if (this.isPunct('{')) {
-      const first = this.groupGraphPattern();
+      const first = yield* this.group();
       if (!this.isWord('UNION')) return { type: 'group', patterns: first };
       const branches: S.Pattern[] = [{ type: 'group', patterns: first }];
-      while (this.eatWord('UNION')) branches.push({ type: 'group', patterns: this.groupGraphPattern() });
+      while (this.eatWord('UNION')) branches.push({ type: 'group', patterns: yield* this.group() });
       return { type: 'union', patterns: branches };
     }
-    if (this.eatWord('OPTIONAL')) return { type: 'optional', patterns: this.groupGraphPattern() };
-    if (this.eatWord('MINUS')) return { type: 'minus', patterns: this.groupGraphPattern() };
+    if (this.eatWord('OPTIONAL')) return { type: 'optional', patterns: yield* this.group() };
+    if (this.eatWord('MINUS')) return { type: 'minus', patterns: yield* this.group() };
     if (this.eatWord('GRAPH')) {
       const name = this.tryVar() ?? this.expectIri();
-      return { type: 'graph', name: name as S.IriTerm, patterns: this.groupGraphPattern() };
+      return { type: 'graph', name: name as S.IriTerm, patterns: yield* this.group() };
     }
     if (this.eatWord('SERVICE')) {
       const silent = this.eatWord('SILENT');
       const name = this.tryVar() ?? this.expectIri();
-      return { type: 'service', name: name as S.IriTerm, silent, patterns: this.groupGraphPattern() };
+      return { type: 'service', name: name as S.IriTerm, silent, patterns: yield* this.group() };
     }
     if (this.eatWord('FILTER')) {
       const e = this.isPunct('(') ? bracketted(this) : this.constraintCall();
@@ -316,12 +339,12 @@ class Grammar extends Cursor implements ExprHost {
       this.expectPunct(')');
       return { type: 'bind', expression: e, variable: v as S.VariableTerm };
     }
-    if (this.eatWord('VALUES')) return { type: 'values', values: this.dataBlock() };
+    if (this.eatWord('VALUES')) return { type: 'values', values: yield* this.dataBlock() };
     return undefined;
   }
 
   /** DataBlock [62]: VALUES rows keyed `?name`, UNDEF as undefined. */
-  private dataBlock(): S.ValuePatternRow[] {
+  private *dataBlock(): Steps<S.ValuePatternRow[]> {
     const vars: string[] = [];
     let single = false;
     const v1 = this.tryVar();
@@ -341,6 +364,7 @@ class Grammar extends Cursor implements ExprHost {
       return v as S.IriTerm;
     };
     while (!this.eatPunct('}')) {
+      if (this.due()) yield;
       const row: S.ValuePatternRow = {};
       if (single) row[vars[0]!] = value();
       else if (this.peek().kind === 'nil') {
@@ -366,20 +390,20 @@ class Grammar extends Cursor implements ExprHost {
    * own property list first, then the triples of nested `[...]` objects, then those of a
    * `[...]` or collection subject.
    */
-  private triplesSameSubject(out: Triple[], paths: boolean): void {
+  protected *triplesSameSubject(out: Triple[], paths: boolean): Steps<void> {
     const t = this.peek();
     if (t.kind === 'punct' && (t.value === '[' || t.value === '(')) {
       const subj: Triple[] = [];
-      const s = this.triplesNode(subj, paths);
-      if (!this.isPunct('.') && !this.isPunct('}') && !this.graphPatternStarts()) this.propertyList(s, out, paths, false);
-      out.push(...subj);
+      const s = yield* this.triplesNode(subj, paths);
+      if (!this.isPunct('.') && !this.isPunct('}') && !this.graphPatternStarts()) yield* this.propertyList(s, out, paths, false);
+      for (const x of subj) out.push(x);
       return;
     }
     const s = this.varOrTerm();
-    this.propertyList(s, out, paths, true);
+    yield* this.propertyList(s, out, paths, true);
   }
 
-  private propertyList(s: GTerm, out: Triple[], paths: boolean, required: boolean): void {
+  private *propertyList(s: GTerm, out: Triple[], paths: boolean, required: boolean): Steps<void> {
     const nested: Triple[] = [];
     let first = true;
     for (;;) {
@@ -390,19 +414,21 @@ class Grammar extends Cursor implements ExprHost {
       }
       first = false;
       do {
-        const o = this.graphNode(nested, paths);
+        const o = yield* this.graphNode(nested, paths);
         out.push({ subject: s, predicate: verb, object: o } as Triple);
+        if (this.due()) yield;
       } while (this.eatPunct(','));
       if (!this.eatPunct(';')) break;
       while (this.eatPunct(';')) { /* repeated semicolons are allowed */ }
     }
-    out.push(...nested);
+    for (const x of nested) out.push(x);
   }
 
   private verb(paths: boolean): S.IriTerm | S.VariableTerm | S.PropertyPath | undefined {
     const v = this.tryVar();
     if (v) return v as S.VariableTerm;
     const t = this.peek();
+    if (!paths) return this.simpleVerb(t);
     const startsPath = t.kind === 'iri' || t.kind === 'pname' || (t.kind === 'word' && t.value === 'a')
       || (t.kind === 'punct' && (t.value === '^' || t.value === '!' || t.value === '(')) || t.kind === 'nil';
     if (!startsPath) return undefined;
@@ -411,34 +437,49 @@ class Grammar extends Cursor implements ExprHost {
     return p;
   }
 
-  private graphNode(out: Triple[], paths: boolean): GTerm {
-    if (this.isPunct('[') || this.isPunct('(')) return this.triplesNode(out, paths);
+  /**
+   * Verb [78] where paths are not allowed (templates, DATA): an IRI or `a` only, so `a +3` is the
+   * verb `a` and the object 3; a path is refused by name.
+   */
+  private simpleVerb(t: Token): S.IriTerm | undefined {
+    if (t.kind === 'word' && t.value === 'a') { this.i++; return RDF_TYPE; }
+    const iri = this.tryIri();
+    if (iri && !this.isPunct('/') && !this.isPunct('|')) return iri as unknown as S.IriTerm;
+    if (iri || (t.kind === 'punct' && (t.value === '^' || t.value === '!'))) throw this.error('property paths are not allowed here', t);
+    return undefined;
+  }
+
+  private *graphNode(out: Triple[], paths: boolean): Steps<GTerm> {
+    if (this.isPunct('[') || this.isPunct('(')) return yield* this.triplesNode(out, paths);
     return this.varOrTerm();
   }
 
   /** `[ property list ]` or a collection `( ... )`: returns its node, appends its triples. */
-  private triplesNode(out: Triple[], paths: boolean): GTerm {
+  private *triplesNode(out: Triple[], paths: boolean): Steps<GTerm> {
     if (this.eatPunct('[')) {
       const b = this.fresh();
-      this.propertyList(b, out, paths, true);
+      yield* this.propertyList(b, out, paths, true);
       this.expectPunct(']');
       return b;
     }
     this.expectPunct('(');
     const items: GTerm[] = [];
     const inner: Triple[] = [];
-    while (!this.eatPunct(')')) items.push(this.graphNode(inner, paths));
+    while (!this.eatPunct(')')) {
+      items.push(yield* this.graphNode(inner, paths));
+      if (this.due()) yield;
+    }
     if (!items.length) throw this.error('empty collection');
     const nodes = items.map(() => this.fresh());
     items.forEach((it, k) => {
       out.push({ subject: nodes[k]!, predicate: RDF_FIRST, object: it } as Triple);
       out.push({ subject: nodes[k]!, predicate: RDF_REST, object: k + 1 < nodes.length ? nodes[k + 1]! : RDF_NIL } as Triple);
     });
-    out.push(...inner);
+    for (const x of inner) out.push(x);
     return nodes[0]!;
   }
 
-  private varOrTerm(): GTerm {
+  protected varOrTerm(): GTerm {
     const t = this.peek();
     switch (t.kind) {
       case 'var': this.i++; return { termType: 'Variable', value: t.value };

@@ -12,6 +12,7 @@ import { fromRdfJs, namedNode, variable, type NamedNode, type Term, type Variabl
 import type { Expr, Op, PathExpr, TermOrVar, TriplePattern } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX, varInfo } from '../algebra/vars.js';
 import { translateExpr } from './parse-expr.js';
+import { drain, type Steps } from './steps.js';
 
 /** Per-query translation state shared by patterns, expressions and subqueries. */
 export interface PatternEnv {
@@ -38,37 +39,55 @@ export function conj(exprs: Expr[]): Expr {
 
 /** Translate a group graph pattern. */
 export function translateGroup(patterns: S.Pattern[], env: PatternEnv): Op {
-  const { op, filters } = groupParts(patterns, env);
+  return drain(translateGroupSteps(patterns, env));
+}
+
+/** Patterns and VALUES rows translated between two steps of translateGroupSteps. */
+const STEP_WORK = 64;
+let work = 0;
+/** True every STEP_WORK calls: time for a step (the count is shared; only the rhythm matters). */
+function due(n = 1): boolean {
+  work += n;
+  if (work < STEP_WORK) return false;
+  work = 0;
+  return true;
+}
+
+/** translateGroup in steps (a yield every few dozen patterns or rows), for large queries on a server. */
+export function* translateGroupSteps(patterns: S.Pattern[], env: PatternEnv): Steps<Op> {
+  const { op, filters } = yield* groupParts(patterns, env);
   return filters.length ? { type: 'filter', expr: conj(filters), input: op } : op;
 }
 
 /** A group's pattern and, apart, the FILTERs that scope over the whole group (§18.2.2.5). */
-function groupParts(patterns: S.Pattern[], env: PatternEnv): { op: Op; filters: Expr[] } {
+function* groupParts(patterns: S.Pattern[], env: PatternEnv): Steps<{ op: Op; filters: Expr[] }> {
   let g: Op = { type: 'unit' };
   const filters: Expr[] = [];
   const exprEnv = { group: (ps: S.Pattern[]) => translateGroup(ps, env) };
   for (const p of patterns) {
+    if (due()) yield;
     switch (p.type) {
       case 'bgp': g = join(g, translateTriples(p.triples, env)); break;
       case 'filter': filters.push(translateExpr(p.expression, exprEnv)); break;
       case 'optional': {
         // Only the OPTIONAL group's own filters become the left join condition, not nested groups'.
-        const inner = groupParts(p.patterns, env);
+        const inner = yield* groupParts(p.patterns, env);
         g = inner.filters.length
           ? { type: 'leftjoin', left: g, right: inner.op, expr: conj(inner.filters) }
           : { type: 'leftjoin', left: g, right: inner.op };
         break;
       }
-      case 'minus': g = { type: 'minus', left: g, right: translateGroup(p.patterns, env) }; break;
+      case 'minus': g = { type: 'minus', left: g, right: yield* translateGroupSteps(p.patterns, env) }; break;
       case 'union': {
-        const inputs = p.patterns.map((x) => translateGroup(x.type === 'group' ? x.patterns : [x], env));
+        const inputs: Op[] = [];
+        for (const x of p.patterns) inputs.push(yield* translateGroupSteps(x.type === 'group' ? x.patterns : [x], env));
         g = join(g, inputs.length === 1 ? inputs[0]! : { type: 'union', inputs });
         break;
       }
-      case 'group': g = join(g, translateGroup(p.patterns, env)); break;
+      case 'group': g = join(g, yield* translateGroupSteps(p.patterns, env)); break;
       case 'graph': {
         const name = fromRdfJs(p.name) as NamedNode | Variable;
-        g = join(g, { type: 'graph', name, input: translateGroup(p.patterns, env) });
+        g = join(g, { type: 'graph', name, input: yield* translateGroupSteps(p.patterns, env) });
         break;
       }
       case 'bind': {
@@ -77,7 +96,7 @@ function groupParts(patterns: S.Pattern[], env: PatternEnv): { op: Op; filters: 
         g = { type: 'extend', input: g, variable: v, expr: translateExpr(p.expression, exprEnv) };
         break;
       }
-      case 'values': g = join(g, translateValues(p.values)); break;
+      case 'values': g = join(g, yield* translateValuesSteps(p.values)); break;
       case 'query': g = join(g, env.subquery(p as S.SelectQuery)); break;
       case 'service': g = join(g, translateService(p, env)); break;
       default: throw badRequest(`Invalid SPARQL query: unsupported pattern ${(p as { type: string }).type}`);
@@ -88,9 +107,18 @@ function groupParts(patterns: S.Pattern[], env: PatternEnv): { op: Op; filters: 
 
 /** VALUES rows (sparqljs keys are `?name`; an absent or undefined value is UNDEF). */
 export function translateValues(rows: S.ValuePatternRow[]): Op {
+  return drain(translateValuesSteps(rows));
+}
+
+/** translateValues in steps. */
+export function* translateValuesSteps(rows: S.ValuePatternRow[]): Steps<Op> {
   const vars: string[] = [];
   for (const r of rows) for (const k of Object.keys(r)) if (!vars.includes(k)) vars.push(k);
-  const out = rows.map((r) => vars.map((k) => (r[k] ? (fromRdfJs(r[k]!) as Term) : undefined)));
+  const out: (Term | undefined)[][] = [];
+  for (const r of rows) {
+    if (due(1 / 16)) yield;
+    out.push(vars.map((k) => (r[k] ? (fromRdfJs(r[k]!) as Term) : undefined)));
+  }
   return { type: 'values', variables: vars.map((k) => k.replace(/^[?$]/, '')), rows: out };
 }
 

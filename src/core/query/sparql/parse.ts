@@ -16,9 +16,11 @@ import { HIDDEN_PREFIX, isHidden, varInfo } from '../algebra/vars.js';
 import { AggregateCollector, exprFreeVars, hasAggregate, translateExpr, type ExprEnv } from './parse-expr.js';
 import { checkBlankNodeScopes } from './bnode-scope.js';
 import { parseQueryAst, parseQueryTokens } from './grammar.js';
+import { drain, type Steps } from './steps.js';
+import { TimeSlice } from '../../util/next-turn.js';
 import { locateToken, tokenizeSliced, unescapeCodepoints } from './lexer.js';
 import { checkSparqlNesting } from './nesting-scan.js';
-import { conj, join, translateGroup, translateValues, type PatternEnv } from './parse-pattern.js';
+import { conj, join, translateGroup, translateGroupSteps, translateValuesSteps, type PatternEnv } from './parse-pattern.js';
 
 export interface ParseOptions {
   /** Base IRI for relative IRIs (a BASE in the query overrides it). */
@@ -43,6 +45,11 @@ function finish(ast: () => S.Query, pragmas: Record<string, string>): Query {
     checkBlankNodeScopes(parsed);
     return { parsed, q: translateQuery(parsed) };
   });
+  return finishQuery(parsed, q, pragmas);
+}
+
+/** The translated query with its base, pragmas and fuel limit. */
+function finishQuery(parsed: S.Query, q: Query, pragmas: Record<string, string>): Query {
   if (parsed.base) q.base = parsed.base;
   if (Object.keys(pragmas).length) q.pragmas = pragmas;
   const fuel = pragmas['max-fuel'];
@@ -55,18 +62,32 @@ function finish(ast: () => S.Query, pragmas: Record<string, string>): Query {
 }
 
 /**
- * parseSparql for a server: a long text (over 16 KiB) is tokenized in slices that give the event
- * loop a turn every 2 ms, since a 1 MiB text takes about a quarter of a second to parse
- * (docs/isolation.md). The grammar itself still runs in one piece, on the tokens.
+ * parseSparql for a server: a long text (over 16 KiB) is tokenized, parsed and translated in
+ * steps that give the event loop a turn every 2 ms, since a 1 MiB text takes a few hundred
+ * milliseconds of CPU (docs/isolation.md).
  */
-export async function parseSparqlSliced(text: string, opts: ParseOptions = {}): Promise<Query> {
+export async function parseSparqlSliced(text: string, opts: ParseOptions = {}, sliceMs = 2): Promise<Query> {
   if (text.length <= SLICED_MIN_CHARS) return parseSparql(text, opts);
   checkQueryLength(text, 'SPARQL query');
   checkSparqlNesting(text, 'the SPARQL query');
   const pragmas = readPragmas(text);
   const src = unescapeCodepoints(text);
-  const tokens = await tokenizeSliced(src);
-  return finish(() => parseQueryTokens(src, tokens, opts.baseIri, opts.prefixes), pragmas);
+  const tokens = await tokenizeSliced(src, sliceMs);
+  const slice = new TimeSlice(sliceMs);
+  const steps = queryStepsOf(parseQueryTokens(src, tokens, opts.baseIri, opts.prefixes));
+  for (;;) {
+    // Each step runs under the stack guard: a deep text fails as a 400, as parseSparql's does.
+    const r = withinStack('the SPARQL query', () => steps.next());
+    if (r.done) return finishQuery(r.value.parsed, r.value.q, pragmas);
+    if (slice.due()) await slice.pause();
+  }
+}
+
+/** The AST's steps, then the blank node scope check and the translation, in steps too. */
+function* queryStepsOf(ast: Steps<S.Query>): Steps<{ parsed: S.Query; q: Query }> {
+  const parsed = yield* ast;
+  checkBlankNodeScopes(parsed);
+  return { parsed, q: yield* translateQuerySteps(parsed) };
 }
 
 /** Texts shorter than this are parsed in one piece (well under a millisecond). */
@@ -165,16 +186,20 @@ function isWildcard(vs: unknown[]): boolean {
   return vs.length === 1 && (vs[0] as { termType?: string }).termType === 'Wildcard';
 }
 
+/** Translation state for an update's WHERE clause: hidden names `#u…`, subqueries translated in place. */
+export function whereEnv(): PatternEnv { return new Translator('u'); }
+
 class Translator implements PatternEnv {
   private n = 0;
+  constructor(private readonly prefix = '') {}
   /** A fresh hidden variable name. */
-  fresh(kind: string): string { return `${HIDDEN_PREFIX}${kind}${this.n++}`; }
+  fresh(kind: string): string { return `${HIDDEN_PREFIX}${this.prefix}${kind}${this.n++}`; }
   /** A subquery: its projected operator. */
-  subquery(q: S.SelectQuery): Op { return this.select(q, 'select').op; }
+  subquery(q: S.SelectQuery): Op { return drain(this.select(q, 'select')).op; }
 
   /** The WHERE pattern plus grouping, HAVING, trailing VALUES, select expressions and modifiers. */
-  select(q: S.SelectQuery | S.AskQuery | S.ConstructQuery | S.DescribeQuery, form: Query['form']): { op: Op; variables: string[] } {
-    let op = translateGroup(q.where ?? [], this);
+  *select(q: S.SelectQuery | S.AskQuery | S.ConstructQuery | S.DescribeQuery, form: Query['form']): Steps<{ op: Op; variables: string[] }> {
+    let op = yield* translateGroupSteps(q.where ?? [], this);
     const sq = q as Partial<S.SelectQuery>;
     const aggs = new AggregateCollector();
     const env: ExprEnv = { group: (ps) => translateGroup(ps, this), aggs };
@@ -216,7 +241,7 @@ class Translator implements PatternEnv {
       }
     }
     if (having.length) op = { type: 'filter', expr: conj(having), input: op };
-    if (q.values) op = join(op, translateValues(q.values));
+    if (q.values) op = join(op, yield* translateValuesSteps(q.values));
     for (const it of items) if (it.expr) op = { type: 'extend', input: op, variable: it.name, expr: it.expr };
     if (order.length) op = { type: 'orderby', input: op, keys: order };
     let variables: string[];
@@ -249,24 +274,28 @@ function templateTerm(t: S.Term): TermOrVar {
 }
 
 function translateQuery(q: S.Query): Query {
+  return drain(translateQuerySteps(q));
+}
+
+function* translateQuerySteps(q: S.Query): Steps<Query> {
   const tr = new Translator();
   const ds = dataset(q);
   const withDs = <T extends object>(x: T): T => (ds ? { ...x, dataset: ds } : x);
   switch (q.queryType) {
     case 'SELECT': {
-      const { op, variables } = tr.select(q, 'select');
+      const { op, variables } = yield* tr.select(q, 'select');
       return withDs({ form: 'select', op, variables });
     }
-    case 'ASK': return withDs({ form: 'ask', op: tr.select(q, 'ask').op });
+    case 'ASK': return withDs({ form: 'ask', op: (yield* tr.select(q, 'ask')).op });
     case 'CONSTRUCT': {
       const template: TemplateTriple[] = (q.template ?? []).map((t) => {
         if (!('termType' in t.predicate)) throw badRequest('Invalid SPARQL query: property paths are not allowed in a CONSTRUCT template');
         return { s: templateTerm(t.subject as S.Term), p: templateTerm(t.predicate), o: templateTerm(t.object) };
       });
-      return withDs({ form: 'construct', op: tr.select(q, 'construct').op, template });
+      return withDs({ form: 'construct', op: (yield* tr.select(q, 'construct')).op, template });
     }
     case 'DESCRIBE': {
-      const { op, variables } = tr.select(q, 'describe');
+      const { op, variables } = yield* tr.select(q, 'describe');
       const terms = isWildcard(q.variables)
         ? variables.map((v) => ({ termType: 'Variable', value: v }) as Variable)
         : (q.variables as (S.VariableTerm | S.IriTerm)[]).map((t) => fromRdfJs(t) as NamedNode | Variable);

@@ -265,7 +265,7 @@ describe('errors', () => {
   });
 });
 
-describe('large updates: the fast DATA parser (update-data.ts)', () => {
+describe('large updates: the update grammar in steps (update-grammar.ts)', () => {
   /** An INSERT DATA of `n` lines, long enough that no second opinion from sparqljs is asked. */
   const big = (n = 400) => Array.from({ length: n }, (_, i) => `<http://ex/s${i}> <http://ex/p> "value number ${i}" .`).join('\n');
   const lines = 400;
@@ -287,12 +287,12 @@ describe('large updates: the fast DATA parser (update-data.ts)', () => {
   });
 
   it('names the line and column of an error inside a block', () => {
-    rejects(`INSERT DATA {\n${big()}\n<http://ex/a> <http://ex/b> .\n}`, new RegExp(`syntax error at line ${lines + 2}, column 29: expected an RDF term, found "\\."`));
+    rejects(`INSERT DATA {\n${big()}\n<http://ex/a> <http://ex/b> .\n}`, new RegExp(`syntax error at line ${lines + 2}, column 29: expected a variable or an RDF term, found "\\."`));
   });
 
   it('names the line and column of an error after a block, in the text as sent', () => {
-    rejects(`INSERT DATA {\n${big()}\n} ;\n  CLEAR NOTHING`, new RegExp(`syntax error at line ${lines + 3}, column 9: unexpected "NOT"`));
-    rejects(`INSERT DATA {\n${big()}\n} ;\nDELETE WHERE { x:a ?p ?o }`, new RegExp(`unknown prefix "x:" at line ${lines + 3}, column 16`));
+    rejects(`INSERT DATA {\n${big()}\n} ;\n  CLEAR NOTHING`, new RegExp(`syntax error at line ${lines + 3}, column 9: expected GRAPH, DEFAULT, NAMED or ALL, found "NOTHING"`));
+    rejects(`INSERT DATA {\n${big()}\n} ;\nDELETE WHERE { x:a ?p ?o }`, new RegExp(`at line ${lines + 3}, column 16: unknown prefix "x:"`));
   });
 
   it('refuses what DATA rules out, with its position', () => {
@@ -313,5 +313,44 @@ describe('large updates: the fast DATA parser (update-data.ts)', () => {
     const objects = (ops('INSERT DATA { :a :p +1, -2, 1.5E3, +2.5e-1, .5 }')[0] as { quads: { object: unknown }[] }).quads.map((q) => q.object);
     const d = (v: string) => literal(v, namedNode(xsd.double));
     expect(objects).toEqual([int(1), literal('-2', namedNode(xsd.integer)), d('1.5e3'), d('2.5e-1'), literal('.5', namedNode(xsd.decimal))]);
+  });
+
+  /** Runs the sliced parse with a 0 ms slice, counting the event loop's turns meanwhile. */
+  async function sliced(text: string): Promise<{ req: TxnRequest; turns: number }> {
+    let turns = 0, stop = false;
+    const tick = () => { turns++; if (!stop) setImmediate(tick); };
+    setImmediate(tick);
+    try {
+      return { req: await parseSparqlUpdateSliced(text, {}, 0), turns };
+    } finally { stop = true; }
+  }
+
+  it('parses a large DELETE / INSERT template in steps, as in one piece', async () => {
+    const tpl = (o: string) => Array.from({ length: lines }, (_, i) => `<http://ex/s${i}> <http://ex/p> ${o}${i} .`).join('\n');
+    const text = `${P}DELETE {\n${tpl('?old')}\n} INSERT {\n${tpl('?new')}\n GRAPH ?g { ?s :q [ :r ( 1 2 ) ] } } WHERE { ?s :p ?o0 OPTIONAL { GRAPH ?g { ?s ?p ?o } } }`;
+    const { req, turns } = await sliced(text);
+    expect(req).toEqual(parseSparqlUpdate(text));
+    const op = (req as { ops: { delete: unknown[]; insert: unknown[] }[] }).ops[0]!;
+    expect(op.delete).toHaveLength(lines);
+    expect(op.insert).toHaveLength(lines + 6);
+    // sparqljs's order, kept: the GRAPH block's 6 triples, then the triples before it.
+    expect(op.insert[6]).toEqual({ subject: ex('s0'), predicate: ex('p'), object: variable('new0'), graph: defaultGraph });
+    expect(turns).toBeGreaterThan(3);
+  });
+
+  it('parses many operations separated by ; in steps, as in one piece', async () => {
+    const text = P + Array.from({ length: 600 }, (_, i) => i % 3 === 0 ? `INSERT DATA { :s${i} :p ${i} }` : i % 3 === 1 ? `DELETE WHERE { :s${i} ?p ?o }` : `WITH :g${i} DELETE { ?s :p ?o } WHERE { ?s :p ?o }`).join(' ;\n');
+    const { req, turns } = await sliced(text);
+    expect(req).toEqual(parseSparqlUpdate(text));
+    const all = (req as { ops: { type: string }[] }).ops;
+    expect(all).toHaveLength(600);
+    expect(all[599]).toMatchObject({ type: 'modify', with: ex('g599') });
+    expect(turns).toBeGreaterThan(3);
+  });
+
+  it('names the line and column of an error in a large template or a later operation', () => {
+    rejects(`DELETE {\n${big()}\n?s <http://ex/b> .\n} WHERE {}`, new RegExp(`syntax error at line ${lines + 2}, column 18: expected a variable or an RDF term, found "\\."`));
+    rejects(`INSERT DATA {\n${big()}\n} ;\nDELETE { ?s ?p ?o } WHERE { ?s ?p }`, new RegExp(`syntax error at line ${lines + 3}, column 35: expected a variable or an RDF term, found "}"`));
+    rejects(`INSERT {\n${big()}\n?s <http://ex/b>/<http://ex/c> 1 } WHERE {}`, new RegExp(`at line ${lines + 2}, column 4: property paths are not allowed here`));
   });
 });

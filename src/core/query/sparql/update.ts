@@ -1,8 +1,8 @@
 /**
  * SPARQL 1.1 Update text -> a `sparql-update` TxnRequest for the one write pipeline (W3C SPARQL 1.1
- * Update §3). sparqljs does the grammar, except inside INSERT DATA / DELETE DATA blocks, which
- * update-data.ts parses in steps (a large block must not hold the event loop; docs/isolation.md);
- * this file maps each operation onto `UpdateOperation`,
+ * Update §3). update-grammar.ts does the grammar, in steps (a large request must not hold the event
+ * loop; docs/isolation.md), with sparqljs as the second opinion on short texts it rejects;
+ * this file maps each operation (sparqljs's shape, from either parser) onto `UpdateOperation`,
  * enforces the static rules sparqljs leaves out (no blank nodes in DELETE DATA / DELETE WHERE /
  * DELETE templates inside GRAPH blocks, ground DATA), scopes blank node labels per operation,
  * applies the protocol's `using-graph-uri` / `using-named-graph-uri` (http-api §4.2 rules 1-2) and
@@ -15,13 +15,13 @@ import { capMessage, excerpt } from '../../excerpt.js';
 import { isStackOverflow, tooComplexError, withinStack } from '../../limits.js';
 import { blankNode, defaultGraph, fromRdfJs, namedNode, type BlankNode, type NamedNode, type Term, type Variable } from '../../rdf/terms.js';
 import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from '../../transact/txn-request.js';
-import type { Op } from '../algebra/algebra.js';
-import { HIDDEN_PREFIX } from '../algebra/vars.js';
-import { parseSparql, SECOND_OPINION_CHARS } from './parse.js';
-import { findToken, positionAt, Tokenizer, unescapeCodepoints, type Token } from './lexer.js';
+import { SECOND_OPINION_CHARS, whereEnv } from './parse.js';
+import { findToken, positionAt, Tokenizer, unescapeCodepoints } from './lexer.js';
 import { checkSparqlNesting } from './nesting-scan.js';
-import { translateGroup, type PatternEnv } from './parse-pattern.js';
-import { asUpdateError, DataGrammar, scanTokens, type DataBlock } from './update-data.js';
+import { translateGroupSteps } from './parse-pattern.js';
+import { drain, type Steps } from './steps.js';
+import { asUpdateError, scanTokens } from './update-data.js';
+import { UpdateGrammar } from './update-grammar.js';
 import { TimeSlice } from '../../util/next-turn.js';
 
 export interface UpdateParseOptions {
@@ -41,32 +41,37 @@ const TOKENIZE_STEP = 512;
 export function parseSparqlUpdate(text: string, opts: UpdateParseOptions = {}): TxnRequest {
   const steps = updateSteps(text, opts);
   for (;;) {
-    const r = steps.next();
+    const r = step(steps);
     if (r.done) return r.value;
   }
 }
 
 /**
  * parseSparqlUpdate for a server: gives the event loop a turn every `sliceMs` of parsing, so a
- * large update (a 20,000-triple INSERT DATA takes about 160 ms to parse) does not hold up other requests.
+ * large update (a 20,000-triple template takes about 150 ms to parse) does not hold up other requests.
  */
 export async function parseSparqlUpdateSliced(text: string, opts: UpdateParseOptions = {}, sliceMs = 2): Promise<TxnRequest> {
   const slice = new TimeSlice(sliceMs);
   const steps = updateSteps(text, opts);
   for (;;) {
-    const r = steps.next();
+    const r = step(steps);
     if (r.done) return r.value;
     if (slice.due()) await slice.pause();
   }
+}
+
+/** One step, a stack overflow in it answered as a 400. */
+function step<T>(steps: Steps<T>): IteratorResult<void, T> {
+  return withinStack('the SPARQL update', () => steps.next());
 }
 
 /**
  * The fast path (fastUpdate); should it reject a short text, or fail other than with a 400,
  * the whole text goes through sparqljs instead, so a gap in the fast path costs speed, not
  * correctness, where sparqljs is cheap. A long text's rejection stands: sparqljs would hold the
- * event loop for seconds to say the same (the two agree on the W3C suite and on generated blocks).
+ * event loop for seconds to say the same (the two agree on the W3C suite and on generated requests).
  */
-function* updateSteps(text: string, opts: UpdateParseOptions): Generator<void, TxnRequest> {
+function* updateSteps(text: string, opts: UpdateParseOptions): Steps<TxnRequest> {
   try {
     return yield* fastUpdate(text, opts);
   } catch (e) {
@@ -80,7 +85,7 @@ export function parseSparqlUpdateFast(text: string, opts: UpdateParseOptions = {
   const steps = fastUpdate(text, opts);
   try {
     for (;;) {
-      const r = steps.next();
+      const r = step(steps);
       if (r.done) return r.value;
     }
   } catch (e) {
@@ -93,66 +98,33 @@ export function parseSparqlUpdateFast(text: string, opts: UpdateParseOptions = {
 const NEEDS_SPARQLJS = new Error('left to sparqljs');
 
 /**
- * Tokenize in steps, parse the skeleton (the text with every DATA block emptied) with sparqljs,
- * then the blocks' triples with DataGrammar, each a generator step at a time.
+ * Tokenize, check the tokens (nesting, DATA blocks), parse (update-grammar.ts) and translate,
+ * each a generator step at a time.
  */
-function* fastUpdate(text: string, opts: UpdateParseOptions): Generator<void, TxnRequest> {
+function* fastUpdate(text: string, opts: UpdateParseOptions): Steps<TxnRequest> {
   const src = unescapeCodepoints(text);
   // An escaped backslash could form a new escape, which sparqljs would decode a second time.
   if (src !== text && /\\(?:u005[cC]|U0000005[cC])/.test(text)) throw NEEDS_SPARQLJS;
   const tokenizer = new Tokenizer(src);
   while (!tokenizer.run(TOKENIZE_STEP)) yield;
   const toks = tokenizer.tokens;
-  const blocks = yield* scanTokens(src, toks);
-  const skeleton = skeletonOf(src, toks, blocks);
-  const updates = sparqljsUpdates(skeleton.text, opts, skeleton.place);
-  // The n-th DATA operation sparqljs found must be the n-th block found here.
-  const dataOps = updates.flatMap((u, i) => 'updateType' in u && (u.updateType === 'insert' || u.updateType === 'delete') ? [i] : []);
-  if (dataOps.length !== blocks.length || dataOps.some((i, b) => (updates[i] as S.InsertDeleteOperation).updateType !== blocks[b]!.kind)) throw NEEDS_SPARQLJS;
-  const data: TxnQuad[][] = blocks.map(() => []);
-  const inserted = new Map<string, number>(); // blank node label -> the INSERT DATA block that used it
-  const grammar = new DataGrammar(src, toks, opts.baseIri, {});
-  yield* grammar.blocks(blocks, (b) => {
-    const insert = blocks[b]!.kind === 'insert', what = insert ? 'INSERT DATA' : 'DELETE DATA';
-    const label = insert ? opLabeler(dataOps[b]! + 1) : null;
-    const out = data[b]!;
-    return (triples, g) => {
-      const graph: GraphRef = g ? namedNode(g.value) : defaultGraph;
-      for (const t of triples) {
-        out.push(dataQuad(t, graph, what, label));
-        if (insert) for (const x of [t.subject, t.object]) {
-          if (x.termType !== 'BlankNode' || !x.value.startsWith('e_')) continue;
-          if ((inserted.get(x.value) ?? b) !== b) throw invalid(REUSED_LABEL);
-          inserted.set(x.value, b);
-        }
-      }
-    };
-  });
-  const dataOf = new Map(dataOps.map((i, b) => [i, data[b]!]));
-  return translateUpdates(updates, opts, (i) => dataOf.get(i));
+  yield* scanTokens(src, toks);
+  const updates = yield* new UpdateGrammar(src, toks, opts.baseIri).update();
+  checkInsertDataLabels(updates);
+  return yield* translateUpdates(updates, opts);
 }
 
-/**
- * The text with the inside of every DATA block cut out (sparqljs is slow even on long runs of
- * white space), and where an offset of it lies in the text.
- */
-function skeletonOf(src: string, toks: Token[], blocks: DataBlock[]): { text: string; place: (offset: number) => string } {
-  const parts: string[] = [], cuts: { at: number; removed: number }[] = [];
-  let from = 0, length = 0;
-  for (const b of blocks) {
-    const start = toks[b.open]!.end, end = toks[b.close]!.start;
-    parts.push(src.slice(from, start));
-    length += start - from;
-    cuts.push({ at: length, removed: end - start });
-    from = end;
+/** A blank node label may not appear in two INSERT DATA operations (§3.1.1; sparqljs's check). */
+function checkInsertDataLabels(updates: S.UpdateOperation[]): void {
+  const seen = new Map<string, S.UpdateOperation>();
+  for (const u of updates) {
+    if (!('updateType' in u) || u.updateType !== 'insert') continue;
+    for (const q of u.insert) for (const t of q.triples) for (const x of [t.subject, t.object]) {
+      if ((x as { termType: string }).termType !== 'BlankNode') continue;
+      if ((seen.get(x.value as string) ?? u) !== u) throw invalid(REUSED_LABEL);
+      seen.set(x.value as string, u);
+    }
   }
-  parts.push(src.slice(from));
-  const place = (offset: number): string => {
-    let o = offset;
-    for (const c of cuts) if (offset >= c.at) o += c.removed;
-    return positionAt(src, o);
-  };
-  return { text: parts.join(''), place };
 }
 
 /** sparqljs's operations of a (small) update text; a syntax error is a 400. */
@@ -175,20 +147,22 @@ function sparqljsUpdates(text: string, opts: UpdateParseOptions, place = (offset
 /** Parse with sparqljs only, the whole text (before the fast path; tests compare the two). */
 export function parseSparqlUpdateWithSparqljs(text: string, opts: UpdateParseOptions = {}): TxnRequest {
   checkSparqlNesting(text, 'the SPARQL update');
-  return translateUpdates(sparqljsUpdates(text, opts), opts, () => undefined);
+  const updates = sparqljsUpdates(text, opts);
+  return withinStack('the SPARQL update', () => drain(translateUpdates(updates, opts)));
 }
 
-/** The request for parsed operations; `data(i)` gives the i-th operation's DATA quads when parsed already. */
-function translateUpdates(updates: S.UpdateOperation[], opts: UpdateParseOptions, data: (i: number) => TxnQuad[] | undefined): TxnRequest {
+/** The request for parsed operations (sparqljs's shape), in steps. */
+function* translateUpdates(updates: S.UpdateOperation[], opts: UpdateParseOptions): Steps<TxnRequest> {
   const protocol = protocolDataset(opts);
   if (protocol && updates.some((u) => 'updateType' in u && u.updateType === 'deletewhere')) {
     throw invalid('using-graph-uri / using-named-graph-uri cannot be combined with DELETE WHERE, which has no USING form');
   }
   const ops: UpdateOperation[] = [];
-  withinStack('the SPARQL update', () => updates.forEach((u, i) => {
-    const op = translateOperation(u, i + 1, protocol, data(i));
+  for (let i = 0; i < updates.length; i++) {
+    const op = yield* translateOperation(updates[i]!, i + 1, protocol);
     if (op) ops.push(op);
-  }));
+    if ((i & 63) === 63) yield;
+  }
   return { kind: 'sparql-update', ops, meta: [], opts: {} };
 }
 
@@ -210,26 +184,27 @@ function protocolDataset(opts: UpdateParseOptions): ProtocolDataset | undefined 
   return { using: d.map(iri('using-graph-uri')), usingNamed: n.map(iri('using-named-graph-uri')) };
 }
 
-function translateOperation(u: S.UpdateOperation, n: number, protocol: ProtocolDataset | undefined, data?: TxnQuad[]): UpdateOperation | undefined {
+function* translateOperation(u: S.UpdateOperation, n: number, protocol: ProtocolDataset | undefined): Steps<UpdateOperation | undefined> {
   if ('updateType' in u) {
     // Blank node labels are scoped to the operation (sparqljs already rejects one label reused
     // across INSERT DATA operations); the op prefix keeps template labels of different operations,
     // which the pipeline mints per solution within the one commit, apart too.
     const label = opLabeler(n);
     switch (u.updateType) {
-      case 'insert': return { type: 'insertData', quads: data ?? dataQuads(u.insert, 'INSERT DATA', label) };
-      case 'delete': return { type: 'deleteData', quads: data ?? dataQuads(u.delete, 'DELETE DATA', null) };
+      case 'insert': return { type: 'insertData', quads: yield* dataQuads(u.insert, 'INSERT DATA', label) };
+      case 'delete': return { type: 'deleteData', quads: yield* dataQuads(u.delete, 'DELETE DATA', null) };
       case 'deletewhere': {
         for (const q of u.delete) for (const t of q.triples) if (hasBlank(t)) throw invalid('blank nodes are not allowed in DELETE WHERE');
-        const where = translateGroup(u.delete.map(asPattern), patternEnv());
-        return { type: 'modify', where, delete: templateQuads(u.delete, 'delete', label), insert: [] };
+        const where = yield* translateGroupSteps(u.delete.map(asPattern), whereEnv());
+        return { type: 'modify', where, delete: yield* templateQuads(u.delete, 'delete', label), insert: [] };
       }
       case 'insertdelete': {
+        const where = yield* translateGroupSteps(u.where, whereEnv());
         const op: UpdateOperation & { type: 'modify' } = {
           type: 'modify',
-          where: translateGroup(u.where, patternEnv()),
-          delete: templateQuads(u.delete ?? [], 'delete', label),
-          insert: templateQuads(u.insert ?? [], 'insert', label),
+          where,
+          delete: yield* templateQuads(u.delete ?? [], 'delete', label),
+          insert: yield* templateQuads(u.insert ?? [], 'insert', label),
         };
         if (u.graph) op.with = namedNode(u.graph.value);
         if (u.using) {
@@ -284,15 +259,19 @@ function quadTerm(t: S.Term | S.PropertyPath, what: string): Term | Variable {
 }
 
 /** INSERT DATA / DELETE DATA: ground quads; `label` maps blank nodes (null: they are an error). */
-function dataQuads(blocks: S.Quads[], what: string, label: ((b: BlankNode) => BlankNode) | null): TxnQuad[] {
+function* dataQuads(blocks: S.Quads[], what: string, label: ((b: BlankNode) => BlankNode) | null): Steps<TxnQuad[]> {
   const out: TxnQuad[] = [];
   for (const block of blocks) {
+    yield;
     let graph: GraphRef = defaultGraph;
     if (block.type === 'graph') {
       if (block.name.termType !== 'NamedNode') throw invalid(`a variable graph name is not allowed in ${what}`);
       graph = namedNode(block.name.value);
     }
-    for (const t of block.triples) out.push(dataQuad(t, graph, what, label));
+    for (const t of block.triples) {
+      out.push(dataQuad(t, graph, what, label));
+      if ((out.length & 255) === 0) yield;
+    }
   }
   return out;
 }
@@ -320,12 +299,14 @@ function dataQuad(t: S.Triple, graph: GraphRef, what: string, label: ((b: BlankN
  * applies WITH). A literal subject can never form a triple, so such a template is dropped, as
  * SPARQL drops ill-formed instantiations (§3.1.3).
  */
-function templateQuads(blocks: S.Quads[], kind: 'insert' | 'delete', label: (b: BlankNode) => BlankNode): TemplateQuad[] {
+function* templateQuads(blocks: S.Quads[], kind: 'insert' | 'delete', label: (b: BlankNode) => BlankNode): Steps<TemplateQuad[]> {
   const what = kind === 'insert' ? 'an INSERT template' : 'a DELETE template';
   const out: TemplateQuad[] = [];
+  let k = 0;
   for (const block of blocks) {
     const graph: GraphRef | Variable = block.type === 'graph' ? fromRdfJs(block.name) as NamedNode | Variable : defaultGraph;
     for (const t of block.triples) {
+      if ((++k & 255) === 0) yield;
       const node = (x: Term | Variable): Term | Variable => {
         if (x.termType !== 'BlankNode') return x;
         if (kind === 'delete') throw invalid('blank nodes are not allowed in a DELETE template');
@@ -353,19 +334,6 @@ function graphTarget(g: S.GraphReference): 'default' | 'named' | 'all' | NamedNo
 function graphOrDefault(g: S.GraphOrDefault): GraphRef {
   if (g.default || !g.name) return defaultGraph;
   return namedNode(g.name.value);
-}
-
-/**
- * Translation state for one WHERE clause. parse.ts keeps its subquery translator private, so a
- * subquery goes back to text (sparqljs's generator writes full IRIs) and through parseSparql; its
- * hidden variables are projected away, so names it reuses cannot clash with this clause's.
- */
-function patternEnv(): PatternEnv {
-  let n = 0;
-  return {
-    fresh: (kind) => `${HIDDEN_PREFIX}u${kind}${n++}`,
-    subquery: (q): Op => parseSparql(new sparqljs.Generator().stringify(q)).op,
-  };
 }
 
 /** A sparqljs failure as a 400 naming the line and column where the grammar says. */
