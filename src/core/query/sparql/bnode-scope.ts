@@ -7,9 +7,14 @@
  */
 import type * as S from 'sparqljs';
 import { badRequest } from '../../errors.js';
+import { drain, type Steps } from './steps.js';
 
 /** 400 when a blank-node label appears in two basic graph patterns of the query. */
-export function checkBlankNodeScopes(q: S.Query): void {
+export function checkBlankNodeScopes(q: S.Query): void { drain(checkBlankNodeScopesSteps(q)); }
+
+/** checkBlankNodeScopes in steps (a yield every few dozen patterns), for large queries on a server. */
+export function* checkBlankNodeScopesSteps(q: S.Query): Steps<void> {
+  let work = 0;
   const owner = new Map<string, number>();
   let bgp = 0;
   const term = (t: unknown): void => {
@@ -24,39 +29,41 @@ export function checkBlankNodeScopes(q: S.Query): void {
       for (const item of x.items ?? []) term(item);
     }
   };
-  const expr = (e: unknown): void => {
+  const expr = function* (e: unknown): Steps<void> {
     if (!e || typeof e !== 'object') return;
-    if (Array.isArray(e)) { for (const x of e) expr(x); return; }
+    if (Array.isArray(e)) { for (const x of e) yield* expr(x); return; }
     const o = e as { type?: string; operator?: string; args?: unknown; expression?: unknown };
     if (o.type === 'operation') {
       if (o.operator === 'exists' || o.operator === 'notexists') {
-        for (const a of o.args as S.Pattern[]) pattern(a);
-      } else expr(o.args);
-    } else if (o.type === 'functionCall') expr(o.args);
-    else if (o.type === 'aggregate') expr(o.expression);
+        for (const a of o.args as S.Pattern[]) yield* pattern(a);
+      } else yield* expr(o.args);
+    } else if (o.type === 'functionCall') yield* expr(o.args);
+    else if (o.type === 'aggregate') yield* expr(o.expression);
   };
-  const patterns = (ps: readonly S.Pattern[] | undefined): void => { for (const p of ps ?? []) pattern(p); };
-  const pattern = (p: S.Pattern): void => {
+  const patterns = function* (ps: readonly S.Pattern[] | undefined): Steps<void> { for (const p of ps ?? []) yield* pattern(p); };
+  const pattern = function* (p: S.Pattern): Steps<void> {
+    if ((++work & 63) === 0) yield;
     switch (p.type) {
       case 'bgp':
         bgp++;
         for (const t of p.triples) { term(t.subject); term(t.predicate); term(t.object); }
+        work += p.triples.length;
         break;
-      case 'filter': expr(p.expression); break;
-      case 'bind': expr(p.expression); break;
-      case 'optional': case 'minus': case 'group': case 'graph': case 'service': patterns(p.patterns); break;
-      case 'union': for (const x of p.patterns) pattern(x); break;
-      case 'query': query(p as S.SelectQuery); break;
+      case 'filter': yield* expr(p.expression); break;
+      case 'bind': yield* expr(p.expression); break;
+      case 'optional': case 'minus': case 'group': case 'graph': case 'service': yield* patterns(p.patterns); break;
+      case 'union': for (const x of p.patterns) yield* pattern(x); break;
+      case 'query': yield* query(p as S.SelectQuery); break;
       default: break;
     }
   };
-  const query = (sub: S.Query): void => {
-    patterns(sub.where);
+  const query = function* (sub: S.Query): Steps<void> {
+    yield* patterns(sub.where);
     const v = sub as { variables?: unknown[]; having?: unknown[]; order?: { expression: unknown }[]; group?: { expression: unknown }[] };
-    for (const x of v.variables ?? []) if (x && typeof x === 'object' && 'expression' in x) expr((x as { expression: unknown }).expression);
-    for (const h of v.having ?? []) expr(h);
-    for (const o of v.order ?? []) expr(o.expression);
-    for (const g of v.group ?? []) expr(g.expression);
+    for (const x of v.variables ?? []) if (x && typeof x === 'object' && 'expression' in x) yield* expr((x as { expression: unknown }).expression);
+    for (const h of v.having ?? []) yield* expr(h);
+    for (const o of v.order ?? []) yield* expr(o.expression);
+    for (const g of v.group ?? []) yield* expr(g.expression);
   };
-  query(q);
+  yield* query(q);
 }

@@ -7,7 +7,8 @@
  * over-count, never let deeper text through.
  */
 import { inputLimits, shapeLimitError } from '../../limits.js';
-import { unescapeCodepoints } from './lexer.js';
+import { unescapeCodepoints, type Token } from './lexer.js';
+import type { Steps } from './steps.js';
 
 // IRIREF (§19.8 [139]): no brackets of ours can hide inside, and `<` that does not match is an operator.
 const IRI = /<[^<>"{}|^`\\\u0000-\u0020]*>/y;
@@ -81,4 +82,28 @@ export function checkSparqlNesting(text: string, what = 'SPARQL text'): void {
     if (unescaped !== undefined) depth = Math.max(depth, sparqlNestingDepth(unescaped, limit));
   }
   if (depth > limit) throw shapeLimitError('maxNestingDepth', `${what} is nested too deeply in { }, ( ) or [ ]`);
+}
+
+/**
+ * checkSparqlNesting over the tokens of an (escape-processed) text, in steps: where a long text is
+ * tokenized in slices anyway, the limit is checked without a second pass over the characters in
+ * one piece. `()` and `[]` are one token each but one level deeper, as in the text.
+ */
+export function* checkTokenNesting(toks: Token[], what: string): Steps<void> {
+  const limit = inputLimits().maxNestingDepth;
+  let depth = 0;
+  for (let k = 0; k < toks.length; k++) {
+    if ((k & 1023) === 1023) yield;
+    const t = toks[k]!, b = bracketOf(t);
+    if (b < 0) { if (depth > 0) depth--; continue; }
+    const reached = b > 0 ? ++depth : t.kind === 'nil' || t.kind === 'anon' ? depth + 1 : 0;
+    if (reached > limit) throw shapeLimitError('maxNestingDepth', `${what} is nested too deeply in { }, ( ) or [ ]`);
+  }
+}
+
+/** +1 for a token that opens a bracket (`{ ( [`), -1 for one that closes one, 0 for any other. */
+export function bracketOf(t: Token): number {
+  if (t.kind !== 'punct') return 0;
+  const v = t.value;
+  return v === '{' || v === '(' || v === '[' ? 1 : v === '}' || v === ')' || v === ']' ? -1 : 0;
 }

@@ -56,7 +56,11 @@ function due(n = 1): boolean {
 /** translateGroup in steps (a yield every few dozen patterns or rows), for large queries on a server. */
 export function* translateGroupSteps(patterns: S.Pattern[], env: PatternEnv): Steps<Op> {
   const { op, filters } = yield* groupParts(patterns, env);
-  return filters.length ? { type: 'filter', expr: conj(filters), input: op } : op;
+  const out: Op = filters.length ? { type: 'filter', expr: conj(filters), input: op } : op;
+  // Computed (and cached) now, a step at a time: the scope checks above this group need it, and
+  // for a group of 40,000 UNION branches it would otherwise be one long piece of work.
+  varInfo(out);
+  return out;
 }
 
 /** A group's pattern and, apart, the FILTERs that scope over the whole group (§18.2.2.5). */

@@ -155,17 +155,40 @@ describe('translation (§18.2)', () => {
 });
 
 describe('parseSparqlSliced', () => {
+  /** parseSparqlSliced, counting the event loop's turns meanwhile. */
+  async function slicedWithTurns(text: string): Promise<{ q: Awaited<ReturnType<typeof parseSparqlSliced>>; turns: number }> {
+    let turns = 0, stop = false;
+    const tick = () => { turns++; if (!stop) setImmediate(tick); };
+    setImmediate(tick);
+    try {
+      return { q: await parseSparqlSliced(text), turns };
+    } finally { stop = true; }
+  }
+
   it('parses a long text as parseSparql does, letting the event loop run while it tokenizes', async () => {
     const values = Array.from({ length: 40_000 }, (_, i) => `"v${i}"`).join(' ');
     const text = `SELECT ?x WHERE { ?x <http://ex/p> ?o } LIMIT 1 VALUES ?o { ${values} }`;
     expect(text.length).toBeGreaterThan(16 * 1024);
-    let turns = 0, stop = false;
-    const tick = () => { turns++; if (!stop) setImmediate(tick); };
-    setImmediate(tick);
-    const q = await parseSparqlSliced(text);
-    stop = true;
+    const { q, turns } = await slicedWithTurns(text);
     expect(q).toEqual(parseSparql(text));
     expect(turns).toBeGreaterThan(0);
+  });
+
+  it('parses and translates a long UNION chain in steps, as parseSparql does', async () => {
+    const branches = Array.from({ length: 3000 }, (_, i) => `{ BIND("u${i}" AS ?x) } UNION { ?x <http://ex/p${i}> [ <http://ex/q> _:b${i} ] }`);
+    const text = `SELECT ?x WHERE { ${branches.join(' UNION ')} FILTER(?x != "u0") } ORDER BY ?x LIMIT 1`;
+    expect(text.length).toBeGreaterThan(16 * 1024);
+    const { q, turns } = await slicedWithTurns(text);
+    expect(q).toEqual(parseSparql(text));
+    // Tokenizing alone takes a few turns; the grammar and the translation take many more.
+    expect(turns).toBeGreaterThan(10);
+  });
+
+  it('refuses a long text nested past the limit, and a label used in two BGPs, as parseSparql does', async () => {
+    const deep = 'SELECT * WHERE ' + '{ '.repeat(200) + '?s ?p ?o ' + '} '.repeat(200) + '#'.repeat(17 * 1024);
+    await expect(parseSparqlSliced(deep)).rejects.toThrow(/nested too deeply/);
+    const twice = `SELECT * WHERE { _:b <http://ex/p> ?o FILTER(true) _:b <http://ex/q> ?o } #${'x'.repeat(17 * 1024)}`;
+    await expect(parseSparqlSliced(twice)).rejects.toThrow(/blank node label _:b is used in two basic graph patterns/);
   });
 
   it('refuses a long invalid text with the fast parser\'s position', async () => {

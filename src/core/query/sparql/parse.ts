@@ -14,12 +14,12 @@ import { fromRdfJs, type NamedNode, type Variable } from '../../rdf/terms.js';
 import type { Dataset, Expr, Op, OrderKey, Query, TemplateTriple, TermOrVar } from '../algebra/algebra.js';
 import { HIDDEN_PREFIX, isHidden, varInfo } from '../algebra/vars.js';
 import { AggregateCollector, exprFreeVars, hasAggregate, translateExpr, type ExprEnv } from './parse-expr.js';
-import { checkBlankNodeScopes } from './bnode-scope.js';
+import { checkBlankNodeScopes, checkBlankNodeScopesSteps } from './bnode-scope.js';
 import { parseQueryAst, parseQueryTokens } from './grammar.js';
 import { drain, type Steps } from './steps.js';
 import { TimeSlice } from '../../util/next-turn.js';
-import { locateToken, tokenizeSliced, unescapeCodepoints } from './lexer.js';
-import { checkSparqlNesting } from './nesting-scan.js';
+import { locateToken, tokenizeSliced, unescapeCodepoints, type Token } from './lexer.js';
+import { checkSparqlNesting, checkTokenNesting } from './nesting-scan.js';
 import { conj, join, translateGroup, translateGroupSteps, translateValuesSteps, type PatternEnv } from './parse-pattern.js';
 
 export interface ParseOptions {
@@ -69,12 +69,11 @@ function finishQuery(parsed: S.Query, q: Query, pragmas: Record<string, string>)
 export async function parseSparqlSliced(text: string, opts: ParseOptions = {}, sliceMs = 2): Promise<Query> {
   if (text.length <= SLICED_MIN_CHARS) return parseSparql(text, opts);
   checkQueryLength(text, 'SPARQL query');
-  checkSparqlNesting(text, 'the SPARQL query');
   const pragmas = readPragmas(text);
   const src = unescapeCodepoints(text);
   const tokens = await tokenizeSliced(src, sliceMs);
   const slice = new TimeSlice(sliceMs);
-  const steps = queryStepsOf(parseQueryTokens(src, tokens, opts.baseIri, opts.prefixes));
+  const steps = queryStepsOf(src, tokens, opts);
   for (;;) {
     // Each step runs under the stack guard: a deep text fails as a 400, as parseSparql's does.
     const r = withinStack('the SPARQL query', () => steps.next());
@@ -83,10 +82,11 @@ export async function parseSparqlSliced(text: string, opts: ParseOptions = {}, s
   }
 }
 
-/** The AST's steps, then the blank node scope check and the translation, in steps too. */
-function* queryStepsOf(ast: Steps<S.Query>): Steps<{ parsed: S.Query; q: Query }> {
-  const parsed = yield* ast;
-  checkBlankNodeScopes(parsed);
+/** The nesting check on the tokens, the grammar, the blank node scope check and the translation, in steps. */
+function* queryStepsOf(src: string, tokens: Token[], opts: ParseOptions): Steps<{ parsed: S.Query; q: Query }> {
+  yield* checkTokenNesting(tokens, 'the SPARQL query');
+  const parsed = yield* parseQueryTokens(src, tokens, opts.baseIri, opts.prefixes);
+  yield* checkBlankNodeScopesSteps(parsed);
   return { parsed, q: yield* translateQuerySteps(parsed) };
 }
 

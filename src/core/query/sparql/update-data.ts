@@ -1,11 +1,11 @@
 /**
- * The token pass before an update is parsed (update-grammar.ts): the nesting limit, and the
+ * The token pass before an update is parsed (update-grammar.ts): the
  * `INSERT DATA` / `DELETE DATA` blocks (§3.1.1-3.1.2) with what their grammar rules out refused
  * at its line and column before anything is parsed.
  */
 import { badRequest, isLedgraphError, type LedgraphError } from '../../errors.js';
-import { shapeLimitError, inputLimits } from '../../limits.js';
 import { positionAt, type Token } from './lexer.js';
+import { bracketOf } from './nesting-scan.js';
 
 /** An INSERT DATA or DELETE DATA block: token indexes of its `{` and of the matching `}` (or of eof). */
 export interface DataBlock { kind: 'insert' | 'delete'; open: number; close: number }
@@ -16,39 +16,32 @@ function updateError(text: string, t: Token, msg: string): LedgraphError {
 }
 
 /**
- * One pass over the tokens: refuses nesting deeper than the limit (as nesting-scan.ts does for
- * text), finds the DATA blocks and refuses what their grammar rules out before anything is parsed:
- * variables in either, blank nodes (`_:x`, `[]`, `[ ... ]`, collections) in DELETE DATA.
+ * One pass over the tokens (after checkTokenNesting): finds the DATA blocks and refuses what their
+ * grammar rules out before anything is parsed: variables in either, blank nodes (`_:x`, `[]`,
+ * `[ ... ]`, collections) in DELETE DATA.
  */
 export function* scanTokens(text: string, toks: Token[]): Generator<void, DataBlock[]> {
-  const limit = inputLimits().maxNestingDepth;
   const blocks: DataBlock[] = [];
   const open: number[] = []; // token indexes of the unclosed `{` of each level
   let block: DataBlock | undefined, blockDepth = 0;
   for (let k = 0; k < toks.length; k++) {
     if ((k & 1023) === 1023) yield;
-    const t = toks[k]!;
-    if (t.kind === 'punct') {
-      const v = t.value;
-      if (v === '{' || v === '(' || v === '[') {
-        open.push(k);
-        if (open.length > limit) throw shapeLimitError('maxNestingDepth', 'the SPARQL update is nested too deeply in { }, ( ) or [ ]');
-        if (v === '{' && !block && isDataStart(toks, k)) {
-          block = { kind: toks[k - 2]!.value.toUpperCase() === 'INSERT' ? 'insert' : 'delete', open: k, close: -1 };
-          blockDepth = open.length;
-        } else if (block?.kind === 'delete' && v !== '{') {
-          throw updateError(text, t, 'blank nodes are not allowed in DELETE DATA');
-        }
-      } else if (v === '}' || v === ')' || v === ']') {
-        if (block && v === '}' && open.length === blockDepth) {
-          block.close = k;
-          blocks.push(block);
-          block = undefined;
-        }
-        open.pop();
+    const t = toks[k]!, b = bracketOf(t);
+    if (b > 0) {
+      open.push(k);
+      if (t.value === '{' && !block && isDataStart(toks, k)) {
+        block = { kind: toks[k - 2]!.value.toUpperCase() === 'INSERT' ? 'insert' : 'delete', open: k, close: -1 };
+        blockDepth = open.length;
+      } else if (block?.kind === 'delete' && t.value !== '{') {
+        throw updateError(text, t, 'blank nodes are not allowed in DELETE DATA');
       }
-    } else if ((t.kind === 'nil' || t.kind === 'anon') && open.length + 1 > limit) {
-      throw shapeLimitError('maxNestingDepth', 'the SPARQL update is nested too deeply in { }, ( ) or [ ]');
+    } else if (b < 0) {
+      if (block && t.value === '}' && open.length === blockDepth) {
+        block.close = k;
+        blocks.push(block);
+        block = undefined;
+      }
+      open.pop();
     } else if (block) {
       if (t.kind === 'var') {
         const graph = toks[k - 1]!.kind === 'word' && toks[k - 1]!.value.toUpperCase() === 'GRAPH';

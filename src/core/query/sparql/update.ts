@@ -17,7 +17,7 @@ import { blankNode, defaultGraph, fromRdfJs, namedNode, type BlankNode, type Nam
 import type { GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from '../../transact/txn-request.js';
 import { SECOND_OPINION_CHARS, whereEnv } from './parse.js';
 import { findToken, positionAt, Tokenizer, unescapeCodepoints } from './lexer.js';
-import { checkSparqlNesting } from './nesting-scan.js';
+import { checkSparqlNesting, checkTokenNesting } from './nesting-scan.js';
 import { translateGroupSteps } from './parse-pattern.js';
 import { drain, type Steps } from './steps.js';
 import { asUpdateError, scanTokens } from './update-data.js';
@@ -108,6 +108,7 @@ function* fastUpdate(text: string, opts: UpdateParseOptions): Steps<TxnRequest> 
   const tokenizer = new Tokenizer(src);
   while (!tokenizer.run(TOKENIZE_STEP)) yield;
   const toks = tokenizer.tokens;
+  yield* checkTokenNesting(toks, 'the SPARQL update');
   yield* scanTokens(src, toks);
   const updates = yield* new UpdateGrammar(src, toks, opts.baseIri).update();
   checkInsertDataLabels(updates);
