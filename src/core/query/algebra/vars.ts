@@ -59,7 +59,9 @@ function compute(op: Op): VarInfo {
       for (const i of op.inputs) {
         const v = varInfo(i);
         for (const x of v.maybe) maybe.add(x);
-        certain = certain ? new Set([...certain].filter((x) => v.certain.has(x))) : new Set(v.certain);
+        // Intersected in place: a UNION of 40,000 branches must not build 40,000 sets.
+        if (!certain) certain = new Set(v.certain);
+        else for (const x of certain) if (!v.certain.has(x)) certain.delete(x);
       }
       return { maybe, certain: certain ?? new Set() };
     }
