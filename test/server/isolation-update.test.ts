@@ -1,5 +1,5 @@
 /**
- * Isolation of large SPARQL updates over real HTTP (issue 20): a 20,000-triple INSERT DATA (1.3 MB
+ * Isolation of large SPARQL requests over real HTTP (issue 20): a 20,000-triple INSERT DATA (1.3 MB
  * of text; sparqljs alone held the event loop for about 3 s parsing it) runs while a second client
  * sends point queries one after another. The server shares this process, so the event loop's
  * delay measured here is the longest the server held everyone else up. The bound is generous
@@ -71,5 +71,27 @@ describe('a large SPARQL update does not hold up other requests', () => {
     expect(body['@type']).toBe('err:db/BadRequest');
     expect(body.error).toBe(`Invalid SPARQL update: variables are not allowed in INSERT DATA at line ${TRIPLES + 2}, column ${`<${EX}bad${TRIPLES - 1}> <${EX}q9> "big ${TRIPLES - 1}" `.length + 1}`);
     expect(delay.max / 1e6).toBeLessThan(MAX_LOOP_DELAY_MS);
+  }, 120_000);
+
+  it('a 20,000-triple template, 5,000 operations and a 0.8 MB UNION query, each invalid at its end, are refused with the position without holding the loop', async () => {
+    let tpl = '';
+    for (let i = 0; i < TRIPLES; i++) tpl += `<${EX}t${i}> <${EX}q${i % 10}> ?o .\n`;
+    const ops = Array.from({ length: 5000 }, (_, i) => `INSERT DATA { <${EX}op${i}> <${EX}q> ${i} }`).join(' ;\n');
+    const branches = Array.from({ length: 30_000 }, (_, i) => `{ BIND("u${i}" AS ?x) }`).join(' UNION '); // ≈ 0.8 MB
+    const cases = [
+      { path: 'update', type: 'application/sparql-update', text: `DELETE {\n${tpl}} INSERT {\n${tpl}<${EX}a> ?o .\n} WHERE { ?s ?p ?o }`, error: `Invalid SPARQL update: syntax error at line ${2 * TRIPLES + 3}, column ${`<${EX}a> ?o `.length + 1}: expected a variable or an RDF term, found "."` },
+      { path: 'update', type: 'application/sparql-update', text: `${ops} ;\nCLEAR NOTHING`, error: 'Invalid SPARQL update: syntax error at line 5001, column 7: expected GRAPH, DEFAULT, NAMED or ALL, found "NOTHING"' },
+      { path: 'query', type: 'application/sparql-query', text: `SELECT ?x WHERE { ${branches} ?x }`, error: `Invalid SPARQL query: syntax error at line 1, column ${19 + branches.length + 4}: expected a predicate, found "}"` },
+    ];
+    for (const c of cases) {
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      delay.enable();
+      const r = await postText(`${srv.api}/${c.path}/iso`, c.type, c.text, { Accept: 'application/sparql-results+json' });
+      delay.disable();
+      const body = await json<{ error: string; '@type': string }>(r, 400);
+      expect(body['@type']).toBe('err:db/BadRequest');
+      expect(body.error).toBe(c.error);
+      expect(delay.max / 1e6, `${c.path}: event loop held for ${(delay.max / 1e6).toFixed(0)} ms`).toBeLessThan(MAX_LOOP_DELAY_MS);
+    }
   }, 120_000);
 });
