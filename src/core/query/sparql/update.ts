@@ -129,7 +129,7 @@ function checkInsertDataLabels(updates: S.UpdateOperation[]): void {
 }
 
 /** sparqljs's operations of a (small) update text; a syntax error is a 400. */
-function sparqljsUpdates(text: string, opts: UpdateParseOptions, place = (offset: number) => positionAt(text, offset)): S.UpdateOperation[] {
+function sparqljsUpdates(text: string, opts: UpdateParseOptions): S.UpdateOperation[] {
   let parsed: S.SparqlQuery | { type?: undefined };
   try {
     const parser = new sparqljs.Parser({ baseIRI: opts.baseIri, sparqlStar: false });
@@ -138,7 +138,7 @@ function sparqljsUpdates(text: string, opts: UpdateParseOptions, place = (offset
     parsed = parser.parse(text) as S.SparqlQuery | { type?: undefined };
   } catch (e) {
     if (isStackOverflow(e)) throw tooComplexError('the SPARQL update');
-    throw updateSyntaxError(e, text, place);
+    throw updateSyntaxError(e, text);
   }
   if (parsed.type === 'query') throw invalid('this is a SPARQL query, not an update; send it to /query');
   // An empty request (only a prologue, or nothing) is a valid update with no operations.
@@ -338,8 +338,8 @@ function graphOrDefault(g: S.GraphOrDefault): GraphRef {
 }
 
 /** A sparqljs failure as a 400 naming the line and column where the grammar says. */
-/** `place` says where an offset of `text` is in the request (they differ for a skeleton). */
-function updateSyntaxError(e: unknown, text: string, place: (offset: number) => string): LedgraphError {
+function updateSyntaxError(e: unknown, text: string): LedgraphError {
+  const place = (offset: number) => positionAt(text, offset);
   if (isLedgraphError(e)) return e;
   const msg = e instanceof Error ? e.message : String(e);
   const hash = (e as { hash?: JisonHash }).hash;
