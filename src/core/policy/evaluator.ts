@@ -3,7 +3,10 @@
  * flake's subject and predicate (plus the object, for schema `rdf:type` flakes): targets match on
  * subject, property and the subject's classes, and `f:query` binds `?$this` to the subject. So
  * decisions are cached per predicate (when no candidate depends on the subject) or per
- * (predicate, subject), and a scan pays a map lookup per fact once warm.
+ * (predicate, subject), and a scan pays a map lookup per fact once warm. When every candidate of a
+ * predicate is static (`f:allow`) and none targets classes, the decision depends only on which
+ * `f:onSubject` lists hold the subject: it is worked out once for the listed subjects and once for
+ * every other subject (a subject table), so no per-subject cache grows.
  */
 import type { DbView } from '../index/view.js';
 import type { Op } from '../query/algebra/algebra.js';
@@ -47,15 +50,29 @@ interface Plan {
   candidates: Compiled[];
   /** 1 allow / 0 deny for every subject; -1 when the decision depends on the subject. */
   fixed: number;
+  /** Decisions by subject membership alone, when every candidate is static and none targets classes. */
+  table: SubjectTable | null;
   needsClasses: boolean;
   bySubject: Map<number, number>;
 }
+
+/** Static decisions of one candidate list: `special` for listed subjects whose decision differs from `other`. */
+interface SubjectTable { other: number; special: Map<number, number> }
+
+/**
+ * Entries (per-subject decisions and class sets) an evaluator caches before it starts over: a
+ * shared evaluator lives as long as its snapshot, and class-targeted decisions are per subject.
+ */
+const CACHE_ENTRIES = 1 << 20;
 
 const UNKNOWN = -1;
 
 export class PolicyEvaluator {
   private readonly compiled: Compiled[] = [];
   private readonly plans = new Map<number, Plan>();
+  /** Subject tables by candidate list (policy indexes): predicates no policy targets share one. */
+  private readonly tables = new Map<string, SubjectTable>();
+  private cacheEntries = 0;
   private readonly classCache = new Map<number, Set<number>>();
   private readonly schemaPreds = new Set<number>();
   private readonly schemaClasses = new Set<number>();
@@ -147,8 +164,9 @@ export class PolicyEvaluator {
     if (!plan) {
       const candidates = this.compiled.filter((c) => !c.props || c.props.has(p));
       const subjectDependent = candidates.some((c) => c.subjects || c.classes || c.allow === undefined);
-      plan = { schema: this.schemaPreds.has(p), candidates, fixed: UNKNOWN, needsClasses: candidates.some((c) => c.classes !== null), bySubject: new Map() };
+      plan = { schema: this.schemaPreds.has(p), candidates, fixed: UNKNOWN, table: null, needsClasses: candidates.some((c) => c.classes !== null), bySubject: new Map() };
       if (!subjectDependent) plan.fixed = this.rules(candidates, -1);
+      else if (candidates.every((c) => c.allow !== undefined && !c.classes)) plan.table = this.subjectTable(candidates);
       this.plans.set(p, plan);
     }
     this.lastP = p;
@@ -158,6 +176,39 @@ export class PolicyEvaluator {
 
   private lastP = -1;
   private lastPlan: Plan | null = null;
+
+  /** §4 over static, class-free candidates: one decision per listed subject, one for all others. */
+  private subjectTable(candidates: Compiled[]): SubjectTable {
+    const key = candidates.map((c) => this.compiled.indexOf(c)).join(',');
+    let table = this.tables.get(key);
+    if (table) return table;
+    const other = this.rules(candidates.filter((c) => !c.subjects), -1);
+    const special = new Map<number, number>();
+    for (const c of candidates) {
+      if (!c.subjects) continue;
+      for (const s of c.subjects) {
+        if (special.has(s)) continue;
+        const r = this.rules(candidates.filter((x) => !x.subjects || x.subjects.has(s)), s);
+        if (r !== other) special.set(s, r);
+      }
+    }
+    table = { other, special };
+    this.tables.set(key, table);
+    return table;
+  }
+
+  /** True when no decision needs an `f:query` run: such an evaluator can serve every request on its snapshot. */
+  get isStatic(): boolean {
+    return this.compiled.every((c) => c.allow !== undefined);
+  }
+
+  /** Count a cached per-subject entry; past the budget every per-subject cache starts over. */
+  private noteCached(): void {
+    if (++this.cacheEntries <= CACHE_ENTRIES) return;
+    this.cacheEntries = 0;
+    this.classCache.clear();
+    for (const plan of this.plans.values()) plan.bySubject.clear();
+  }
 
   /** Is a schema flake (always visible, rule 2)? */
   private isSchema(p: number, o: number): boolean {
@@ -173,6 +224,11 @@ export class PolicyEvaluator {
     const plan = this.plan(p);
     if (plan.schema || (p === this.typeId && this.schemaClasses.has(o))) return 1;
     if (plan.fixed !== UNKNOWN) return plan.fixed;
+    const table = plan.table;
+    if (table !== null) {
+      const r = table.special.get(s);
+      return r === undefined ? table.other : r;
+    }
     const hit = plan.bySubject.get(s);
     if (hit !== undefined) return hit;
     let classes: Set<number> | undefined;
@@ -187,7 +243,7 @@ export class PolicyEvaluator {
       applicable.push(c);
     }
     const r = this.rules(applicable, s);
-    if (r !== UNKNOWN) plan.bySubject.set(s, r);
+    if (r !== UNKNOWN) { plan.bySubject.set(s, r); this.noteCached(); }
     return r;
   }
 
@@ -198,7 +254,9 @@ export class PolicyEvaluator {
       if (r !== UNKNOWN) return r === 1;
       const plan = this.plan(p);
       if (plan.needsClasses && !this.classCache.has(s)) {
-        this.classCache.set(s, await this.classesOf(s));
+        const classes = await this.classesOf(s);
+        this.noteCached();
+        this.classCache.set(s, classes);
         continue;
       }
       const c = this.missing!;

@@ -4,7 +4,7 @@
  * patterns, OPTIONAL, FILTER EXISTS, paths, aggregates, graph crawls, history ranges — sees the
  * restricted data as if the hidden facts had never been asserted.
  *
- * Planner inputs (`estimate`, `stats`) still describe the unrestricted data: they only choose join
+ * Planner inputs (`estimate`, `valuesPerKey`, `stats`) still describe the unrestricted data: they only choose join
  * orders, never appear in results, and recomputing them per identity would cost a full scan.
  */
 import { newBatch } from '../index/scan.js';
@@ -127,6 +127,9 @@ export class PolicyView implements DbView {
   private syncOut: FactBatch | null = null;
 
   estimate(pattern: ScanPattern): number { return this.inner.estimate(pattern); }
+
+  /** The inner view's planner hint (unrestricted, like `estimate`): the same data plans the same joins. */
+  valuesPerKey(p: number, key: 's' | 'o'): number | undefined { return this.inner.valuesPerKey?.(p, key); }
 
   async *history(pattern: ScanPattern, fromT: number, toT: number): AsyncIterable<HistoryEvent> {
     for await (const e of this.inner.history(pattern, fromT, toT)) {
