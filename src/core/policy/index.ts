@@ -77,19 +77,23 @@ function ledgerHeadKey(ledger: Ledger): string {
  * their tallies stay zero; an evaluator with conditions counts the runs of one request. Keyed by
  * the snapshot object, so a new head (a new snapshot) starts afresh and old ones are collected.
  */
-const sharedEvaluators = new WeakMap<Db, Map<PolicySet, PolicyEvaluator>>();
+const sharedEvaluators = new WeakMap<Db, Map<PolicySet, Shared>>();
 const SHARED_PER_SNAPSHOT = 16;
 
-async function viewEvaluator(set: PolicySet, db: Db): Promise<PolicyEvaluator> {
+/** A shared evaluator and the named graphs it leaves visible in its snapshot (once worked out). */
+interface Shared { ev: PolicyEvaluator; graphs?: number[] }
+
+async function viewEvaluator(set: PolicySet, db: Db): Promise<Shared> {
   let m = sharedEvaluators.get(db);
   const hit = m?.get(set);
   if (hit) return hit;
   const ev = await PolicyEvaluator.create(set, 'view', db, new OverlayIds(db.dict, false));
-  if (!ev.isStatic) return ev;
+  if (!ev.isStatic) return { ev };
   if (!m) sharedEvaluators.set(db, (m = new Map()));
   if (m.size >= SHARED_PER_SNAPSHOT) m.delete(m.keys().next().value!);
-  m.set(set, ev);
-  return ev;
+  const shared: Shared = { ev };
+  m.set(set, shared);
+  return shared;
 }
 
 function sumTallies(ev: PolicyEvaluator): PolicyStats {
@@ -119,8 +123,10 @@ async function policyViewOnce(conn: LedgerLookup, view: DbView, inputs: PolicyIn
   let ev: PolicyEvaluator;
   let pv: PolicyView;
   if (view instanceof Db && view.dict === ledger.dict) {
-    ev = await viewEvaluator(set, view);
+    const shared = await viewEvaluator(set, view);
+    ev = shared.ev;
     pv = new PolicyView(view, ev, null);
+    shared.graphs = await pv.prepare(shared.graphs);
   } else {
     const head = await ledger.db();
     const ids = new OverlayIds(head.dict, false);
@@ -132,8 +138,8 @@ async function policyViewOnce(conn: LedgerLookup, view: DbView, inputs: PolicyIn
       if (m === undefined) { m = ids.intern(vd.key(id)); cache.set(id, m); }
       return m;
     });
+    await pv.prepare();
   }
-  await pv.prepare();
   pv.policyStats = () => sumTallies(ev);
   return { view: pv, stats: pv.policyStats };
 }

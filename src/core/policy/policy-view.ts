@@ -22,6 +22,9 @@ function copyPrefix(from: FactBatch, to: FactBatch, k: number): void {
   to.o.set(from.o.subarray(0, k)); to.m.set(from.m.subarray(0, k));
 }
 
+/** A scan with no visible fact. */
+const NOTHING: AsyncIterable<FactBatch> = { async *[Symbol.asyncIterator]() { /* empty */ } };
+
 /** Hand a scan's output batch back to the shared pool (only pool-sized ones). */
 function release(b: FactBatch): void {
   if (b.g.length === BATCH_SIZE) releaseBatch(b);
@@ -53,8 +56,12 @@ export class PolicyView implements DbView {
   /** Named graphs holding at least one visible fact (after `prepare`; else the inner list). */
   namedGraphs(): number[] { return this.visibleGraphs ?? this.inner.namedGraphs(); }
 
-  /** Work out which named graphs stay visible, so a fully hidden graph does not show up in GRAPH ?g. */
-  async prepare(): Promise<void> {
+  /**
+   * Work out which named graphs stay visible, so a fully hidden graph does not show up in GRAPH ?g.
+   * `known`: the answer worked out before for the same inner view and evaluator.
+   */
+  async prepare(known?: number[]): Promise<number[]> {
+    if (known) return (this.visibleGraphs = known);
     const out: number[] = [];
     for (const g of this.inner.namedGraphs()) {
       for await (const b of this.scan({ g })) {
@@ -62,6 +69,7 @@ export class PolicyView implements DbView {
       }
     }
     this.visibleGraphs = out;
+    return out;
   }
 
   /** True when a fact of the inner view is visible. */
@@ -72,14 +80,18 @@ export class PolicyView implements DbView {
     return d === 1 || (d === -1 && (await this.ev.decide(ms, mp, mo)));
   }
 
-  async *scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+  scan(pattern: ScanPattern, opts?: { signal?: AbortSignal }): AsyncIterable<FactBatch> {
+    // A decision known for the whole scan costs nothing per fact (not even a generator layer); a
+    // subject table costs a lookup per fact.
+    const dec = this.map ? null : this.ev.scanDecision(pattern);
+    if (dec === 1) return this.inner.scan(pattern, opts);
+    if (dec === 0) return NOTHING;
+    return this.filtered(pattern, opts, dec as SubjectTable | null);
+  }
+
+  private async *filtered(pattern: ScanPattern, opts: { signal?: AbortSignal } | undefined, table: SubjectTable | null): AsyncIterable<FactBatch> {
     const ev = this.ev;
     const m = this.map;
-    // A decision known for the whole scan costs nothing per fact; a subject table costs a lookup.
-    const dec = m ? null : ev.scanDecision(pattern);
-    if (dec === 1) { yield* this.inner.scan(pattern, opts); return; }
-    if (dec === 0) return;
-    const table = dec as SubjectTable | null;
     let out: FactBatch | null = null;
     try {
       for await (const b of this.inner.scan(pattern, opts)) {
