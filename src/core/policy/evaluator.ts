@@ -56,8 +56,23 @@ interface Plan {
   bySubject: Map<number, number>;
 }
 
-/** Static decisions of one candidate list: `special` for listed subjects whose decision differs from `other`. */
-export interface SubjectTable { readonly other: number; readonly special: ReadonlyMap<number, number> }
+/**
+ * Static decisions of one candidate list: `other` for every subject but the listed ones whose
+ * decision is the opposite. Those are a bitmap over subject ids (a scan looks one up per fact), plus
+ * a set for the negative ids a write gives terms the dictionary does not hold yet.
+ */
+export class SubjectTable {
+  constructor(readonly other: number, private readonly flip: Uint8Array, private readonly flipNew: ReadonlySet<number>) {}
+
+  /** 1 allow / 0 deny for a subject id. */
+  decide(s: number): number {
+    if (s >= 0) {
+      const i = s >> 3;
+      return i < this.flip.length && ((this.flip[i]! >> (s & 7)) & 1) === 1 ? 1 - this.other : this.other;
+    }
+    return this.flipNew.has(s) ? 1 - this.other : this.other;
+  }
+}
 
 /**
  * Entries (per-subject decisions and class sets) an evaluator caches before it starts over: a
@@ -183,16 +198,26 @@ export class PolicyEvaluator {
     let table = this.tables.get(key);
     if (table) return table;
     const other = this.rules(candidates.filter((c) => !c.subjects), -1);
-    const special = new Map<number, number>();
+    // Static rules decide 1 or 0: a listed subject either keeps `other` or flips it.
+    const flipped: number[] = [];
+    const seen = new Set<number>();
     for (const c of candidates) {
       if (!c.subjects) continue;
       for (const s of c.subjects) {
-        if (special.has(s)) continue;
-        const r = this.rules(candidates.filter((x) => !x.subjects || x.subjects.has(s)), s);
-        if (r !== other) special.set(s, r);
+        if (seen.has(s)) continue;
+        seen.add(s);
+        if (this.rules(candidates.filter((x) => !x.subjects || x.subjects.has(s)), s) !== other) flipped.push(s);
       }
     }
-    table = { other, special };
+    let max = -1;
+    for (const s of flipped) if (s > max) max = s;
+    const bits = new Uint8Array(max >= 0 ? (max >> 3) + 1 : 0);
+    const flipNew = new Set<number>();
+    for (const s of flipped) {
+      if (s >= 0) bits[s >> 3]! |= 1 << (s & 7);
+      else flipNew.add(s);
+    }
+    table = new SubjectTable(other, bits, flipNew);
     this.tables.set(key, table);
     return table;
   }
@@ -234,9 +259,7 @@ export class PolicyEvaluator {
     if (plan.fixed !== UNKNOWN) return plan.fixed;
     const table = plan.table;
     if (table === null) return null;
-    if (pattern.s === undefined) return table;
-    const r = table.special.get(pattern.s);
-    return r === undefined ? table.other : r;
+    return pattern.s === undefined ? table : table.decide(pattern.s);
   }
 
   /**
@@ -249,10 +272,7 @@ export class PolicyEvaluator {
     if (plan.schema || (p === this.typeId && this.schemaClasses.has(o))) return 1;
     if (plan.fixed !== UNKNOWN) return plan.fixed;
     const table = plan.table;
-    if (table !== null) {
-      const r = table.special.get(s);
-      return r === undefined ? table.other : r;
-    }
+    if (table !== null) return table.decide(s);
     const hit = plan.bySubject.get(s);
     if (hit !== undefined) return hit;
     let classes: Set<number> | undefined;

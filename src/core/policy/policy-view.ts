@@ -103,8 +103,7 @@ export class PolicyView implements DbView {
           const s = b.s[i]!;
           let d: number;
           if (table !== null) {
-            const r = table.special.get(s);
-            d = r === undefined ? table.other : r;
+            d = table.decide(s);
           } else {
             const p = b.p[i]!, o = b.o[i]!;
             d = m ? ev.decideSync(m(s), m(p), m(o)) : ev.decideSync(s, p, o);
@@ -157,8 +156,7 @@ export class PolicyView implements DbView {
       const s = b.s[i]!;
       let d: number;
       if (table !== null) {
-        const r = table.special.get(s);
-        d = r === undefined ? table.other : r;
+        d = table.decide(s);
       } else {
         const p = b.p[i]!, o = b.o[i]!;
         d = m ? ev.decideSync(m(s), m(p), m(o)) : ev.decideSync(s, p, o);
