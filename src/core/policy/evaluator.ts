@@ -64,6 +64,9 @@ interface Plan {
 export class SubjectTable {
   constructor(readonly other: number, private readonly flip: Uint8Array, private readonly flipNew: ReadonlySet<number>) {}
 
+  /** True when every subject gets `other`. */
+  isEmpty(): boolean { return this.flip.length === 0 && this.flipNew.size === 0; }
+
   /** 1 allow / 0 deny for a subject id. */
   decide(s: number): number {
     if (s >= 0) {
@@ -177,11 +180,7 @@ export class PolicyEvaluator {
     if (p === this.lastP) return this.lastPlan!;
     let plan = this.plans.get(p);
     if (!plan) {
-      const candidates = this.compiled.filter((c) => !c.props || c.props.has(p));
-      const subjectDependent = candidates.some((c) => c.subjects || c.classes || c.allow === undefined);
-      plan = { schema: this.schemaPreds.has(p), candidates, fixed: UNKNOWN, table: null, needsClasses: candidates.some((c) => c.classes !== null), bySubject: new Map() };
-      if (!subjectDependent) plan.fixed = this.rules(candidates, -1);
-      else if (candidates.every((c) => c.allow !== undefined && !c.classes)) plan.table = this.subjectTable(candidates);
+      plan = this.makePlan(this.compiled.filter((c) => !c.props || c.props.has(p)), this.schemaPreds.has(p));
       this.plans.set(p, plan);
     }
     this.lastP = p;
@@ -191,6 +190,25 @@ export class PolicyEvaluator {
 
   private lastP = -1;
   private lastPlan: Plan | null = null;
+
+  private makePlan(candidates: Compiled[], schema: boolean): Plan {
+    const subjectDependent = candidates.some((c) => c.subjects || c.classes || c.allow === undefined);
+    const plan: Plan = { schema, candidates, fixed: UNKNOWN, table: null, needsClasses: candidates.some((c) => c.classes !== null), bySubject: new Map() };
+    if (!subjectDependent) plan.fixed = this.rules(candidates, -1);
+    else if (candidates.every((c) => c.allow !== undefined && !c.classes)) plan.table = this.subjectTable(candidates);
+    return plan;
+  }
+
+  /**
+   * The plan every non-schema predicate has when no policy targets properties (then they all have
+   * the same candidates); null when some policy does. Undefined until first asked.
+   */
+  private uniformPlan: Plan | null | undefined;
+
+  private uniform(): Plan | null {
+    if (this.uniformPlan === undefined) this.uniformPlan = this.compiled.some((c) => c.props) ? null : this.makePlan(this.compiled, false);
+    return this.uniformPlan;
+  }
 
   /** §4 over static, class-free candidates: one decision per listed subject, one for all others. */
   private subjectTable(candidates: Compiled[]): SubjectTable {
@@ -248,7 +266,15 @@ export class PolicyEvaluator {
   scanDecision(pattern: ScanPattern): number | SubjectTable | null {
     if (this.denyAll) return 0;
     const p = pattern.p;
-    if (p === undefined) return null;
+    if (p === undefined) {
+      // Any predicate: when no policy targets properties, a fact is visible if it is schema or if
+      // the shared plan allows its subject; a scan the plan allows whole needs no check per fact.
+      const u = this.uniform();
+      if (u === null) return null;
+      if (u.fixed === 1) return 1;
+      if (u.table !== null && (u.table.other === 1 && u.table.isEmpty() || (pattern.s !== undefined && u.table.decide(pattern.s) === 1))) return 1;
+      return null;
+    }
     const plan = this.plan(p);
     if (plan.schema) return 1;
     if (p === this.typeId) {
