@@ -14,7 +14,8 @@
  *
  *   CHURN_SUBJECTS=20000 CHURN_ROUNDS=10 CHURN_REPS=15 [CHURN_PROFILE=1] node bench/churn.js
  *
- * CHURN_PROFILE=1 also writes bench/out/churn-{churn,fresh}.cpuprofile: the SPARQL reads, REPS
+ * CHURN_TERM_CACHE_MB sets the connection's decoded-term cache (default: the engine's default),
+ * to show how much of a gap is term-cache misses. CHURN_PROFILE=1 also writes bench/out/churn-{churn,fresh}.cpuprofile: the SPARQL reads, REPS
  * more times per ledger, after the timed runs.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -36,7 +37,8 @@ const XSD_INT = terms.namedNode('http://www.w3.org/2001/XMLSchema#integer');
 const preds = [0, 1, 2, 3, 4].map((i) => terms.namedNode(`http://ex.org/p${i}`));
 
 const dir = await mkdtemp(join(tmpdir(), 'lg-churn-'));
-const conn = new Connection(await openFileStorage(dir), { reindexMaxBytes: 64_000_000, indexingEnabled: false });
+const termCacheBytes = process.env.CHURN_TERM_CACHE_MB ? { termCacheBytes: Number(process.env.CHURN_TERM_CACHE_MB) * 1024 * 1024 } : {};
+const conn = new Connection(await openFileStorage(dir), { reindexMaxBytes: 64_000_000, indexingEnabled: false, ...termCacheBytes });
 await conn.create('churn');
 await conn.create('fresh');
 
@@ -142,7 +144,7 @@ if (process.env.CHURN_PROFILE) {
 }
 const ledger = await conn.ledger('churn');
 const result = {
-  suite: 'churn', subjects: SUBJECTS, facts: SUBJECTS * 5, rounds: ROUNDS, t: ledger.t, reps: REPS,
+  suite: 'churn', subjects: SUBJECTS, termCacheMB: process.env.CHURN_TERM_CACHE_MB ? Number(process.env.CHURN_TERM_CACHE_MB) : 'default', facts: SUBJECTS * 5, rounds: ROUNDS, t: ledger.t, reps: REPS,
   vsFresh,
   worstRatio: Math.max(...READS.map((n) => vsFresh[n].ratio)),
   worstCpuRatio: Math.max(...READS.map((n) => vsFresh[n].cpuRatio)),
