@@ -6,7 +6,9 @@
  * runJsonLdQuery, shaped to its result value; SPARQL: runSparql, rows made into SPARQL-JSON binding
  * objects — each side's default response, neither stringified), so the ratio is the cost of the
  * JSON-LD front end and result shaping over SPARQL's.
- * Acceptance: each JSON-LD median within 1.2x of the SPARQL median.
+ * Acceptance: each JSON-LD median within 1.05x of the SPARQL median (issue 18; issue 4 asked for
+ * 1.2x). CPU-time medians (process.cpuUsage) and 10th percentiles are reported beside the wall
+ * medians: on a shared box other sessions only ever add wall time.
  *
  *   node bench/jsonld.js [--data bench/data/bsbm-265.nt] [--reps 41] [--warmup 200]
  *
@@ -94,18 +96,23 @@ async function jsonldOnce(body) {
 /** Median ms of each of two runners, run alternately (warm-up first) so drift and GC hit both alike. */
 async function timePair(a, b) {
   for (let i = 0; i < WARMUP; i++) { await a(); await b(); }
-  const ms = [[], []];
+  const ms = [[], []], cpu = [[], []];
   const rows = [0, 0];
   for (let i = 0; i < REPS; i++) {
     const order = i % 2 === 0 ? [0, 1] : [1, 0];
     for (const k of order) {
+      const c0 = process.cpuUsage();
       const t = performance.now();
       rows[k] = await (k === 0 ? a() : b());
       ms[k].push(performance.now() - t);
+      const c = process.cpuUsage(c0);
+      cpu[k].push((c.user + c.system) / 1000);
     }
   }
-  const median = (xs) => { const s = [...xs].sort((x, y) => x - y); return +s[s.length >> 1].toFixed(3); };
-  return [{ medianMs: median(ms[0]), rows: rows[0] }, { medianMs: median(ms[1]), rows: rows[1] }];
+  const sorted = (xs) => [...xs].sort((x, y) => x - y);
+  const median = (xs) => +sorted(xs)[xs.length >> 1].toFixed(3);
+  const p10 = (xs) => +sorted(xs)[Math.floor((xs.length - 1) / 10)].toFixed(3);
+  return [0, 1].map((k) => ({ medianMs: median(ms[k]), cpuMs: median(cpu[k]), p10Ms: p10(ms[k]), rows: rows[k] }));
 }
 
 const queries = [];
@@ -113,13 +120,18 @@ for (const name of Object.keys(JSONLD)) {
   const [sparql, jsonld] = await timePair(() => sparqlOnce(sparqlOf.get(name)), () => jsonldOnce(JSONLD[name]));
   if (sparql.rows !== jsonld.rows) throw new Error(`${name}: SPARQL returned ${sparql.rows} rows, JSON-LD ${jsonld.rows}`);
   const ratio = +(jsonld.medianMs / sparql.medianMs).toFixed(2);
-  process.stderr.write(`${name}: sparql ${sparql.medianMs} ms, json-ld ${jsonld.medianMs} ms (x${ratio}), ${sparql.rows} rows\n`);
-  queries.push({ name, rows: sparql.rows, sparqlMs: sparql.medianMs, jsonldMs: jsonld.medianMs, ratio });
+  const cpuRatio = +(jsonld.cpuMs / sparql.cpuMs).toFixed(2);
+  const p10Ratio = +(jsonld.p10Ms / sparql.p10Ms).toFixed(2);
+  process.stderr.write(`${name}: sparql ${sparql.medianMs} ms, json-ld ${jsonld.medianMs} ms (x${ratio}; cpu x${cpuRatio}; p10 x${p10Ratio}), ${sparql.rows} rows\n`);
+  queries.push({
+    name, rows: sparql.rows, sparqlMs: sparql.medianMs, jsonldMs: jsonld.medianMs, ratio,
+    sparqlCpuMs: sparql.cpuMs, jsonldCpuMs: jsonld.cpuMs, cpuRatio, sparqlP10Ms: sparql.p10Ms, jsonldP10Ms: jsonld.p10Ms, p10Ratio,
+  });
 }
 await conn.close();
 const result = {
   suite: 'jsonld', data, triples: receipt.triples, loadSeconds: +loadSeconds.toFixed(1), reps: REPS,
-  queries, maxRatio: Math.max(...queries.map((q) => q.ratio)),
+  queries, maxRatio: Math.max(...queries.map((q) => q.ratio)), maxCpuRatio: Math.max(...queries.map((q) => q.cpuRatio)),
 };
-result.pass = queries.every((q) => q.ratio <= 1.2);
+result.pass = queries.every((q) => q.ratio <= 1.05);
 console.log(JSON.stringify(result));

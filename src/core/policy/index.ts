@@ -8,13 +8,14 @@ import type { CommitFlake } from '../commit/commit-codec.js';
 import { badRequest, forbidden } from '../errors.js';
 import { withDictRetry, type TermDict } from '../index/dict.js';
 import type { DbView } from '../index/view.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerLookup } from '../ledger/stores.js';
 import { Db } from '../ledger/db.js';
 import { keyToTerm, termKey, type Term } from '../rdf/terms.js';
 import type { MetaEntry, TxnOpts } from '../transact/txn-request.js';
 import { PolicyEvaluator, type IdSpace, type PolicyTally } from './evaluator.js';
 import { isRootPolicy, type PolicyInputs } from './inputs.js';
-import { cachedPolicySet } from './load.js';
+import { cachedPolicySet, type PolicySet } from './load.js';
 import { PolicyView } from './policy-view.js';
 
 export type { PolicyInputs } from './inputs.js';
@@ -65,6 +66,36 @@ function headKey(db: Db): string {
   return `${db.ledgerId}@${db.t}:${db.commitId ?? ''}`;
 }
 
+/** `headKey` of a ledger's current head, without making a snapshot (equal to `headKey(await ledger.db())`). */
+function ledgerHeadKey(ledger: Ledger): string {
+  return `${ledger.id}@${ledger.head.t}:${ledger.head.cid}`;
+}
+
+/**
+ * `f:view` evaluators shared by the requests reading one snapshot under one policy set. Only
+ * static sets (no `f:query`) are shared: their decisions depend on nothing but the snapshot, and
+ * their tallies stay zero; an evaluator with conditions counts the runs of one request. Keyed by
+ * the snapshot object, so a new head (a new snapshot) starts afresh and old ones are collected.
+ */
+const sharedEvaluators = new WeakMap<Db, Map<PolicySet, Shared>>();
+const SHARED_PER_SNAPSHOT = 16;
+
+/** A shared evaluator and the named graphs it leaves visible in its snapshot (once worked out). */
+interface Shared { ev: PolicyEvaluator; graphs?: number[] }
+
+async function viewEvaluator(set: PolicySet, db: Db): Promise<Shared> {
+  let m = sharedEvaluators.get(db);
+  const hit = m?.get(set);
+  if (hit) return hit;
+  const ev = await PolicyEvaluator.create(set, 'view', db, new OverlayIds(db.dict, false));
+  if (!ev.isStatic) return { ev };
+  if (!m) sharedEvaluators.set(db, (m = new Map()));
+  if (m.size >= SHARED_PER_SNAPSHOT) m.delete(m.keys().next().value!);
+  const shared: Shared = { ev };
+  m.set(set, shared);
+  return shared;
+}
+
 function sumTallies(ev: PolicyEvaluator): PolicyStats {
   const policies = ev.tallies();
   let executed = 0, allowed = 0;
@@ -88,14 +119,16 @@ async function policyViewOnce(conn: LedgerLookup, view: DbView, inputs: PolicyIn
   const ledgerId = view instanceof Db ? view.ledgerId : opts.ledgerId;
   if (ledgerId === undefined) throw badRequest('a policy-restricted view needs the ledger its policies come from');
   const ledger = await conn.ledger(ledgerId);
-  const head = await ledger.db();
-  const set = await cachedPolicySet(headKey(head), head, inputs);
+  const set = await cachedPolicySet(ledgerHeadKey(ledger), ledger.dict, () => ledger.db(), inputs);
   let ev: PolicyEvaluator;
   let pv: PolicyView;
-  if (view instanceof Db && view.dict === head.dict) {
-    ev = await PolicyEvaluator.create(set, 'view', view, new OverlayIds(view.dict, false));
+  if (view instanceof Db && view.dict === ledger.dict) {
+    const shared = await viewEvaluator(set, view);
+    ev = shared.ev;
     pv = new PolicyView(view, ev, null);
+    shared.graphs = await pv.prepare(shared.graphs);
   } else {
+    const head = await ledger.db();
     const ids = new OverlayIds(head.dict, false);
     ev = await PolicyEvaluator.create(set, 'view', head, ids);
     const cache = new Map<number, number>();
@@ -105,8 +138,8 @@ async function policyViewOnce(conn: LedgerLookup, view: DbView, inputs: PolicyIn
       if (m === undefined) { m = ids.intern(vd.key(id)); cache.set(id, m); }
       return m;
     });
+    await pv.prepare();
   }
-  await pv.prepare();
   pv.policyStats = () => sumTallies(ev);
   return { view: pv, stats: pv.policyStats };
 }
@@ -126,7 +159,7 @@ export async function checkWritePolicy(db: Db, flakes: readonly CommitFlake[], i
 
 async function checkWritePolicyOnce(db: Db, flakes: readonly CommitFlake[], inputs: PolicyInputs | undefined, meta: readonly MetaEntry[]): Promise<void> {
   if (isRootPolicy(inputs) || (flakes.length === 0 && meta.length === 0)) return;
-  const set = await cachedPolicySet(headKey(db), db, inputs);
+  const set = await cachedPolicySet(headKey(db), db.dict, db, inputs);
   const ids = new OverlayIds(db.dict, true);
   const ev = await PolicyEvaluator.create(set, 'modify', db, ids);
   const check = async (s: Term, p: Term, o: Term) => {
@@ -181,7 +214,7 @@ export interface TermFilter { visible(s: Term, p: Term, o: Term): Promise<boolea
 export async function termFilter(conn: LedgerLookup, db: Db, inputs: PolicyInputs | undefined): Promise<TermFilter | null> {
   if (isRootPolicy(inputs)) return null;
   const head = await (await conn.ledger(db.ledgerId)).db();
-  const set = await cachedPolicySet(headKey(head), head, inputs);
+  const set = await cachedPolicySet(headKey(head), head.dict, head, inputs);
   const ids = new OverlayIds(db.dict, false);
   const ev = await withDictRetry(() => PolicyEvaluator.create(set, 'view', db, ids));
   return {
@@ -197,7 +230,7 @@ export async function termFilter(conn: LedgerLookup, db: Db, inputs: PolicyInput
  */
 export async function whereView(db: Db, inputs: PolicyInputs | undefined): Promise<DbView> {
   if (isRootPolicy(inputs)) return db;
-  const set = await cachedPolicySet(headKey(db), db, inputs);
+  const set = await cachedPolicySet(headKey(db), db.dict, db, inputs);
   const ev = await withDictRetry(() => PolicyEvaluator.create(set, 'view', db, new OverlayIds(db.dict, false)));
   const pv = new PolicyView(db, ev, null);
   await pv.prepare();

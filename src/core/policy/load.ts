@@ -51,15 +51,19 @@ async function subjectIds(view: DbView, p: number, o: number): Promise<number[]>
 const setCache = new WeakMap<DbView['dict'], Map<string, PolicySet>>();
 const SET_CACHE_SIZE = 64;
 
-/** `loadPolicySet`, memoised per head (ledger, t) and inputs. */
-export async function cachedPolicySet(headKey: string, head: DbView, inputs: PolicyInputs | undefined): Promise<PolicySet> {
+/**
+ * `loadPolicySet`, memoised per head (ledger, t, commit) and inputs. `head` may be a function
+ * making the head snapshot: it is only called on a miss.
+ */
+export async function cachedPolicySet(headKey: string, dict: DbView['dict'], head: DbView | (() => Promise<DbView>), inputs: PolicyInputs | undefined): Promise<PolicySet> {
+  const headView = async () => (typeof head === 'function' ? head() : head);
   let key: string;
-  try { key = headKey + '\u0000' + JSON.stringify(inputs ?? null); } catch { return loadPolicySet(head, inputs); }
-  let m = setCache.get(head.dict);
-  if (!m) setCache.set(head.dict, (m = new Map()));
+  try { key = headKey + '\u0000' + JSON.stringify(inputs ?? null); } catch { return loadPolicySet(await headView(), inputs); }
+  let m = setCache.get(dict);
+  if (!m) setCache.set(dict, (m = new Map()));
   const hit = m.get(key);
   if (hit) return hit;
-  const set = await loadPolicySet(head, inputs);
+  const set = await loadPolicySet(await headView(), inputs);
   if (set.identity.startsWith('urn:ledgraph:anonymous:')) return set;
   if (m.size >= SET_CACHE_SIZE) m.delete(m.keys().next().value!);
   m.set(key, set);
