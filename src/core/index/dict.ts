@@ -418,6 +418,20 @@ export class TermDict {
     }
     return id;
   }
+  /**
+   * Id of a key, assigning the next id when new, storing the key as given: for callers whose keys
+   * are already flat copies that share no larger string (bulk-batches.ts), so no second copy is made.
+   */
+  internFlatKey(key: string): number {
+    let id = this.ownIdOfKey(key);
+    if (id === undefined) {
+      id = this.size;
+      this.keys.push(key);
+      this.ids.set(key, id);
+      this.keyChars += key.length;
+    }
+    return id;
+  }
   /** Id of a term, assigning when new. */
   intern(term: Term): number { return this.internKey(termKey(term)); }
 

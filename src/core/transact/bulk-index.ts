@@ -64,6 +64,8 @@ async function currentOf(head: DbView, g: number, s: number): Promise<Map<number
 export interface BulkIndexInput {
   /** Loaded facts, SPOT order, t set. */
   spot: Run;
+  /** The loaded facts in the other three orders (OPST: reference objects only), from `otherOrders`. */
+  orders: LoadOrders | Promise<LoadOrders>;
   /** Commit-metadata facts of the load's commits. */
   meta: Run;
   /** The load's last t and commit. */
@@ -73,33 +75,56 @@ export interface BulkIndexInput {
   onProgress?: ((p: { phase: 'index'; done: number; total: number }) => void) | undefined;
 }
 
+/** The loaded facts in PSOT, POST and OPST order. */
+export interface LoadOrders { psot: Run; post: Run; opst: Run }
+
+/**
+ * PSOT, POST and OPST (rows whose `isRef` is 1 only) of a SPOT-sorted run of unique facts: pure
+ * work on the id columns, which a caller may run on another thread (src/server/load-threads.ts).
+ */
+export function otherOrders(spot: Run, isRef: Uint8Array): LoadOrders {
+  const refs = allocRun(spot.n);
+  for (let i = 0; i < spot.n; i++) if (isRef[i] === 1) copyRow(refs, spot, i);
+  return { psot: orderFromSpot(spot, 'psot'), post: orderFromSpot(spot, 'post'), opst: orderFromSpot(refs, 'opst') };
+}
+
+/** 1 for each row of `run` whose object is not a literal (OPST indexes those only). */
+export function refMask(dict: Ledger['dict'], run: Run): Uint8Array {
+  const out = new Uint8Array(run.n);
+  for (let i = 0; i < run.n; i++) out[i] = dict.kind(run.o[i]!) !== 2 ? 1 : 0;
+  return out;
+}
+
 /** Write the index covering the load; `install()` switches the ledger to it once its record is published. */
 export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: BulkIndexInput): Promise<{ rootCid: string; install(): void }> {
   const content = stores.contentFor(ledger.id);
   const dict = ledger.dict;
   const tree = ledger.tree;
   const novelty = ledger.novelty;
-  // Every loaded fact in SPOT order (the commit metadata merged in), so the other orders are a
-  // stable sort of it by their leading columns only (see orderFromSpot).
-  const all = mergeRuns(x.spot, sortRun(x.meta, 'spot'), 'spot');
   const unindexed = novelty.size > 0 ? novelty.all('spot', x.t) : allocRun(0);
   // Sorted runs straight into leaves when nothing older must be merged with a retract or a leaf.
   const fresh = !tree && !hasRetract(unindexed);
   const leaves = {} as Record<IndexOrder, LeafRef[]>;
   const tops = {} as Record<IndexOrder, string | null>;
   const empty = allocRun(0);
+  const orders = await x.orders;
   let spotRun = empty;
   for (const order of ORDERS) {
-    let run = orderFromSpot(all, order);
-    if (order === 'opst') run = refsOnly(run, (o) => dict.kind(o) !== 2);
+    // The commit metadata joins each order where its graph sorts (see withMeta).
+    let meta = sortRun(x.meta, order);
+    if (order === 'opst') meta = refsOnly(meta, (o) => dict.kind(o) !== 2);
+    let run = withMeta(order === 'spot' ? x.spot : orders[order], meta, order);
     if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
     if (order === 'spot') spotRun = run;
     leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
     tops[order] = await writeBranches(content, order, leaves[order]);
     x.onProgress?.({ phase: 'index', done: ORDERS.indexOf(order) + 1, total: ORDERS.length });
   }
-  await dict.ensureIds([all.o], all.n); // addStats reads literal keys synchronously
-  addStats(ledger, all, x.commitBytes);
+  await dict.ensureIds([x.spot.o], x.spot.n); // addStats reads literal keys synchronously
+  await dict.ensureIds([x.meta.o], x.meta.n);
+  addStats(ledger, x.spot);
+  addStats(ledger, x.meta);
+  ledger.stats.size += x.commitBytes;
   const dictRoot = await writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
   // A fresh index holds every fact in spotRun: its class summary is one pass over it. Over an
   // older index the root goes without one; derivation scans, and the next index job writes it.
@@ -119,8 +144,8 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   };
 }
 
-/** Count the loaded facts into the ledger's statistics (they are all new asserts). */
-function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
+/** Count loaded facts into the ledger's statistics (they are all new asserts). */
+function addStats(ledger: Ledger, all: Run): void {
   const { stats, dict } = ledger;
   const typeId = dict.idOfKey(rdf.type);
   // Rows come grouped by graph and literals share a handful of datatypes: count runs of one graph
@@ -150,7 +175,6 @@ function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
     }
   }
   if (runN > 0) stats.graphs.set(runG, (stats.graphs.get(runG) ?? 0) + runN);
-  stats.size += commitBytes;
 }
 
 /**
@@ -164,6 +188,28 @@ export function orderFromSpot(spot: Run, order: 'spot' | 'psot' | 'post' | 'opst
   const perm = radixPermutation(spot.n, lsdFirst);
   const out = allocRun(spot.n);
   for (let k = 0; k < spot.n; k++) copyRow(out, spot, perm[k]!);
+  return out;
+}
+
+/**
+ * A run of loaded facts in `order` with the (sorted) commit-metadata facts joined in. Every order
+ * leads with the graph, so when no loaded fact is in the metadata graph the metadata rows form
+ * one block between the graphs below and above it: copied in as a block, not merged row by row.
+ */
+function withMeta(run: Run, meta: Run, order: IndexOrder): Run {
+  if (meta.n === 0) return run;
+  let at = 0;
+  while (at < run.n && run.g[at]! < GRAPH_TXN_META) at++;
+  if (at < run.n && run.g[at] === GRAPH_TXN_META) return mergeRuns(run, meta, order);
+  for (let i = 0; i < meta.n; i++) if (meta.g[i] !== GRAPH_TXN_META) return mergeRuns(run, meta, order);
+  const out = allocRun(run.n + meta.n);
+  for (const k of ['g', 's', 'p', 'o', 'm', 't', 'op'] as const) {
+    const col = out[k] as Int32Array;
+    col.set((run[k] as Int32Array).subarray(0, at), 0);
+    col.set((meta[k] as Int32Array).subarray(0, meta.n), at);
+    col.set((run[k] as Int32Array).subarray(at, run.n), at + meta.n);
+  }
+  out.n = run.n + meta.n;
   return out;
 }
 

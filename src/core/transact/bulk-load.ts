@@ -15,8 +15,9 @@ import type { LedgerStores } from '../ledger/stores.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { keyToTerm, termKey, type BlankNode, type NamedNode } from '../rdf/terms.js';
 import { allocRun, cmpRows, copyRow, keyCols, sortRun, type Run } from '../index/run.js';
-import { buildBulkIndex, dropCurrent } from './bulk-index.js';
-import { ANON_MARK, readDocument, type BulkFormat } from './bulk-sources.js';
+import { buildBulkIndex, dropCurrent, otherOrders, refMask, type LoadOrders } from './bulk-index.js';
+import { readBatches, type StatementBatch } from './bulk-batches.js';
+import type { BulkFormat } from './bulk-sources.js';
 import { nowIso } from './pipeline.js';
 
 export type { BulkFormat } from './bulk-sources.js';
@@ -28,12 +29,26 @@ export interface BulkLoadOptions {
   base?: string;
   /** Flakes per commit (default 100,000). */
   commitFlakes?: number;
+  /**
+   * Computes the other index orders of the loaded facts (bulk-index.ts `otherOrders`), e.g. on
+   * another thread while the commits are encoded; default: inline, when the index is built.
+   */
+  orders?: (spot: Run, isRef: Uint8Array) => Promise<LoadOrders>;
   /** Called as work progresses. */
   onProgress?: (p: { phase: 'read' | 'commit' | 'index'; done: number; total?: number }) => void;
 }
 
-/** One document of a load: its text chunks and format (blank-node labels are scoped to it). */
-export interface BulkDocument { source: AsyncIterable<string | Uint8Array>; format?: BulkFormat; base?: string }
+/**
+ * One document of a load (blank-node labels are scoped to it): its text chunks and format, or its
+ * statements already read into batches elsewhere (a worker thread; called with the document's
+ * blank-node scope, see bulk-batches.ts).
+ */
+export interface BulkDocument {
+  source?: AsyncIterable<string | Uint8Array>;
+  format?: BulkFormat;
+  base?: string;
+  batches?: (scope: string) => AsyncIterable<StatementBatch>;
+}
 
 export interface BulkLoadResult {
   ledger_id: string;
@@ -81,41 +96,40 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
   const newGraphs = new Map<string, number>();
   let nextGraph = ledger.graphs.nextId;
   const rows = new Growing();
-  // internKey stores a flat copy of a new key, so a key sliced out of a chunk does not pin the chunk.
-  const intern = (key: string): number => dict.internKey(key);
-  // Blank nodes are scoped to their document and to this load's first t (as a transaction's are).
-  let scope = '';
-  const bnode = (key: string): string => {
-    if (key.charCodeAt(0) !== 95 || key.charCodeAt(1) !== 58) return key;
-    return key.charCodeAt(2) === 0 ? `_:${scope}a-${key.slice(2 + ANON_MARK.length)}` : `_:${scope}-${key.slice(2)}`;
-  };
-  let lastS = '', lastSId = -1;
-  const preds = new Map<string, number>();
-  const sink = {
-    add(s: string, p: string, o: string, gKey: string | null): void {
-      let g = GRAPH_DEFAULT;
-      if (gKey !== null) {
-        const iri = bnode(gKey); // a blank graph name gets the same ledger label as a blank subject
-        let id = ledger.graphs.id(iri) ?? newGraphs.get(iri);
-        if (id === undefined) { id = nextGraph++; newGraphs.set(iri, id); }
-        g = id;
-      }
-      // Statements come grouped by subject and predicates are few: cheap caches skip most lookups.
-      if (s !== lastS) { lastS = s; lastSId = intern(bnode(s)); }
-      let pid = preds.get(p);
-      if (pid === undefined) { pid = intern(p); if (preds.size < 4096) preds.set(p, pid); }
-      rows.push(g, lastSId, pid, intern(bnode(o)));
-      if ((rows.run.n & 0xffff) === 0) opts.onProgress?.({ phase: 'read', done: rows.run.n });
-    },
+  // Each batch names the keys it sees first; each is interned once, then rows map through `ids`.
+  let ids: number[] = [];
+  let graphIds: number[] = [];
+  const apply = (b: StatementBatch): void => {
+    for (const k of b.keys) ids.push(dict.internFlatKey(k));
+    for (const iri of b.graphs) {
+      let id = ledger.graphs.id(iri) ?? newGraphs.get(iri);
+      if (id === undefined) { id = nextGraph++; newGraphs.set(iri, id); }
+      graphIds.push(id);
+    }
+    const r = b.rows;
+    const before = rows.run.n;
+    for (let j = 0; j < r.length; j += 4) {
+      const g = r[j]!;
+      rows.push(g < 0 ? GRAPH_DEFAULT : graphIds[g]!, ids[r[j + 1]!]!, ids[r[j + 2]!]!, ids[r[j + 3]!]!);
+    }
+    if (rows.run.n >>> 16 !== before >>> 16) opts.onProgress?.({ phase: 'read', done: rows.run.n });
   };
 
   try {
-    // 1. Read every document.
+    // 1. Read every document (in a worker when the document comes as batches).
     for (let d = 0; d < docs.length; d++) {
-      scope = d === 0 ? `lg${t0 + 1}` : `lg${t0 + 1}.${d}`;
-      lastS = '';
+      // Blank nodes are scoped to their document and to this load's first t (as a transaction's are).
+      const scope = d === 0 ? `lg${t0 + 1}` : `lg${t0 + 1}.${d}`;
+      ids = [];
+      graphIds = [];
       const doc = docs[d]!;
-      await readDocument(doc.source, doc.format ?? opts.format ?? 'n-triples', doc.base ?? opts.base, sink);
+      if (doc.batches) {
+        for await (const b of doc.batches(scope)) apply(b);
+      } else if (doc.source) {
+        await readBatches(doc.source, doc.format ?? opts.format ?? 'n-triples', doc.base ?? opts.base, scope, apply);
+      } else {
+        throw badRequest('bulk load: a document needs a source');
+      }
     }
     const statements = rows.run.n;
 
@@ -132,6 +146,13 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
       dict.truncate(dictBefore);
       return { ledger_id: ledger.id, previous_t: t0, t: t0, statements, triples: 0, commits: 0, commit_id: ledger.head.cid, index_id: ledger.record.index_head_id ?? '' };
     }
+
+    // Each chunk of `perCommit` facts is one commit, so each fact's t is known now: the other
+    // index orders can be sorted (elsewhere, when the caller can) while the commits are encoded.
+    for (let i = 0; i < total; i++) spot.t[i] = t0 + 1 + Math.floor(i / perCommit);
+    const isRef = refMask(dict, spot);
+    const orders = opts.orders ? opts.orders(spot, isRef) : null;
+    orders?.catch(() => undefined); // awaited by the index build; a failure before it loads nothing either way
 
     // 3. Commits of `perCommit` flakes each; every commit records its own graph deltas.
     const meta = new Growing();
@@ -154,7 +175,6 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
           announced.add(g);
           for (const [iri, id] of newGraphs) if (id === g) graphDelta.push([g, iri]);
         }
-        spot.t[i] = t;
         const sid = spot.s[i]!, pid = spot.p[i]!;
         if (sid !== lastTermS) { lastTermS = sid; lastSTerm = keyToTerm(dict.key(sid)) as NamedNode | BlankNode; }
         let pTerm = predTerms.get(pid);
@@ -182,7 +202,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     await writing;
 
     // 4. The index over the old one (or from nothing), then commits and index in one publish.
-    const built = await buildBulkIndex(stores, ledger, { spot, meta: meta.run, t, commitId: prev, commitBytes, onProgress: opts.onProgress });
+    const built = await buildBulkIndex(stores, ledger, { spot, orders: orders ?? otherOrders(spot, isRef), meta: meta.run, t, commitId: prev, commitBytes, onProgress: opts.onProgress });
     const next = { ...startRecord, commit_head_id: prev, commit_t: t, index_head_id: built.rootCid, index_t: t };
     if (!(await stores.ns.compareAndSet(ledger.id, startRecord, next))) {
       stores.retireIndex?.(ledger.id, [built.rootCid]);
