@@ -158,7 +158,8 @@ describe('ledgraph load on two threads', () => {
     const dir = join(work, 'three');
     expect((await run(['load', 'kb', file('ok3.nt', NT), '--storage-path', dir])).code).toBe(0);
     const bad = file('bad3.nt', many + `<${EX}z> <${EX}p> oops .\n`);
-    const r = await run(['load', 'kb', file('more3.nt', many), bad, '--storage-path', dir]);
+    // Commits of 20,000 are written while the worker reads: the failure comes after several of them.
+    const r = await run(['load', 'kb', file('more3.nt', many), bad, '--storage-path', dir, '--commit-flakes', '20000']);
     expect(r.code).toBe(2);
     expect(r.err).toContain(`ledgraph: ${bad}: N-Triples syntax error at line 70001, column 37: expected an object`);
     expect(await statements(dir, 'kb')).toEqual(['a name A', 'a p 1']);

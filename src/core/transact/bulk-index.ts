@@ -64,8 +64,8 @@ async function currentOf(head: DbView, g: number, s: number): Promise<Map<number
 export interface BulkIndexInput {
   /** Loaded facts, SPOT order, t set. */
   spot: Run;
-  /** The loaded facts in the other three orders (OPST: reference objects only), from `otherOrders`. */
-  orders: LoadOrders | Promise<LoadOrders>;
+  /** The loaded facts in the other three orders (OPST: reference objects only), from `otherOrders`; asked for after SPOT's leaves. */
+  orders: Promise<LoadOrders> | (() => LoadOrders);
   /** Commit-metadata facts of the load's commits. */
   meta: Run;
   /** The load's last t and commit. */
@@ -107,13 +107,14 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   const leaves = {} as Record<IndexOrder, LeafRef[]>;
   const tops = {} as Record<IndexOrder, string | null>;
   const empty = allocRun(0);
-  const orders = await x.orders;
+  let orders: LoadOrders | null = null;
   let spotRun = empty;
   for (const order of ORDERS) {
     // The commit metadata joins each order where its graph sorts (see withMeta).
     let meta = sortRun(x.meta, order);
     if (order === 'opst') meta = refsOnly(meta, (o) => dict.kind(o) !== 2);
-    let run = withMeta(order === 'spot' ? x.spot : orders[order], meta, order);
+    if (order !== 'spot') orders ??= await (typeof x.orders === 'function' ? x.orders() : x.orders);
+    let run = withMeta(order === 'spot' ? x.spot : orders![order], meta, order);
     if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
     if (order === 'spot') spotRun = run;
     leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
