@@ -47,13 +47,13 @@ function rebuilt(err: WorkerError): Error {
 }
 
 /**
- * The other index orders of a load's facts (bulk-index.ts `otherOrders`), sorted by a worker
- * thread while this one encodes the commits. The columns are copied to the worker (the main
- * thread keeps reading its SPOT run) and the sorted runs' columns transferred back.
+ * The four index orders of a load's facts (bulk-index.ts `loadOrders`), sorted by a worker thread
+ * while this one writes the dictionary. The columns are copied to the worker (this thread keeps
+ * counting statistics over them) and the sorted runs' columns transferred back.
  */
-export function ordersInWorker(spot: Run, isRef: Uint8Array): Promise<LoadOrders> {
-  const n = spot.n;
-  const cols = { g: spot.g.slice(0, n), s: spot.s.slice(0, n), p: spot.p.slice(0, n), o: spot.o.slice(0, n), t: spot.t.slice(0, n), isRef: isRef.slice(0, n) };
+export function ordersInWorker(rows: Run, objKind: Uint8Array): Promise<LoadOrders> {
+  const n = rows.n;
+  const cols = { g: rows.g.slice(0, n), s: rows.s.slice(0, n), p: rows.p.slice(0, n), o: rows.o.slice(0, n), t: rows.t.slice(0, n), objKind: objKind.slice() };
   const worker = new Worker(WORKER, { workerData: { job: 'orders', n, ...cols }, transferList: Object.values(cols).map((c) => c.buffer as ArrayBuffer) });
   return new Promise<LoadOrders>((ok, fail) => {
     worker.on('message', (m: WorkerMessage) => {

@@ -4,20 +4,20 @@
  * - `read`: one document's text, sent by the main thread in chunks, into statement batches
  *   (core/transact/bulk-batches.ts), each posted back with its rows transferred, not copied. A
  *   chunk is acknowledged as the reader takes it, so the main thread keeps only a few in flight.
- * - `orders`: the PSOT, POST and OPST runs of the loaded facts (bulk-index.ts `otherOrders`),
- *   their columns transferred back.
+ * - `orders`: the four index orders of the loaded facts (bulk-index.ts `loadOrders`), their
+ *   columns transferred back.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { isLedgraphError } from '../core/errors.js';
 import type { Run } from '../core/index/run.js';
 import { readBatches } from '../core/transact/bulk-batches.js';
-import { otherOrders } from '../core/transact/bulk-index.js';
+import { loadOrders } from '../core/transact/bulk-index.js';
 import type { BulkFormat } from '../core/transact/bulk-sources.js';
 
 const port = parentPort!;
 const job = workerData as
   | { job: 'read'; format: BulkFormat; base?: string; scope: string }
-  | { job: 'orders'; n: number; g: Int32Array; s: Int32Array; p: Int32Array; o: Int32Array; t: Int32Array; isRef: Uint8Array };
+  | { job: 'orders'; n: number; g: Int32Array; s: Int32Array; p: Int32Array; o: Int32Array; t: Int32Array; objKind: Uint8Array };
 
 const fail = (e: unknown) => port.postMessage({
   error: isLedgraphError(e) ? { status: e.status, type: e.type, message: e.message } : { message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined },
@@ -27,9 +27,9 @@ if (job.job === 'orders') {
   try {
     const { n, g, s, p, o, t } = job;
     // Loaded facts are all assertions of single values.
-    const spot: Run = { n, g, s, p, o, t, m: new Int32Array(n).fill(-1), op: new Uint8Array(n).fill(1) };
-    const orders = otherOrders(spot, job.isRef);
-    const buffers = Object.values(orders).flatMap((r: Run) => [r.g, r.s, r.p, r.o, r.m, r.t, r.op].map((c) => c.buffer as ArrayBuffer));
+    const rows: Run = { n, g, s, p, o, t, m: new Int32Array(n).fill(-1), op: new Uint8Array(n).fill(1) };
+    const orders = loadOrders(rows, job.objKind);
+    const buffers = [orders.spot, orders.psot, orders.post, orders.opst].flatMap((r) => [r.g, r.s, r.p, r.o, r.m, r.t, r.op].map((c) => c.buffer as ArrayBuffer));
     port.postMessage({ orders }, buffers);
   } catch (e) {
     fail(e);

@@ -113,7 +113,7 @@ describe('bulk sorting', () => {
   it('derives every order from SPOT as a full sort would, and sorts grouped or scattered subjects alike', async () => {
     const { allocRun, sortUniqueRun, sortRun } = await import('../../src/core/index/run.js');
     const { orderFromSpot } = await import('../../src/core/transact/bulk-index.js');
-    const { sortSpot } = await import('../../src/core/transact/bulk-commits.js');
+    const { sortSpot } = await import('../../src/core/transact/bulk-sort.js');
     let seed = 7;
     const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
     for (const grouped of [true, false]) {

@@ -101,7 +101,7 @@ const HIT_KEYS = 16_384;
  * V8 keeps such a string as a rope or a view that holds its parts or its whole parent alive; the
  * dictionary keeps delta keys until the next index, so it stores a flat copy (once per new term).
  */
-function flatKey(key: string): string {
+export function flatKey(key: string): string {
   return JSON.parse(JSON.stringify(key)) as string;
 }
 

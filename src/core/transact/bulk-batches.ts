@@ -7,7 +7,7 @@
  * (src/server/load-threads.ts), which posts the batches as they are: a key array and one
  * transferable Int32Array.
  */
-import { detach } from '../rdf/ntriples.js';
+import { flatKey } from '../index/dict.js';
 import { ANON_MARK, readDocument, type BulkFormat } from './bulk-sources.js';
 
 /** Statements read since the previous batch. */
@@ -52,8 +52,9 @@ export class BatchReader {
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.ids.size;
-      // A copy, so the key does not keep the chunk it was sliced from alive (the dictionary stores it as is).
-      const flat = detach(key);
+      // A flat copy, so the key keeps neither the chunk it was sliced from nor a parent string alive
+      // (the dictionary stores it as it is).
+      const flat = flatKey(key);
       this.ids.set(flat, id);
       this.keys.push(flat);
     }

@@ -9,18 +9,19 @@ import { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../commit/cid.js';
 import { encodeCommit, type CommitData, type CommitFlake } from '../commit/commit-codec.js';
 import { GRAPH_TXN_META } from '../flake/flake.js';
-import { allocRun, cmpRows, copyRow, keyCols, sortRun, type Run } from '../index/run.js';
+import { allocRun, cmpRows, copyRow, keyCols, type Run } from '../index/run.js';
 import type { DbView } from '../index/view.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerStores } from '../ledger/stores.js';
 import { keyToTerm, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { dropCurrent } from './bulk-index.js';
+import { dedupe, sortSpot } from './bulk-sort.js';
 import { nowIso } from './pipeline.js';
 
 /** What the commits leave for the index. */
 export interface LoadedFacts {
-  /** Every new fact, SPOT order, t set. */
-  spot: Run;
+  /** Every new fact, t set: each chunk's in SPOT order, chunk after chunk. */
+  rows: Run;
   /** The commit-metadata facts, t set. */
   meta: Run;
   t: number;
@@ -97,7 +98,7 @@ export class ChunkCommitter {
     this.onCommit?.(this.facts);
   }
 
-  /** Wait for the stored commits; every loaded fact as one SPOT run and the metadata facts. */
+  /** Wait for the stored commits; every loaded fact as one run and the metadata facts. */
   async finish(): Promise<LoadedFacts> {
     await this.writing;
     const dict = this.ledger.dict;
@@ -116,7 +117,7 @@ export class ChunkCommitter {
       all.n += c.n;
     }
     this.chunks.length = 0;
-    return { spot: sortSpot(all), meta, t: this.t, commitId: this.prev, commitBytes: this.commitBytes };
+    return { rows: all, meta, t: this.t, commitId: this.prev, commitBytes: this.commitBytes };
   }
 
   /** Record which chunk (this one: chunks.length + 1) holds each subject. */
@@ -167,48 +168,4 @@ function holds(run: Run, cols: Int32Array[], i: number): boolean {
     if (d < 0) lo = mid + 1; else hi = mid;
   }
   return false;
-}
-
-/**
- * Sort rows in SPOT order. Files list a subject's statements together and subjects get ids as they
- * first appear, so the subject column is usually ascending already: then only each subject's few
- * rows need sorting (by graph, predicate, object). Otherwise a full radix sort.
- */
-export function sortSpot(r: Run): Run {
-  for (let i = 1; i < r.n; i++) if (r.s[i]! < r.s[i - 1]!) return sortRun(r, 'spot');
-  const { g, p, o } = r;
-  const idx = new Uint32Array(r.n);
-  for (let i = 0; i < r.n; i++) idx[i] = i;
-  const before = (a: number, b: number) => (g[a]! - g[b]!) || (p[a]! - p[b]!) || (o[a]! - o[b]!);
-  let start = 0;
-  while (start < r.n) {
-    let end = start + 1;
-    while (end < r.n && r.s[end] === r.s[start]) end++;
-    if (end - start > 64) {
-      idx.set(Array.from(idx.subarray(start, end)).sort(before), start);
-      start = end;
-      continue;
-    }
-    // Insertion sort: a subject has a handful of rows, often in order already.
-    for (let i = start + 1; i < end; i++) {
-      const x = idx[i]!;
-      let j = i - 1;
-      while (j >= start && before(idx[j]!, x) > 0) { idx[j + 1] = idx[j]!; j--; }
-      idx[j + 1] = x;
-    }
-    start = end;
-  }
-  // Rows of one subject in several graphs must still come graph first: check, else fall back.
-  const out = allocRun(r.n);
-  for (let k = 0; k < r.n; k++) copyRow(out, r, idx[k]!);
-  for (let i = 1; i < out.n; i++) if (out.g[i]! !== out.g[0]!) return sortRun(r, 'spot');
-  return out;
-}
-
-/** Drop rows equal to their predecessor (the run is sorted, so duplicates are adjacent). */
-function dedupe(r: Run): Run {
-  const cols = keyCols(r, 'spot');
-  const out = allocRun(r.n);
-  for (let i = 0; i < r.n; i++) if (i === 0 || cmpRows(cols, i, cols, i - 1) !== 0) copyRow(out, r, i);
-  return out;
 }

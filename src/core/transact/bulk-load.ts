@@ -12,7 +12,7 @@ import type { LedgerStores } from '../ledger/stores.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { allocRun, type Run } from '../index/run.js';
 import { ChunkCommitter } from './bulk-commits.js';
-import { buildBulkIndex, otherOrders, refMask, type LoadOrders } from './bulk-index.js';
+import { buildBulkIndex, loadOrders, objectKinds, type LoadOrders } from './bulk-index.js';
 import { readBatches, type StatementBatch } from './bulk-batches.js';
 import type { BulkFormat } from './bulk-sources.js';
 
@@ -29,7 +29,7 @@ export interface BulkLoadOptions {
    * Computes the other index orders of the loaded facts (bulk-index.ts `otherOrders`), e.g. on
    * another thread while the commits are encoded; default: inline, when the index is built.
    */
-  orders?: (spot: Run, isRef: Uint8Array) => Promise<LoadOrders>;
+  orders?: (rows: Run, objKind: Uint8Array) => Promise<LoadOrders>;
   /** Called as work progresses. */
   onProgress?: (p: { phase: 'read' | 'commit' | 'index'; done: number; total?: number }) => void;
 }
@@ -151,13 +151,13 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     }
     const loaded = await committer.finish();
 
-    // 2. The other index orders (elsewhere, when the caller can) while SPOT's leaves are written.
-    const isRef = refMask(dict, loaded.spot);
-    const orders = opts.orders ? opts.orders(loaded.spot, isRef) : null;
+    // 2. The index orders sorted (elsewhere, when the caller can) while the dictionary is written.
+    const objKind = objectKinds(dict, loaded.rows);
+    const orders = opts.orders ? opts.orders(loaded.rows, objKind) : null;
     orders?.catch(() => undefined); // awaited by the index build; a failure before it loads nothing either way
 
     // 3. The index over the old one (or from nothing), then commits and index in one publish.
-    const built = await buildBulkIndex(stores, ledger, { ...loaded, orders: orders ?? (() => otherOrders(loaded.spot, isRef)), onProgress: opts.onProgress });
+    const built = await buildBulkIndex(stores, ledger, { ...loaded, runs: orders ?? (() => loadOrders(loaded.rows, objKind)), onProgress: opts.onProgress });
     const t = loaded.t, prev = loaded.commitId;
     const next = { ...startRecord, commit_head_id: prev, commit_t: t, index_head_id: built.rootCid, index_t: t };
     if (!(await stores.ns.compareAndSet(ledger.id, startRecord, next))) {
@@ -166,7 +166,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     }
     ledger.record = next;
     built.install();
-    return { ledger_id: ledger.id, previous_t: t0, t, statements, triples: loaded.spot.n, commits: t - t0, commit_id: prev, index_id: built.rootCid };
+    return { ledger_id: ledger.id, previous_t: t0, t, statements, triples: loaded.rows.n, commits: t - t0, commit_id: prev, index_id: built.rootCid };
   } catch (e) {
     // Before the first commit only terms were interned: drop them (as staging does). After it, the
     // in-memory ledger holds heads of commits nobody names: the caller reloads it from storage.
