@@ -15,8 +15,11 @@ import type { LoadOrders } from '../core/transact/bulk-index.js';
 import type { BulkDocument } from '../core/transact/bulk-load.js';
 import type { BulkFormat } from '../core/transact/bulk-sources.js';
 
-/** Text chunks sent ahead of the worker's reader (each up to 1 MiB). */
-const CHUNKS_AHEAD = 8;
+/**
+ * Text chunks sent ahead of the worker's reader (each up to 1 MiB): more than one commit's worth
+ * (100,000 statements ≈ 25 MB of N-Triples), so the worker parses on while this thread encodes one.
+ */
+const CHUNKS_AHEAD = 32;
 const WORKER = new URL('./load-worker.js', import.meta.url);
 
 /** True when the worker script is there to run (a build; not a bundle or the TypeScript sources). */
