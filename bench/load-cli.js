@@ -7,6 +7,8 @@
  *
  *   empty     `ledgraph load bench FILE.nt --storage-path DIR` into a new ledger, as a user runs it
  *             (a child process: start-up, parse, commits, index, fsyncs; wall time until it exits)
+ *   single    the same command with --no-worker (parsing on the main thread) into another empty
+ *             ledger: what the worker threads change, in the same run
  *   existing  the same command with a second ≈1M-triple file (FILE's instance IRIs moved to
  *             .../instances2/, so every triple is new) into the ledger the first run left
  *   insert    a server (`ledgraph server`, file storage, --reindex-max-bytes 256MiB so a 50,000-triple
@@ -32,7 +34,7 @@ const args = parseArgs(process.argv.slice(2));
 const data = resolve(String(args.data));
 const root = resolve(String(args.root ?? join(BENCH_DIR, 'data', 'load-cli')));
 const chunk = Number(args.chunk ?? 50_000);
-const phases = new Set(String(args.phases ?? 'parse,empty,existing,insert').split(','));
+const phases = new Set(String(args.phases ?? 'parse,empty,single,existing,insert').split(','));
 const CLI = join(ROOT_DIR, 'bin', 'ledgraph.js');
 const CPU_REPORT = new URL('./cpu-report.js', import.meta.url).href;
 const INST = 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/instances/';
@@ -120,10 +122,10 @@ async function parsePhase() {
   return r;
 }
 
-async function loadPhase(name, file, dir) {
+async function loadPhase(name, file, dir, extra = []) {
   const before = load1();
-  log(`load-cli: ${name}: ledgraph load bench ${file}`);
-  const { seconds, cpuSeconds, result } = await cli(['load', 'bench', file, '--storage-path', dir]);
+  log(`load-cli: ${name}: ledgraph load bench ${file} ${extra.join(' ')}`);
+  const { seconds, cpuSeconds, result } = await cli(['load', 'bench', file, '--storage-path', dir, ...extra]);
   const r = { triples: result.triples, statements: result.statements, commits: result.commits, t: result.t, seconds: round(seconds), cpuSeconds, triplesPerSec: Math.round(result.triples / seconds), loadavg: [before, load1()], diskMB: toMB(dirSize(dir).bytes), diskBytes: dirSize(dir).bytes, diskByKind: diskByKind(dir) };
   log(`load-cli: ${name}: ${JSON.stringify(r)}`);
   return r;
@@ -207,6 +209,7 @@ async function main() {
   const dir = join(root, 'cli');
   if (phases.has('parse')) out.parse = await parsePhase();
   if (phases.has('empty') || phases.has('existing')) out.empty = await loadPhase('empty', data, dir);
+  if (phases.has('single')) out.single = await loadPhase('single', data, join(root, 'single'), ['--no-worker']);
   if (phases.has('existing')) out.existing = await loadPhase('existing', await secondFile(), dir);
   if (phases.has('insert')) out.insert = await insertPhase(join(root, 'server'));
   out.loadavgAtEnd = loadavg();

@@ -25,6 +25,8 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ledgraph-load-cli-'));
   cli = join(work, 'cli.mjs');
   await bundleForNode(join(ROOT, 'test/server/cli-child.ts'), cli);
+  // Beside the CLI, as in dist/: the load's worker thread (src/server/load-threads.ts finds it there).
+  await bundleForNode(join(ROOT, 'src/server/load-worker.ts'), join(work, 'load-worker.js'));
 });
 afterAll(async () => { await rm(work, { recursive: true, force: true }); });
 
@@ -105,6 +107,63 @@ describe('ledgraph load into a storage directory', () => {
     expect((await run(['load', 'kb', join(work, 'nope.nt'), '--storage-path', dir])).err).toContain('nope.nt: no such file');
     expect((await run(['load', 'kb', '-', '--storage-path', dir])).err).toContain('reading stdin (-) needs --format');
   });
+});
+
+/** Every fact of a ledger's head as "g s p o" with its ids and keys (commit metadata: its predicate only, its times differ). */
+async function facts(dir: string, ledgerId: string): Promise<string[]> {
+  const conn = new Connection(await openFileStorage(dir));
+  try {
+    const ledger = await conn.ledger(ledgerId);
+    const db = await ledger.db();
+    const out: string[] = [];
+    for await (const b of db.scan({})) {
+      await ledger.dict.ensureIds([b.s, b.p, b.o], b.n);
+      for (let i = 0; i < b.n; i++) {
+        const [g, s, p, o] = [b.g[i]!, b.s[i]!, b.p[i]!, b.o[i]!];
+        out.push(g === 1 ? `${g} ${ledger.dict.key(p)}` : `${g} ${s} ${p} ${o} ${ledger.dict.key(s)} ${ledger.dict.key(p)} ${ledger.dict.key(o)}`);
+      }
+    }
+    return out;
+  } finally {
+    await conn.close();
+  }
+}
+
+describe('ledgraph load on two threads', () => {
+  // Subjects out of order, blank nodes (labelled and anonymous) across files, named graphs, a
+  // duplicate, enough statements for several batches and commits.
+  const many = Array.from({ length: 70_000 }, (_, i) => `<${EX}s${(i * 7919) % 70_000}> <${EX}p${i % 5}> "v${i % 1000}" .\n`).join('');
+  const inputs = () => [
+    file('m.nt', many + NT + `_:x <${EX}p> _:y .\n` + NT), file('m.nq.gz', gzipSync(NQ + `_:x <${EX}p> "q" _:gb .\n`)),
+    file('m.ttl', TTL), file('m.trig', TRIG), file('m.jsonld', JSONLD),
+  ];
+
+  it('loads exactly what the single-threaded path loads: the same facts, ids, keys and commits, new and existing ledgers', async () => {
+    const one = join(work, 'one'), two = join(work, 'two');
+    for (const [dir, flags] of [[one, ['--no-worker']], [two, []]] as const) {
+      const a = await run(['load', 'kb', ...inputs(), '--storage-path', dir, '--commit-flakes', '30000', ...flags]);
+      expect(a.code, a.err).toBe(0);
+      expect(JSON.parse(a.out)).toMatchObject({ previous_t: 0, t: 3, statements: 70_012, triples: 70_010, commits: 3 });
+      const b = await run(['load', 'kb', file('n.nt', `<${EX}a> <${EX}name> "A" .\n<${EX}new> <${EX}p1> "v1" .\n_:x <${EX}p> _:y .\n`), '--storage-path', dir, ...flags]);
+      expect(b.code, b.err).toBe(0);
+      expect(JSON.parse(b.out)).toMatchObject({ previous_t: 3, t: 4, statements: 3, triples: 2, commits: 1 });
+    }
+    const [f1, f2] = [await facts(one, 'kb'), await facts(two, 'kb')];
+    expect(f1.filter((f) => !f.startsWith('1 ')).length).toBe(70_012);
+    expect(f2).toEqual(f1);
+    for (const t of [1, 2, 3, 4]) expect(await statements(two, `kb@t:${t}`)).toEqual(await statements(one, `kb@t:${t}`));
+  }, 120_000);
+
+  it('a worker that fails midway loads nothing', async () => {
+    const dir = join(work, 'three');
+    expect((await run(['load', 'kb', file('ok3.nt', NT), '--storage-path', dir])).code).toBe(0);
+    const bad = file('bad3.nt', many + `<${EX}z> <${EX}p> oops .\n`);
+    // Commits of 20,000 are written while the worker reads: the failure comes after several of them.
+    const r = await run(['load', 'kb', file('more3.nt', many), bad, '--storage-path', dir, '--commit-flakes', '20000']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`ledgraph: ${bad}: N-Triples syntax error at line 70001, column 37: expected an object`);
+    expect(await statements(dir, 'kb')).toEqual(['a name A', 'a p 1']);
+  }, 60_000);
 });
 
 describe('ledgraph load through a server', () => {

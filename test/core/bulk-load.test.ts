@@ -36,19 +36,38 @@ describe('bulk load', () => {
     const phases = new Set<string>();
     // 7-byte chunks split lines and multi-byte characters across reads.
     const r = await conn.bulkLoad('bulk', chunks(NQ, 7), { format: 'n-quads', commitFlakes: 2, onProgress: (p) => phases.add(p.phase) });
-    expect(r).toMatchObject({ ledger_id: 'bulk:main', triples: 6, commits: 3, t: 3 });
+    // Every 2 statements read are one commit of what is new among them: the duplicate leaves 1.
+    expect(r).toMatchObject({ ledger_id: 'bulk:main', triples: 6, commits: 4, t: 4, statements: 7 });
     expect([...phases].sort()).toEqual(['commit', 'index']);
     expect(await rows(conn, 'bulk', 'SELECT ?s ?o { ?s <http://ex.org/p> ?o }')).toEqual(['http://ex.org/a 1', 'http://ex.org/d 4']);
     expect(await rows(conn, 'bulk', 'SELECT ?g ?s { GRAPH ?g { ?s ?p ?o } }')).toEqual(['http://ex.org/g1 http://ex.org/b', 'http://ex.org/g1 http://ex.org/c']);
     expect(await rows(conn, 'bulk', 'SELECT ?n { <http://ex.org/a> <http://ex.org/q> ?x . ?x <http://ex.org/name> ?n }')).toEqual(['x node']);
-    const perCommit = await Promise.all([1, 2, 3].map(async (t) => (await rows(conn, `bulk@t:${t}`, 'SELECT ?s { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }')).length));
-    expect(perCommit).toEqual([2, 4, 6]);
-    // Reopen from storage: the index carries the data; normal writes continue at t 4.
+    const perCommit = await Promise.all([1, 2, 3, 4].map(async (t) => (await rows(conn, `bulk@t:${t}`, 'SELECT ?s { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }')).length));
+    expect(perCommit).toEqual([1, 3, 5, 6]);
+    // Reopen from storage: the index carries the data; normal writes continue at t 5.
     const again = new Connection(storage);
     expect(await rows(again, 'bulk', 'SELECT ?s ?o { ?s <http://ex.org/p> ?o }')).toEqual(['http://ex.org/a 1', 'http://ex.org/d 4']);
     const w = await again.transact('bulk', { kind: 'insert', quads: [{ subject: namedNode('http://ex.org/e'), predicate: namedNode('http://ex.org/p'), object: literal('5'), graph: defaultGraph }], meta: [], opts: {} });
-    expect(w.t).toBe(4);
+    expect(w.t).toBe(5);
     expect((await rows(again, 'bulk', 'SELECT ?s { ?s <http://ex.org/p> ?o }')).length).toBe(3);
+  });
+
+  it('skips a statement already loaded by an earlier chunk, whichever chunk and graph it comes back in', async () => {
+    const conn = new Connection(openMemoryStorage());
+    await conn.create('dup');
+    const lines = [
+      '<http://ex.org/a> <http://ex.org/p> "1" .', '<http://ex.org/b> <http://ex.org/p> "2" .',
+      '<http://ex.org/c> <http://ex.org/p> "3" <http://ex.org/g> .', '<http://ex.org/a> <http://ex.org/p> "1" .',
+      '<http://ex.org/a> <http://ex.org/p> "1" <http://ex.org/g> .', '<http://ex.org/c> <http://ex.org/p> "3" <http://ex.org/g> .',
+      '<http://ex.org/b> <http://ex.org/q> "2" .', '<http://ex.org/b> <http://ex.org/p> "2" .',
+    ];
+    const r = await conn.bulkLoad('dup', chunks(lines.join('\n'), 5), { format: 'n-quads', commitFlakes: 3 });
+    expect(r).toMatchObject({ statements: 8, triples: 5, commits: 3, t: 3 });
+    expect(await rows(conn, 'dup', 'SELECT ?s ?p ?o ?g { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }')).toEqual([
+      'http://ex.org/a http://ex.org/p 1 -', 'http://ex.org/a http://ex.org/p 1 http://ex.org/g', 'http://ex.org/b http://ex.org/p 2 -',
+      'http://ex.org/b http://ex.org/q 2 -', 'http://ex.org/c http://ex.org/p 3 http://ex.org/g',
+    ]);
+    expect((await rows(conn, 'dup@t:2', 'SELECT ?s ?p ?o ?g { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }')).length).toBe(4);
   });
 
   it('reports syntax errors with the line and loads nothing; loads into a ledger with data, skipping current facts', async () => {
@@ -94,7 +113,7 @@ describe('bulk sorting', () => {
   it('derives every order from SPOT as a full sort would, and sorts grouped or scattered subjects alike', async () => {
     const { allocRun, sortUniqueRun, sortRun } = await import('../../src/core/index/run.js');
     const { orderFromSpot } = await import('../../src/core/transact/bulk-index.js');
-    const { sortSpot } = await import('../../src/core/transact/bulk-load.js');
+    const { sortSpot } = await import('../../src/core/transact/bulk-sort.js');
     let seed = 7;
     const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
     for (const grouped of [true, false]) {

@@ -101,7 +101,7 @@ const HIT_KEYS = 16_384;
  * V8 keeps such a string as a rope or a view that holds its parts or its whole parent alive; the
  * dictionary keeps delta keys until the next index, so it stores a flat copy (once per new term).
  */
-function flatKey(key: string): string {
+export function flatKey(key: string): string {
   return JSON.parse(JSON.stringify(key)) as string;
 }
 
@@ -414,6 +414,20 @@ export class TermDict {
       const flat = flatKey(key);
       this.keys.push(flat);
       this.ids.set(flat, id);
+      this.keyChars += key.length;
+    }
+    return id;
+  }
+  /**
+   * Id of a key, assigning the next id when new, storing the key as given: for callers whose keys
+   * are already flat copies that share no larger string (bulk-batches.ts), so no second copy is made.
+   */
+  internFlatKey(key: string): number {
+    let id = this.ownIdOfKey(key);
+    if (id === undefined) {
+      id = this.size;
+      this.keys.push(key);
+      this.ids.set(key, id);
       this.keyChars += key.length;
     }
     return id;

@@ -290,7 +290,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
    */
   async bulkLoad(ledgerId: string, source: AsyncIterable<string | Uint8Array> | readonly BulkDocument[], opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
     const ledger = await this.ledger(ledgerId);
-    const isDocs = Array.isArray(source) && source.length > 0 && source.every((d) => typeof d === 'object' && d !== null && 'source' in d);
+    const isDocs = Array.isArray(source) && source.length > 0 && source.every((d) => typeof d === 'object' && d !== null && ('source' in d || 'batches' in d));
     const docs = isDocs ? source as readonly BulkDocument[] : [{ source: source as AsyncIterable<string | Uint8Array> }];
     // Writer first, lock second: a sweep waits for writers, and no lock holder may wait for a sweep.
     return this.gc.writing(() => ledger.lock.run(async () => {

@@ -20,6 +20,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerStores } from '../ledger/stores.js';
 import { GRAPH_TXN_META } from '../flake/flake.js';
 import { rdf } from '../rdf/vocab.js';
+import { sortSpot } from './bulk-sort.js';
 
 /**
  * Rows of a SPOT-sorted, duplicate-free run that are not current facts of `head`. Only a row whose
@@ -62,8 +63,10 @@ async function currentOf(head: DbView, g: number, s: number): Promise<Map<number
 }
 
 export interface BulkIndexInput {
-  /** Loaded facts, SPOT order, t set. */
-  spot: Run;
+  /** Loaded facts, t set, in any order. */
+  rows: Run;
+  /** The loaded facts in the four orders (OPST: reference objects only), from `loadOrders`; asked for after the dictionary pages. */
+  runs: Promise<LoadOrders> | (() => LoadOrders);
   /** Commit-metadata facts of the load's commits. */
   meta: Run;
   /** The load's last t and commit. */
@@ -73,34 +76,64 @@ export interface BulkIndexInput {
   onProgress?: ((p: { phase: 'index'; done: number; total: number }) => void) | undefined;
 }
 
+/** The loaded facts in the four index orders. */
+export interface LoadOrders { spot: Run; psot: Run; post: Run; opst: Run }
+
+/**
+ * The four orders of a run of unique facts (OPST: only rows whose object's `objKind` entry is not
+ * LITERAL): pure work on the id columns, which a caller may run on another thread
+ * (src/server/load-threads.ts) while this one writes the dictionary.
+ */
+export function loadOrders(rows: Run, objKind: Uint8Array): LoadOrders {
+  const spot = sortSpot(rows);
+  const refs = allocRun(spot.n);
+  for (let i = 0; i < spot.n; i++) if (objKind[spot.o[i]!] !== LITERAL) copyRow(refs, spot, i);
+  return { spot, psot: orderFromSpot(spot, 'psot'), post: orderFromSpot(spot, 'post'), opst: orderFromSpot(refs, 'opst') };
+}
+
+const LITERAL = 1;
+/** Per term id, LITERAL for the literals among the objects of `run` (2 for other objects, 0 where no row has it as object). */
+export function objectKinds(dict: Ledger['dict'], run: Run): Uint8Array {
+  const out = new Uint8Array(dict.size);
+  for (let i = 0; i < run.n; i++) {
+    const o = run.o[i]!;
+    if (out[o] === 0) out[o] = dict.kind(o) === 2 ? LITERAL : 2;
+  }
+  return out;
+}
+
 /** Write the index covering the load; `install()` switches the ledger to it once its record is published. */
 export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: BulkIndexInput): Promise<{ rootCid: string; install(): void }> {
   const content = stores.contentFor(ledger.id);
   const dict = ledger.dict;
   const tree = ledger.tree;
   const novelty = ledger.novelty;
-  // Every loaded fact in SPOT order (the commit metadata merged in), so the other orders are a
-  // stable sort of it by their leading columns only (see orderFromSpot).
-  const all = mergeRuns(x.spot, sortRun(x.meta, 'spot'), 'spot');
   const unindexed = novelty.size > 0 ? novelty.all('spot', x.t) : allocRun(0);
   // Sorted runs straight into leaves when nothing older must be merged with a retract or a leaf.
   const fresh = !tree && !hasRetract(unindexed);
   const leaves = {} as Record<IndexOrder, LeafRef[]>;
   const tops = {} as Record<IndexOrder, string | null>;
   const empty = allocRun(0);
+  // The statistics and dictionary first: the orders may still be sorting elsewhere meanwhile.
+  await dict.ensureIds([x.rows.o], x.rows.n); // addStats reads literal keys synchronously
+  await dict.ensureIds([x.meta.o], x.meta.n);
+  addStats(ledger, x.rows);
+  addStats(ledger, x.meta);
+  ledger.stats.size += x.commitBytes;
+  const dictRoot = await writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
+  const orders = await (typeof x.runs === 'function' ? x.runs() : x.runs);
   let spotRun = empty;
   for (const order of ORDERS) {
-    let run = orderFromSpot(all, order);
-    if (order === 'opst') run = refsOnly(run, (o) => dict.kind(o) !== 2);
+    // The commit metadata joins each order where its graph sorts (see withMeta).
+    let meta = sortRun(x.meta, order);
+    if (order === 'opst') meta = refsOnly(meta, (o) => dict.kind(o) !== 2);
+    let run = withMeta(orders[order], meta, order);
     if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
     if (order === 'spot') spotRun = run;
     leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
     tops[order] = await writeBranches(content, order, leaves[order]);
     x.onProgress?.({ phase: 'index', done: ORDERS.indexOf(order) + 1, total: ORDERS.length });
   }
-  await dict.ensureIds([all.o], all.n); // addStats reads literal keys synchronously
-  addStats(ledger, all, x.commitBytes);
-  const dictRoot = await writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
   // A fresh index holds every fact in spotRun: its class summary is one pass over it. Over an
   // older index the root goes without one; derivation scans, and the next index job writes it.
   const classSummary = fresh ? await storeSummary(content, await summarizeFacts(dict, [spotRun], [spotRun])) : undefined;
@@ -119,12 +152,15 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   };
 }
 
-/** Count the loaded facts into the ledger's statistics (they are all new asserts). */
-function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
+/** Count loaded facts into the ledger's statistics (they are all new asserts). */
+function addStats(ledger: Ledger, all: Run): void {
   const { stats, dict } = ledger;
   const typeId = dict.idOfKey(rdf.type);
-  // Rows come grouped by graph and literals share a handful of datatypes: count runs of one graph
-  // at once and skip the datatype of a literal whose key starts like the previous one's.
+  // Counted in arrays by term id, then added to the maps once per id: a million map updates cost
+  // more than the arrays. Rows come grouped by graph: runs of one graph are counted at once.
+  const size = dict.size;
+  const props = new Int32Array(size), propT = new Int32Array(size), classes = new Int32Array(size);
+  const seen = new Uint8Array(size);
   let runG = -1, runN = 0;
   let lastDt = '';
   for (let i = 0; i < all.n; i++) {
@@ -136,11 +172,13 @@ function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
     }
     runN++;
     if (g === GRAPH_TXN_META) continue;
-    stats.flakes++;
     const p = all.p[i]!, o = all.o[i]!;
-    stats.properties.set(p, (stats.properties.get(p) ?? 0) + 1);
-    stats.propertyT.set(p, all.t[i]!);
-    if (p === typeId) stats.classes.set(o, (stats.classes.get(o) ?? 0) + 1);
+    props[p]!++;
+    if (all.t[i]! > propT[p]!) propT[p] = all.t[i]!;
+    if (p === typeId) classes[o]!++;
+    if (seen[o] === 1) continue;
+    seen[o] = 1;
+    // Each literal's datatype once; literals share a handful, so a key starting like the previous one's is skipped.
     if (dict.kind(o) === 2) {
       const key = dict.key(o);
       if (lastDt !== '' && key.charCodeAt(lastDt.length + 1) === 124 /* | */ && key.startsWith(lastDt, 1)) continue;
@@ -150,7 +188,14 @@ function addStats(ledger: Ledger, all: Run, commitBytes: number): void {
     }
   }
   if (runN > 0) stats.graphs.set(runG, (stats.graphs.get(runG) ?? 0) + runN);
-  stats.size += commitBytes;
+  for (let id = 0; id < size; id++) {
+    if (props[id]! > 0) {
+      stats.flakes += props[id]!;
+      stats.properties.set(id, (stats.properties.get(id) ?? 0) + props[id]!);
+      stats.propertyT.set(id, Math.max(stats.propertyT.get(id) ?? 0, propT[id]!));
+    }
+    if (classes[id]! > 0) stats.classes.set(id, (stats.classes.get(id) ?? 0) + classes[id]!);
+  }
 }
 
 /**
@@ -164,6 +209,28 @@ export function orderFromSpot(spot: Run, order: 'spot' | 'psot' | 'post' | 'opst
   const perm = radixPermutation(spot.n, lsdFirst);
   const out = allocRun(spot.n);
   for (let k = 0; k < spot.n; k++) copyRow(out, spot, perm[k]!);
+  return out;
+}
+
+/**
+ * A run of loaded facts in `order` with the (sorted) commit-metadata facts joined in. Every order
+ * leads with the graph, so when no loaded fact is in the metadata graph the metadata rows form
+ * one block between the graphs below and above it: copied in as a block, not merged row by row.
+ */
+function withMeta(run: Run, meta: Run, order: IndexOrder): Run {
+  if (meta.n === 0) return run;
+  let at = 0;
+  while (at < run.n && run.g[at]! < GRAPH_TXN_META) at++;
+  if (at < run.n && run.g[at] === GRAPH_TXN_META) return mergeRuns(run, meta, order);
+  for (let i = 0; i < meta.n; i++) if (meta.g[i] !== GRAPH_TXN_META) return mergeRuns(run, meta, order);
+  const out = allocRun(run.n + meta.n);
+  for (const k of ['g', 's', 'p', 'o', 'm', 't', 'op'] as const) {
+    const col = out[k] as Int32Array;
+    col.set((run[k] as Int32Array).subarray(0, at), 0);
+    col.set((meta[k] as Int32Array).subarray(0, meta.n), at);
+    col.set((run[k] as Int32Array).subarray(at, run.n), at + meta.n);
+  }
+  out.n = run.n + meta.n;
   return out;
 }
 

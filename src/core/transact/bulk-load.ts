@@ -6,18 +6,15 @@
  * own t), and the index is built from sorted runs. Commits and index are published together in one
  * compare-and-set of the ledger's record: the load is all or nothing.
  */
-import { CID } from 'multiformats/cid';
-import { Codec, cidOf } from '../commit/cid.js';
-import { encodeCommit, type CommitData, type CommitFlake } from '../commit/commit-codec.js';
 import { badRequest, commitConflict } from '../errors.js';
-import { GRAPH_DEFAULT, GRAPH_TXN_META } from '../flake/flake.js';
+import { GRAPH_DEFAULT } from '../flake/flake.js';
 import type { LedgerStores } from '../ledger/stores.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { keyToTerm, termKey, type BlankNode, type NamedNode } from '../rdf/terms.js';
-import { allocRun, cmpRows, copyRow, keyCols, sortRun, type Run } from '../index/run.js';
-import { buildBulkIndex, dropCurrent } from './bulk-index.js';
-import { ANON_MARK, readDocument, type BulkFormat } from './bulk-sources.js';
-import { nowIso } from './pipeline.js';
+import { allocRun, type Run } from '../index/run.js';
+import { ChunkCommitter } from './bulk-commits.js';
+import { buildBulkIndex, loadOrders, objectKinds, type LoadOrders } from './bulk-index.js';
+import { readBatches, type StatementBatch } from './bulk-batches.js';
+import type { BulkFormat } from './bulk-sources.js';
 
 export type { BulkFormat } from './bulk-sources.js';
 
@@ -28,12 +25,26 @@ export interface BulkLoadOptions {
   base?: string;
   /** Flakes per commit (default 100,000). */
   commitFlakes?: number;
+  /**
+   * Computes the other index orders of the loaded facts (bulk-index.ts `otherOrders`), e.g. on
+   * another thread while the commits are encoded; default: inline, when the index is built.
+   */
+  orders?: (rows: Run, objKind: Uint8Array) => Promise<LoadOrders>;
   /** Called as work progresses. */
   onProgress?: (p: { phase: 'read' | 'commit' | 'index'; done: number; total?: number }) => void;
 }
 
-/** One document of a load: its text chunks and format (blank-node labels are scoped to it). */
-export interface BulkDocument { source: AsyncIterable<string | Uint8Array>; format?: BulkFormat; base?: string }
+/**
+ * One document of a load (blank-node labels are scoped to it): its text chunks and format, or its
+ * statements already read into batches elsewhere (a worker thread; called with the document's
+ * blank-node scope, see bulk-batches.ts).
+ */
+export interface BulkDocument {
+  source?: AsyncIterable<string | Uint8Array>;
+  format?: BulkFormat;
+  base?: string;
+  batches?: (scope: string) => AsyncIterable<StatementBatch>;
+}
 
 export interface BulkLoadResult {
   ledger_id: string;
@@ -51,11 +62,12 @@ export interface BulkLoadResult {
 
 /** Growable run used while reading. */
 class Growing {
-  run = allocRun(1 << 16);
+  run: Run;
+  constructor(cap: number) { this.run = allocRun(cap); }
   push(g: number, s: number, p: number, o: number): void {
     const r = this.run;
     if (r.n === r.g.length) {
-      const next = allocRun(r.n * 2);
+      const next = allocRun(Math.max(16, r.n * 2));
       for (const k of ['g', 's', 'p', 'o', 'm', 't'] as const) next[k].set(r[k]);
       next.op.set(r.op);
       next.n = r.n;
@@ -80,109 +92,73 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
   const dictBefore = dict.size;
   const newGraphs = new Map<string, number>();
   let nextGraph = ledger.graphs.nextId;
-  const rows = new Growing();
-  // internKey stores a flat copy of a new key, so a key sliced out of a chunk does not pin the chunk.
-  const intern = (key: string): number => dict.internKey(key);
-  // Blank nodes are scoped to their document and to this load's first t (as a transaction's are).
-  let scope = '';
-  const bnode = (key: string): string => {
-    if (key.charCodeAt(0) !== 95 || key.charCodeAt(1) !== 58) return key;
-    return key.charCodeAt(2) === 0 ? `_:${scope}a-${key.slice(2 + ANON_MARK.length)}` : `_:${scope}-${key.slice(2)}`;
+  // In a ledger with data, read facts already current at its head are not loaded again.
+  const head = t0 > 0 || ledger.tree ? await ledger.db() : null;
+  const committer = new ChunkCommitter(stores, ledger, head, dictBefore, newGraphs, (done) => opts.onProgress?.({ phase: 'commit', done }));
+  // Every `perCommit` statements read are one chunk (one commit of what is new in it).
+  let rows = new Growing(Math.min(perCommit, 1 << 16));
+  const full: Run[] = [];
+  let statements = 0;
+  // Each batch names the keys it sees first; each is interned once, then rows map through `ids`.
+  let ids: number[] = [];
+  let graphIds: number[] = [];
+  const apply = (b: StatementBatch): void => {
+    for (const k of b.keys) ids.push(dict.internFlatKey(k));
+    for (const iri of b.graphs) {
+      let id = ledger.graphs.id(iri) ?? newGraphs.get(iri);
+      if (id === undefined) { id = nextGraph++; newGraphs.set(iri, id); }
+      graphIds.push(id);
+    }
+    const r = b.rows;
+    const before = statements;
+    for (let j = 0; j < r.length; j += 4) {
+      const g = r[j]!;
+      rows.push(g < 0 ? GRAPH_DEFAULT : graphIds[g]!, ids[r[j + 1]!]!, ids[r[j + 2]!]!, ids[r[j + 3]!]!);
+      if (rows.run.n === perCommit) { full.push(rows.run); rows = new Growing(Math.min(perCommit, 1 << 16)); }
+    }
+    statements += r.length / 4;
+    if (statements >>> 16 !== before >>> 16) opts.onProgress?.({ phase: 'read', done: statements });
   };
-  let lastS = '', lastSId = -1;
-  const preds = new Map<string, number>();
-  const sink = {
-    add(s: string, p: string, o: string, gKey: string | null): void {
-      let g = GRAPH_DEFAULT;
-      if (gKey !== null) {
-        const iri = bnode(gKey); // a blank graph name gets the same ledger label as a blank subject
-        let id = ledger.graphs.id(iri) ?? newGraphs.get(iri);
-        if (id === undefined) { id = nextGraph++; newGraphs.set(iri, id); }
-        g = id;
-      }
-      // Statements come grouped by subject and predicates are few: cheap caches skip most lookups.
-      if (s !== lastS) { lastS = s; lastSId = intern(bnode(s)); }
-      let pid = preds.get(p);
-      if (pid === undefined) { pid = intern(p); if (preds.size < 4096) preds.set(p, pid); }
-      rows.push(g, lastSId, pid, intern(bnode(o)));
-      if ((rows.run.n & 0xffff) === 0) opts.onProgress?.({ phase: 'read', done: rows.run.n });
-    },
+  const commitFull = async (): Promise<void> => {
+    while (full.length > 0) await committer.commit(full.shift()!);
   };
 
   try {
-    // 1. Read every document.
+    // 1. Read every document (in a worker when the document comes as batches), committing chunk by
+    //    chunk as they fill: while a worker parses, this thread encodes.
     for (let d = 0; d < docs.length; d++) {
-      scope = d === 0 ? `lg${t0 + 1}` : `lg${t0 + 1}.${d}`;
-      lastS = '';
+      // Blank nodes are scoped to their document and to this load's first t (as a transaction's are).
+      const scope = d === 0 ? `lg${t0 + 1}` : `lg${t0 + 1}.${d}`;
+      ids = [];
+      graphIds = [];
       const doc = docs[d]!;
-      await readDocument(doc.source, doc.format ?? opts.format ?? 'n-triples', doc.base ?? opts.base, sink);
+      if (doc.batches) {
+        for await (const b of doc.batches(scope)) { apply(b); await commitFull(); }
+      } else if (doc.source) {
+        await readBatches(doc.source, doc.format ?? opts.format ?? 'n-triples', doc.base ?? opts.base, scope, apply);
+        await commitFull();
+      } else {
+        throw badRequest('bulk load: a document needs a source');
+      }
     }
-    const statements = rows.run.n;
-
-    // 2. Sort in SPOT order, drop duplicates and (in a ledger with data) facts already current.
-    let spot = dedupe(sortSpot(rows.run));
-    rows.run = allocRun(0);
-    if (t0 > 0 || ledger.tree) spot = await dropCurrent(await ledger.db(), spot, dictBefore);
-    // The commits below read keys synchronously: pages swept while dropCurrent ran come back here.
-    await dict.ensureIds([spot.s, spot.p, spot.o], spot.n);
-    const total = spot.n;
     if (statements === 0) throw badRequest('bulk load: the input holds no statements');
-    if (total === 0) {
+    if (rows.run.n > 0) await committer.commit(rows.run);
+    rows = new Growing(0);
+    if (committer.facts === 0) {
       // Everything is there already: nothing to commit (a rerun of a finished load is a no-op).
       dict.truncate(dictBefore);
       return { ledger_id: ledger.id, previous_t: t0, t: t0, statements, triples: 0, commits: 0, commit_id: ledger.head.cid, index_id: ledger.record.index_head_id ?? '' };
     }
+    const loaded = await committer.finish();
 
-    // 3. Commits of `perCommit` flakes each; every commit records its own graph deltas.
-    const meta = new Growing();
-    const announced = new Set<number>();
-    let prev = ledger.head.cid;
-    let t = t0;
-    let commitBytes = 0;
-    let writing: Promise<unknown> = Promise.resolve();
-    let lastTermS = -1;
-    let lastSTerm: NamedNode | BlankNode | undefined;
-    const predTerms = new Map<number, NamedNode>();
-    for (let from = 0; from < total; from += perCommit) {
-      t++;
-      const to = Math.min(total, from + perCommit);
-      const flakes: CommitFlake[] = new Array(to - from);
-      const graphDelta: [number, string][] = [];
-      for (let i = from; i < to; i++) {
-        const g = spot.g[i]!;
-        if (g >= 3 && !announced.has(g)) {
-          announced.add(g);
-          for (const [iri, id] of newGraphs) if (id === g) graphDelta.push([g, iri]);
-        }
-        spot.t[i] = t;
-        const sid = spot.s[i]!, pid = spot.p[i]!;
-        if (sid !== lastTermS) { lastTermS = sid; lastSTerm = keyToTerm(dict.key(sid)) as NamedNode | BlankNode; }
-        let pTerm = predTerms.get(pid);
-        if (!pTerm) predTerms.set(pid, (pTerm = keyToTerm(dict.key(pid)) as NamedNode));
-        flakes[i - from] = { g, s: lastSTerm!, p: pTerm, o: keyToTerm(dict.key(spot.o[i]!)), op: true };
-      }
-      graphDelta.sort((a, b) => a[0] - b[0]);
-      const data: CommitData = { t, parents: [CID.parse(prev)], time: nowIso(), txn: null, author: '', nsDelta: [], graphDelta, meta: [], flakes };
-      const enc = encodeCommit(data, ledger.ns);
-      const cid = (await cidOf(Codec.commit, enc.bytes)).toString();
-      commitBytes += enc.bytes.length;
-      // Stored while the next commit is encoded; nothing names them until the final publish.
-      writing = writing.then(() => stores.contentFor(ledger.id).put(Codec.commit, enc.bytes));
-      writing.catch(() => undefined); // awaited below; avoid an unhandled rejection meanwhile
-      // The shared part of applying a commit (tables, head, metadata facts); its flakes go to the runs.
-      const header = ledger.applyHeader({ ...data, nsDelta: enc.nsDelta }, cid, to - from, 0);
-      const subj = dict.internKey(termKey(header.subject));
-      for (const m of header.meta) {
-        meta.push(GRAPH_TXN_META, subj, dict.internKey(termKey(m.p)), dict.internKey(termKey(m.o)));
-        meta.run.t[meta.run.n - 1] = t;
-      }
-      prev = cid;
-      opts.onProgress?.({ phase: 'commit', done: to, total });
-    }
-    await writing;
+    // 2. The index orders sorted (elsewhere, when the caller can) while the dictionary is written.
+    const objKind = objectKinds(dict, loaded.rows);
+    const orders = opts.orders ? opts.orders(loaded.rows, objKind) : null;
+    orders?.catch(() => undefined); // awaited by the index build; a failure before it loads nothing either way
 
-    // 4. The index over the old one (or from nothing), then commits and index in one publish.
-    const built = await buildBulkIndex(stores, ledger, { spot, meta: meta.run, t, commitId: prev, commitBytes, onProgress: opts.onProgress });
+    // 3. The index over the old one (or from nothing), then commits and index in one publish.
+    const built = await buildBulkIndex(stores, ledger, { ...loaded, runs: orders ?? (() => loadOrders(loaded.rows, objKind)), onProgress: opts.onProgress });
+    const t = loaded.t, prev = loaded.commitId;
     const next = { ...startRecord, commit_head_id: prev, commit_t: t, index_head_id: built.rootCid, index_t: t };
     if (!(await stores.ns.compareAndSet(ledger.id, startRecord, next))) {
       stores.retireIndex?.(ledger.id, [built.rootCid]);
@@ -190,7 +166,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     }
     ledger.record = next;
     built.install();
-    return { ledger_id: ledger.id, previous_t: t0, t, statements, triples: total, commits: t - t0, commit_id: prev, index_id: built.rootCid };
+    return { ledger_id: ledger.id, previous_t: t0, t, statements, triples: loaded.rows.n, commits: t - t0, commit_id: prev, index_id: built.rootCid };
   } catch (e) {
     // Before the first commit only terms were interned: drop them (as staging does). After it, the
     // in-memory ledger holds heads of commits nobody names: the caller reloads it from storage.
@@ -198,48 +174,4 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     else ledger.superseded = true;
     throw e;
   }
-}
-
-/**
- * Sort read rows in SPOT order. Files list a subject's statements together and subjects get ids
- * as they first appear, so the subject column is usually ascending already: then only each
- * subject's few rows need sorting (by graph, predicate, object). Otherwise a full radix sort.
- */
-export function sortSpot(r: Run): Run {
-  for (let i = 1; i < r.n; i++) if (r.s[i]! < r.s[i - 1]!) return sortRun(r, 'spot');
-  const { g, p, o } = r;
-  const idx = new Uint32Array(r.n);
-  for (let i = 0; i < r.n; i++) idx[i] = i;
-  const before = (a: number, b: number) => (g[a]! - g[b]!) || (p[a]! - p[b]!) || (o[a]! - o[b]!);
-  let start = 0;
-  while (start < r.n) {
-    let end = start + 1;
-    while (end < r.n && r.s[end] === r.s[start]) end++;
-    if (end - start > 64) {
-      idx.set(Array.from(idx.subarray(start, end)).sort(before), start);
-      start = end;
-      continue;
-    }
-    // Insertion sort: a subject has a handful of rows, often in order already.
-    for (let i = start + 1; i < end; i++) {
-      const x = idx[i]!;
-      let j = i - 1;
-      while (j >= start && before(idx[j]!, x) > 0) { idx[j + 1] = idx[j]!; j--; }
-      idx[j + 1] = x;
-    }
-    start = end;
-  }
-  // Rows of one subject in several graphs must still come graph first: check, else fall back.
-  const out = allocRun(r.n);
-  for (let k = 0; k < r.n; k++) copyRow(out, r, idx[k]!);
-  for (let i = 1; i < out.n; i++) if (out.g[i]! !== out.g[0]!) return sortRun(r, 'spot');
-  return out;
-}
-
-/** Drop rows equal to their predecessor (the run is sorted, so duplicates are adjacent). */
-function dedupe(r: Run): Run {
-  const cols = keyCols(r, 'spot');
-  const out = allocRun(r.n);
-  for (let i = 0; i < r.n; i++) if (i === 0 || cmpRows(cols, i, cols, i - 1) !== 0) copyRow(out, r, i);
-  return out;
 }

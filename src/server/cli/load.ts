@@ -14,6 +14,7 @@ import { normalizeLedgerId } from '../../core/ledger/ledger-id.js';
 import type { BulkDocument, BulkLoadResult } from '../../core/transact/bulk-load.js';
 import type { BulkFormat } from '../../core/transact/bulk-sources.js';
 import type { CliIo } from './io.js';
+import { loadDocument, threadOptions } from '../load-threads.js';
 import { LoadProgress } from './load-progress.js';
 import { serverTarget } from './places.js';
 import { postLoad, ensureRemoteLedger } from './load-remote.js';
@@ -31,6 +32,7 @@ Flags:
   --format <f>            n-triples, n-quads, turtle, trig or json-ld (default: from each file's extension)
   --base <iri>            Base IRI for relative references (Turtle, TriG, JSON-LD)
   --commit-flakes <n>     Flakes per commit (default 100000)
+  --no-worker             Parse on the main thread (default: a worker thread parses)
 `;
 
 const EXT: [RegExp, BulkFormat][] = [
@@ -101,7 +103,7 @@ export async function loadMain(args: string[], remotesFile: (flag?: string) => s
     args, allowPositionals: true, strict: true,
     options: {
       'storage-path': { type: 'string' }, server: { type: 'string' }, token: { type: 'string' }, config: { type: 'string' },
-      format: { type: 'string' }, base: { type: 'string' }, 'commit-flakes': { type: 'string' },
+      format: { type: 'string' }, base: { type: 'string' }, 'commit-flakes': { type: 'string' }, 'no-worker': { type: 'boolean' },
     },
   });
   if (pos.length < 2) throw badRequest('usage: ledgraph load <ledger> <file…> [--storage-path <dir> | --server <remote>] (ledgraph load --help)');
@@ -140,13 +142,12 @@ export async function loadMain(args: string[], remotesFile: (flag?: string) => s
   const { openLocalLedger } = await import('./load-local.js');
   const local = await openLocalLedger(v['storage-path'] ?? './data', ledger);
   try {
-    const docs: BulkDocument[] = inputs.map((input, i) => ({
-      source: (async function* () { current = i; yield* textBytes(input, progress); })(),
-      format: input.format, ...(v.base ? { base: v.base } : {}),
-    }));
+    const docs: BulkDocument[] = inputs.map((input, i) => loadDocument(
+      (async function* () { current = i; yield* textBytes(input, progress); })(), input.format, v.base, !v['no-worker'],
+    ));
     let res: BulkLoadResult;
     try {
-      res = await local.conn.bulkLoad(ledger, docs, { onProgress: (p) => progress.phase(p), ...(commitFlakes ? { commitFlakes } : {}) });
+      res = await local.conn.bulkLoad(ledger, docs, { ...threadOptions(!v['no-worker']), onProgress: (p) => progress.phase(p), ...(commitFlakes ? { commitFlakes } : {}) });
     } catch (e) {
       progress.done();
       throw named(e);

@@ -7,6 +7,7 @@
 import { badRequest, payloadTooLarge } from '../../core/errors.js';
 import type { BulkFormat } from '../../core/transact/bulk-sources.js';
 import { pathLedger, requireMediaType } from '../http-util.js';
+import { loadDocument, threadOptions } from '../load-threads.js';
 import type { Registrar } from '../server-context.js';
 import { route } from '../swagger.js';
 import { baseParam, BASE_PARAM, writeLedgerId } from './write.js';
@@ -59,7 +60,7 @@ export const loadRoutes: Registrar = (api, ctx) => {
     if (!body) throw badRequest('load needs the document as the request body');
     if (!(await ctx.conn.exists(id))) await ctx.conn.ledger(id); // 404 before reading the body
     const source = bodyChunks(body, c.req.header('Content-Encoding'), ctx.config.bodyLimit);
-    const res = await ctx.admission.run(() => ctx.conn.bulkLoad(id, [{ source, format, ...(base ? { base } : {}) }], commitFlakes ? { commitFlakes } : {}));
+    const res = await ctx.admission.run(() => ctx.conn.bulkLoad(id, [loadDocument(source, format, base)], { ...threadOptions(), ...(commitFlakes ? { commitFlakes } : {}) }));
     c.get('log').info('bulk load', { ledger: id, t: res.t, triples: res.triples, commits: res.commits });
     return c.json(res);
   });
