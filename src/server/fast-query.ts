@@ -27,6 +27,13 @@ const NO_CREDENTIAL: AuthState = { group: 'data', mode: 'none', tokenPresent: fa
 /** The request carries no Ledgraph-* header (checked), so the query headers read as absent. */
 const NO_QUERY_HEADERS = new Headers();
 
+let answered = 0;
+
+/** Requests this process answered on the fast path (for tests that compare it with the app). */
+export function fastQueriesAnswered(): number {
+  return answered;
+}
+
 /** A node:http request body handed to @hono/node-server already read. */
 type WithRawBody = IncomingMessage & { rawBody?: Buffer };
 
@@ -93,6 +100,7 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
       if (body) handOver(req, res, body);
       return;
     }
+    answered++;
     const start = performance.now();
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
     const traceparent = req.headers.traceparent as string | undefined;
