@@ -77,9 +77,16 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     const ledger = plainLedger(req);
     if (ledger === null) { fallback(req, res); return; }
     const chunks: Buffer[] = [];
+    let done = false;
     req.on('data', (d: Buffer) => chunks.push(d));
-    req.on('error', (e) => { void answer(req, res, ledger, null, e); });
+    req.on('error', (e) => {
+      if (done) return;
+      done = true;
+      void answer(req, res, ledger, null, e);
+    });
     req.on('end', () => {
+      if (done) return;
+      done = true;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       // A body opening like a JWS ("eyJ") may be a signed request: the auth middleware's to unwrap.
       if (body.length > 3 && body[0] === 0x65 && body[1] === 0x79 && body[2] === 0x4a) return handOver(req, res, body);

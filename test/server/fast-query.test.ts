@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastQueriesAnswered } from '../../src/server/fast-query.js';
 import { createLedger, postText, startTestServer, type TestServer } from '../support/server.js';
+import { until } from './helpers.js';
 
 const EX = 'http://example.org/';
 const DATA = `@prefix ex: <${EX}> .
@@ -188,6 +189,24 @@ describe('the fast path logs, times out and counts admissions as the app does', 
       expect(lines(on)).toEqual(lines(off));
       expect(lines(on).filter((l) => l.msg === 'request').map((l) => l.status)).toEqual([200, 404, 408]);
     } finally { await on.close(); await off.close(); }
+  });
+});
+
+describe('the fast path cancels a query whose client goes away', () => {
+  it('aborts the running query and releases the query gate when the connection closes', async () => {
+    const { runningQueries } = await import('../../src/core/query/engine.js');
+    const api = new URL(fast.api).pathname;
+    const before = fastQueriesAnswered();
+    const slow = `SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?x . ?b ?q ?y . ?c ?r ?z }`;
+    const u = new URL(fast.url);
+    const req = request({ host: u.hostname, port: u.port, method: 'POST', path: `${api}/query/big`, agent: false, headers: { ...SQ, 'content-length': Buffer.byteLength(slow) } });
+    req.on('error', () => {});
+    req.end(slow);
+    const gate = fast.server.state.queryGate;
+    await until(() => gate.active === 1 && runningQueries() > 0);
+    expect(fastQueriesAnswered()).toBe(before + 1);
+    req.destroy();
+    await until(() => gate.active === 0 && runningQueries() === 0);
   });
 });
 
