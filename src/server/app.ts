@@ -79,6 +79,22 @@ export function withFields(base: Logger, fields: LogFields): Logger {
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: (l) => base.enabled(l) };
 }
 
+/** The request id of a request: a sane incoming X-Request-ID, else a new UUID. */
+export function requestIdOf(incoming: string | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+/** Log a failed request as the error handler does: unexpected errors and 5xx other than 503 (the client got a message without paths). */
+export function logRequestError(log: Logger, err: unknown, m: ReturnType<typeof mapError>, req: { request_id: string | undefined; method: string; path: string }): void {
+  if (m.unexpected) {
+    log.error('unhandled error', {
+      ...req, error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined,
+    });
+  } else if (m.status >= 500 && m.status !== 503) {
+    log.warn('request failed', { ...req, status: m.status, error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
 /** Responses built with their request's X-Request-ID already among their headers. */
 const carriesRequestId = new WeakSet<Response>();
 
@@ -102,8 +118,7 @@ export function responseWithId(c: Context<AppEnv>, body: BodyInit | null, status
  */
 function requestIdMiddleware(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const incoming = c.req.header('X-Request-ID');
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const id = requestIdOf(c.req.header('X-Request-ID'));
     c.set('requestId', id);
     const traceparent = c.req.header('traceparent');
     const trace = traceparent ? parseTraceparent(traceparent) : null;
@@ -226,19 +241,7 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
 
   app.onError((err, c) => {
     const m = mapError(err);
-    if (m.unexpected) {
-      (c.get('log') ?? log).error('unhandled error', {
-        request_id: c.get('requestId'), method: c.req.method, path: c.req.path,
-        error: err instanceof Error ? err.message : String(err),
-        stack: err instanceof Error ? err.stack : undefined,
-      });
-    } else if (m.status >= 500 && m.status !== 503) {
-      // The client got a message without paths (errors.ts publicMessage); the log keeps the original.
-      (c.get('log') ?? log).warn('request failed', {
-        request_id: c.get('requestId'), method: c.req.method, path: c.req.path, status: m.status,
-        error: err instanceof Error ? err.message : String(err),
-      });
-    }
+    logRequestError(c.get('log') ?? log, err, m, { request_id: c.get('requestId'), method: c.req.method, path: c.req.path });
     for (const [k, v] of Object.entries(m.headers)) c.header(k, v);
     return c.json(m.body, m.status as 400);
   });

@@ -225,25 +225,35 @@ const IDLE_MAX = 64;
  * controller that was not aborted then serves a later request.
  */
 export function requestAbort(c: Ctx): RequestAbort {
-  const ac = idleControllers.pop() ?? new AbortController();
-  let disposed = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let unwatch: () => void;
   const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
   const incoming = env?.incoming, outgoing = env?.outgoing;
-  if (incoming && outgoing && typeof outgoing.once === 'function') {
+  if (incoming && outgoing && typeof outgoing.once === 'function') return nodeRequestAbort(incoming, outgoing);
+  return pooledAbort((ac) => {
+    const rs = c.req.raw.signal;
+    const onAbort = () => ac.abort(rs.reason);
+    if (rs.aborted) onAbort(); else rs.addEventListener('abort', onAbort, { once: true });
+    return () => rs.removeEventListener('abort', onAbort);
+  });
+}
+
+/** requestAbort of a raw node:http request: aborts when the response closes before it has finished. */
+export function nodeRequestAbort(incoming: IncomingMessage, outgoing: ServerResponse): RequestAbort {
+  return pooledAbort((ac) => {
     const onClose = () => {
       if (incoming.errored) ac.abort(incoming.errored.toString());
       else if (!outgoing.writableFinished) ac.abort('Client connection prematurely closed.');
     };
     if (outgoing.destroyed) onClose(); else outgoing.once('close', onClose);
-    unwatch = () => { outgoing.off('close', onClose); };
-  } else {
-    const rs = c.req.raw.signal;
-    const onAbort = () => ac.abort(rs.reason);
-    if (rs.aborted) onAbort(); else rs.addEventListener('abort', onAbort, { once: true });
-    unwatch = () => rs.removeEventListener('abort', onAbort);
-  }
+    return () => { outgoing.off('close', onClose); };
+  });
+}
+
+/** A RequestAbort over a pooled controller; `watch` ties it to the request and returns how to untie it. */
+function pooledAbort(watch: (ac: AbortController) => () => void): RequestAbort {
+  const ac = idleControllers.pop() ?? new AbortController();
+  let disposed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const unwatch = watch(ac);
   return {
     signal: ac.signal,
     expireAt(deadline, reason) {

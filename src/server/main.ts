@@ -4,8 +4,8 @@
  * gracefully on SIGTERM/SIGINT (stop accepting, let in-flight requests and admitted writes finish,
  * close the Connection).
  */
-import { createAdaptorServer } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
@@ -15,7 +15,8 @@ import { createApp, type DiscoveryFeatures, type RouteGroup } from './app.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { ledgerRouteGroups } from './routes/index.js';
-import { closeServerState, createServerState, type ServerState } from './server-context.js';
+import { closeServerState, createServerState, type ServerContext, type ServerState } from './server-context.js';
+import { fastQueryListener } from './fast-query.js';
 import { createPeerState, peerRouteGroups } from './peer-role.js';
 
 /** Collaborators of a running server. */
@@ -30,6 +31,13 @@ export interface ServerDeps {
   discovery?: DiscoveryFeatures;
   /** Where the web explorer build lives (default web/dist of this checkout). */
   explorerDir?: string;
+  /**
+   * The engine behind the ledger routes, for the plain-query fast path (fast-query.ts); absent, or
+   * `fastQueryPath: false`, every request goes through the app.
+   */
+  fastQuery?: Pick<ServerContext, 'config' | 'conn' | 'queryGate'>;
+  /** Answer plain SPARQL queries on the raw request (default true; false: through the app, for comparisons). */
+  fastQueryPath?: boolean;
 }
 
 /** A listening server. */
@@ -100,7 +108,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   // (several ms, far more on a loaded box: it was part of a cold peer's first query).
   app.router.match('GET', '/');
   const timeouts = connectionTimeouts(config);
-  const server = createAdaptorServer({ fetch: app.fetch, serverOptions: timeouts }) as Server;
+  const listener = getRequestListener(app.fetch);
+  const fast = deps.fastQuery && deps.fastQueryPath !== false ? fastQueryListener(deps.fastQuery, deps.log, listener) : listener;
+  const server = createServer(timeouts, fast);
   // Also as properties: not every Node 20 release reads keepAliveTimeout from the options.
   server.keepAliveTimeout = timeouts.keepAliveTimeout;
   server.headersTimeout = timeouts.headersTimeout;
@@ -177,7 +187,7 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
   try {
     // The ledger routes include /push-merges (http-api.md §9.4).
     const discovery = peer ? deps.discovery : { push: { merged_commits: true }, ...deps.discovery };
-    const running = await startServer(config, { ...deps, routes, onClose, ...(discovery ? { discovery } : {}) });
+    const running = await startServer(config, { ...deps, routes, onClose, ...(discovery ? { discovery } : {}), ...(peer ? {} : { fastQuery: { config, conn: state.conn, queryGate: state.queryGate } }) });
     // Event streams never finish by themselves: end them when shutdown starts, not after the grace period.
     const close = (graceMs?: number) => { state.events.close(); return running.close(graceMs); };
     return { ...running, close, state };

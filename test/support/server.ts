@@ -39,6 +39,8 @@ export interface TestServerOptions {
   routes?: RouteGroup[];
   /** Record log lines (at debug level) into `logs`. */
   captureLogs?: boolean;
+  /** Answer plain SPARQL queries on the raw request (default true; see src/server/fast-query.ts). */
+  fastQueryPath?: boolean;
 }
 
 /** Start a server on 127.0.0.1:0 over file storage in a new temp directory. */
@@ -51,7 +53,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     : silentLogger;
   let server: LedgraphServer;
   try {
-    server = await startLedgraphServer(config, { version: 'test', log, routes: opts.routes });
+    server = await startLedgraphServer(config, { version: 'test', log, routes: opts.routes, ...(opts.fastQueryPath === false ? { fastQueryPath: false } : {}) });
   } catch (e) {
     await rm(dir, { recursive: true, force: true });
     throw e;

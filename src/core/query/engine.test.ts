@@ -226,3 +226,16 @@ describe('planning', () => {
     expect(plan).toMatch(/leftjoin\[seed\]\(seq\[/);
   });
 });
+
+describe('batched bindings', () => {
+  it('gives the same solutions in the same order as the rows, a batch at a time', async () => {
+    const q = 'PREFIX : <http://ex/> SELECT ?s ?p ?o WHERE { ?s ?p ?o } ORDER BY ?s ?p ?o';
+    const a = await querySparql(q, { view });
+    const b = await querySparql(q, { view });
+    if (a.type !== 'bindings' || b.type !== 'bindings' || !b.batches) throw new Error('no batches');
+    const rowsOut = await collect(a.rows);
+    const batched = (await collect(b.batches)).flat();
+    expect(rowsOut.length).toBeGreaterThan(3);
+    expect(batched).toEqual(rowsOut);
+  });
+});

@@ -134,7 +134,7 @@ export async function executeQuery(q: Query, ctx: QueryContext): Promise<QueryRe
   }
   const p = await withDictRetry(() => prepare(q, ctx));
   switch (q.form) {
-    case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables) };
+    case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables), batches: bindingBatches(p, q.variables) };
     case 'ask': {
       running++;
       try {
@@ -178,6 +178,34 @@ async function* bindings(p: Prepared, variables: string[]): AsyncIterable<Bindin
         }
         yield row;
       }
+    }
+  } finally { running--; p.done(); }
+}
+
+/**
+ * The same solutions as `bindings`, a batch of the plan's output at a time (for serialisers: one
+ * await per batch rather than per row). A result's `rows` and `batches` share one plan: a
+ * consumer reads one of them.
+ */
+async function* bindingBatches(p: Prepared, variables: string[]): AsyncIterable<Binding[]> {
+  running++;
+  try {
+    const slots = variables.map((v) => p.planner.top.map.get(v) ?? -1);
+    const w = p.rt.width;
+    for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      if (p.rt.due()) await p.rt.pause();
+      if (p.rt.signal?.aborted) p.rt.check();
+      const out: Binding[] = new Array(b.n);
+      for (let r = 0; r < b.n; r++) {
+        const row: Binding = {};
+        for (let i = 0; i < slots.length; i++) {
+          const s = slots[i]!;
+          const id = s < 0 ? UNBOUND : b.rows[r * w + s]!;
+          if (id !== UNBOUND) row[variables[i]!] = p.rt.ids.term(id);
+        }
+        out[r] = row;
+      }
+      yield out;
     }
   } finally { running--; p.done(); }
 }

@@ -27,7 +27,8 @@ import type { QueryResult } from '../../core/query/results/types.js';
 import { executeSparql, sparqlHistoryRange, type SparqlRun } from '../../core/query/sparql-run.js';
 import { parseJsonLdTxn } from '../../core/transact/parse-jsonld.js';
 import { responseWithId, type AppEnv } from '../app.js';
-import { abortTransfer, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort } from '../http-util.js';
+import type { Logger } from '../log.js';
+import { abortTransfer, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort, type RequestAbort } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
 import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT, POLICY_HEADERS } from '../query-headers.js';
 import { requireQueryServed } from '../storage-proxy/serving.js';
@@ -35,7 +36,7 @@ import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
 import { serviceDescription } from './service-description.js';
 import { cypherQuery, isCypher } from './cypher.js';
-import { authenticate, POLICY_CONFLICT, resolvePolicyInputs } from '../auth/index.js';
+import { authenticate, POLICY_CONFLICT, resolvePolicyInputs, type AuthState } from '../auth/index.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -231,18 +232,26 @@ const CHUNK_CHARS = 64 * 1024;
  * that goes away aborts the request signal the query runs under; the chunks are abandoned too.
  */
 export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, contentType: string): Promise<Response> {
+  const body = await chunksBody(chunks, () => c.get('log'), () => abortTransfer(c));
+  return responseWithId(c, body, 200, { 'content-type': contentType });
+}
+
+/**
+ * The body of respondChunks: the whole text when it fits PREFIX_BYTES, else a byte stream pulled
+ * as the socket drains. `abort` ends the transfer mid-way (false when it cannot: the stream errors).
+ */
+export async function chunksBody(chunks: AsyncIterable<string>, log: () => Logger, abort: () => boolean): Promise<string | ReadableStream<Uint8Array>> {
   const it = chunks[Symbol.asyncIterator]();
   let prefix = '';
   for (;;) {
     const r = await it.next();
-    if (r.done) return responseWithId(c, prefix, 200, { 'content-type': contentType });
+    if (r.done) return prefix;
     prefix += r.value;
     if (prefix.length >= PREFIX_BYTES) break;
   }
-  const log = c.get('log');
   const enc = new TextEncoder();
   let pending: string | null = prefix;
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     async pull(ctl) {
       if (pending !== null) { ctl.enqueue(enc.encode(pending)); pending = null; return; }
       let buf = '';
@@ -258,20 +267,19 @@ export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, conte
         }
         ctl.enqueue(enc.encode(buf));
       } catch (e) {
-        log.warn('query response failed after the status was sent; aborting the connection', {
+        log().warn('query response failed after the status was sent; aborting the connection', {
           error: e instanceof Error ? e.message : String(e), ...(isLedgraphError(e) ? { status: e.status, type: e.type } : {}),
         });
         // Destroying the socket ends the transfer without its last chunk; the adapter then
         // cancels this stream. Erroring the stream instead would have the adapter log the error
         // and try to end the response with its text.
-        if (!abortTransfer(c)) ctl.error(e);
+        if (!abort()) ctl.error(e);
       }
     },
     cancel() {
       void it.return?.()?.catch(() => {});
     },
   });
-  return responseWithId(c, body, 200, { 'content-type': contentType });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,7 +389,7 @@ export function jsonLdBody(res: Awaited<ReturnType<typeof runJsonLdQuery>>): unk
 // Handlers
 
 /** Server limits of one query request: its deadline (ms since the epoch; 0 = none) and timeout. */
-export function queryDeadline(ctx: ServerContext): { deadline: number; timeoutMs: number | undefined } {
+export function queryDeadline(ctx: Pick<ServerContext, 'config'>): { deadline: number; timeoutMs: number | undefined } {
   const t = ctx.config.queryTimeoutMs;
   return t > 0 ? { deadline: Date.now() + t, timeoutMs: t } : { deadline: 0, timeoutMs: undefined };
 }
@@ -391,21 +399,43 @@ export function remaining(deadline: number): number | undefined {
   return deadline ? Math.max(1, deadline - Date.now()) : undefined;
 }
 
-/** Run a SPARQL query of /query and write its result in the negotiated format. */
-async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput, { lang: 'sparql' }>, pathLedger: string | undefined): Promise<Response> {
+/** What running a query needs of the server: its configuration and Connection. */
+export type QueryServices = Pick<ServerContext, 'config' | 'conn'>;
+
+/**
+ * What a SPARQL query request of /query brings besides its text: the same for the app's route and
+ * for the plain-request fast path (fast-query.ts), so both answer alike.
+ */
+export interface SparqlCall {
+  accept: string | undefined;
+  /** The `format=` parameter. */
+  formatParam: string | undefined;
+  /** Request headers (Ledgraph-Min-T, -Max-Fuel, -Ledger and the policy headers are read from them). */
+  headers: Headers;
+  /** The request's authentication outcome (auth middleware). */
+  auth: AuthState;
+  pathLedger: string | undefined;
+  /** The request's cancellation (made once the request is otherwise accepted). */
+  abort: () => RequestAbort;
+}
+
+/**
+ * Run a SPARQL query of /query and hand its result, as text chunks in the negotiated format, to
+ * `respond`; the request's cancellation is disposed of when `respond` fails.
+ */
+export async function runSparqlCall<R>(ctx: QueryServices, input: Extract<QueryInput, { lang: 'sparql' }>, call: SparqlCall,
+  respond: (chunks: AsyncIterable<string>, contentType: string) => Promise<R>): Promise<R> {
   const { text } = input;
-  const headers = c.req.raw.headers;
+  const { headers, accept, formatParam } = call;
   const prologue = sparqlPrologue(text);
-  const accept = c.req.header('Accept');
-  const formatParam = c.req.query('format');
   const format = negotiateFormat(accept, formatParam, SPARQL_FORMATS[shapeOfForm(prologue.form)]);
   const maxFuel = parseMaxFuel(headers);
   const minT = parseMinT(headers);
-  const policy = resolvePolicy(c, ctx, sparqlPolicyInputs(text, headers), true);
-  const ledger = pathLedger ?? headerLedger(headers);
+  const policy = resolvePolicyInputs(call.auth, sparqlPolicyInputs(text, headers), ctx.config.defaultPolicyClass, true) ?? {};
+  const ledger = call.pathLedger ?? headerLedger(headers);
   const { deadline } = queryDeadline(ctx);
   // One signal stops the query when the client goes away and, once the query runs, at the deadline.
-  const abort = requestAbort(c);
+  const abort = call.abort();
   try {
     if (minT !== undefined) {
       const range = sparqlHistoryRange(text);
@@ -424,11 +454,20 @@ async function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput
     const supported = SPARQL_FORMATS[res.result.type];
     // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
     const fmt = supported.includes(format) ? format : negotiateFormat(accept, formatParam, supported);
-    return await respondChunks(c, writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
+    return await respond(writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
   } catch (e) {
     abort.dispose();
     throw e;
   }
+}
+
+/** Run a SPARQL query of /query and write its result in the negotiated format. */
+function sparqlQuery(c: Ctx, ctx: ServerContext, input: Extract<QueryInput, { lang: 'sparql' }>, pathLedger: string | undefined): Promise<Response> {
+  const call: SparqlCall = {
+    accept: c.req.header('Accept'), formatParam: c.req.query('format'), headers: c.req.raw.headers,
+    auth: authenticate(c), pathLedger, abort: () => requestAbort(c),
+  };
+  return runSparqlCall(ctx, input, call, (chunks, type) => respondChunks(c, chunks, type));
 }
 
 /** What a JSON-LD query of each form can be written as, the compact JSON default first. */

@@ -23,8 +23,8 @@ interface Item {
   tp?: TriplePattern;
   maybe: Set<string>;
   certain: Set<string>;
-  /** Standalone size (constants only). */
-  card: number;
+  /** Standalone size (constants only); asked lazily: a lone last step never needs it. */
+  card: () => number;
 }
 
 /**
@@ -49,12 +49,12 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
     if (op.type === 'bgp') {
       for (const tp of op.patterns) {
         const v = tpVars(tp);
-        items.push({ op: { type: 'bgp', patterns: [tp] }, tp, maybe: v, certain: v, card: tpCard(P, tp, c) });
+        items.push({ op: { type: 'bgp', patterns: [tp] }, tp, maybe: v, certain: v, card: once(() => tpCard(P, tp, c)) });
       }
       return;
     }
     const v = varInfo(op);
-    items.push({ op, maybe: new Set(v.maybe), certain: new Set(v.certain), card: opCard(op, (i, b) => tpCard(P, b.patterns[i]!, c)) });
+    items.push({ op, maybe: new Set(v.maybe), certain: new Set(v.certain), card: once(() => opCard(op, (i, b) => tpCard(P, b.patterns[i]!, c))) });
   };
   ops.forEach(add);
 
@@ -92,6 +92,17 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
 
   placeFilters(false);
   while (remaining.length) {
+    if (remaining.length === 1) {
+      // No choice left, and the row estimate is not read after the last step: the pattern's size
+      // (an index probe) is asked only if its hash-or-probe decision needs it.
+      const it = remaining.pop()!;
+      const sc: PlanCtx = { ...c, seedMaybe: new Set(boundMaybe), seedCertain: new Set(boundCertain), inputRows: rows };
+      steps.push(it.tp ? tpNode(P, it, sc, rows, () => fanout(P, it, boundCertain, rows)) : it.op.type === 'path' ? P.pathNode(it.op, c.scope) : P.plan(it.op, sc));
+      for (const v of it.maybe) boundMaybe.add(v);
+      for (const v of it.certain) boundCertain.add(v);
+      placeFilters(false);
+      break;
+    }
     let best = 0;
     let bestScore = Infinity;
     let bestConnected = false;
@@ -104,7 +115,7 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
     const anyConnected = steps.length > 0 && remaining.some((it) => [...it.maybe].some((v) => boundMaybe.has(v)));
     remaining.forEach((it, i) => {
       const connected = [...it.maybe].some((v) => boundMaybe.has(v));
-      if (anyConnected && !connected && it.card > 1) return;
+      if (anyConnected && !connected && it.card() > 1) return;
       const fan = fanout(P, it, boundCertain, rows);
       // A step that lets a pending filter run shrinks everything after it: count each such filter
       // at the same 1/2 the row estimate applies once the filter is placed.
@@ -118,7 +129,7 @@ export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PN
     });
     const it = remaining.splice(best, 1)[0]!;
     const sc: PlanCtx = { ...c, seedMaybe: new Set(boundMaybe), seedCertain: new Set(boundCertain), inputRows: rows };
-    steps.push(it.tp ? tpNode(P, it, sc, rows, bestFan) : it.op.type === 'path' ? P.pathNode(it.op, c.scope) : P.plan(it.op, sc));
+    steps.push(it.tp ? tpNode(P, it, sc, rows, () => bestFan) : it.op.type === 'path' ? P.pathNode(it.op, c.scope) : P.plan(it.op, sc));
     for (const v of it.maybe) boundMaybe.add(v);
     for (const v of it.certain) boundCertain.add(v);
     rows = Math.max(1, rows * bestFan);
@@ -186,23 +197,29 @@ function fanout(P: Planner, it: Item, bound: ReadonlySet<string>, rows: number):
         per = pid === undefined ? undefined : P.rt.view.valuesPerKey?.(pid, sB ? 's' : 'o');
       }
       if (per !== undefined) {
-        const card = Math.max(it.card, 1e-6);
+        const card = Math.max(it.card(), 1e-6);
         return card / Math.max(rows, card / per, 1);
       }
     }
-    return tpFanout(it.card, sB, pB, oB, P.rt.view.stats);
+    return tpFanout(it.card(), sB, pB, oB, P.rt.view.stats);
   }
   const shares = [...it.certain].some((v) => bound.has(v));
-  if (it.op.type === 'path') return shares ? 5 : it.card;
-  return shares ? Math.max(it.card / 10, 0.5) : it.card;
+  if (it.op.type === 'path') return shares ? 5 : it.card();
+  return shares ? Math.max(it.card() / 10, 0.5) : it.card();
 }
 
-function tpNode(P: Planner, it: Item, c: PlanCtx, rows: number, fan: number): PNode {
+/** A function computing `f()` on its first call only. */
+function once(f: () => number): () => number {
+  let n: number | undefined;
+  return () => (n ??= f());
+}
+
+function tpNode(P: Planner, it: Item, c: PlanCtx, rows: number, fan: () => number): PNode {
   const tp = it.tp!;
   const s = P.pos(tp.s, c.scope), p = P.pos(tp.p, c.scope), o = P.pos(tp.o, c.scope);
   const keys = [...it.maybe].filter((v) => c.seedCertain.has(v));
   const never = [s, p, o].some((x) => 'const' in x && x.const === NO_MATCH);
-  if (!never && keys.length && rows > 1 && it.card < MAX_HASH_BUILD && it.card < rows * (PROBE_COST + fan)) {
+  if (!never && keys.length && rows > 1 && it.card() < MAX_HASH_BUILD && it.card() < rows * (PROBE_COST + fan())) {
     return new TriplePatternNode(s, p, o, { mode: 'hash', keys: P.slots(keys, c.scope) });
   }
   return new TriplePatternNode(s, p, o);

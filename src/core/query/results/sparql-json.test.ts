@@ -88,3 +88,22 @@ describe('jsonString', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => jsonString(s) === JSON.stringify(s)), { numRuns: 2000 });
   });
 });
+
+describe('SPARQL JSON writer over batches', () => {
+  it('writes the same document from batches as from rows, in one chunk when small', async () => {
+    const { writeSparqlJsonChunked } = await import('./sparql-json.js');
+    const fromRows = (await collectChunks(writeSparqlJsonChunked(tableToResult(table)))).join('');
+    const batches = (async function* () { yield table.rows.slice(0, 3); yield []; yield table.rows.slice(3); })();
+    const chunks = await collectChunks(writeSparqlJsonChunked({ type: 'bindings', variables: table.variables, rows: (async function* () { throw new Error('rows read'); })(), batches }));
+    expect(chunks).toHaveLength(1);
+    expect(chunks.join('')).toBe(fromRows);
+    const empty = await collectChunks(writeSparqlJsonChunked({ type: 'bindings', variables: ['x'], rows: (async function* () {})(), batches: (async function* () {})() }));
+    expect(empty.join('')).toBe('{"head":{"vars":["x"]},"results":{"bindings":[]}}\n');
+  });
+});
+
+async function collectChunks(it: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const c of it) out.push(c);
+  return out;
+}

@@ -90,6 +90,21 @@ export async function* writeSparqlJsonChunked(result: QueryResult, chunkChars = 
   const row = rowWriter(vars);
   let buf = `{"head":{"vars":${JSON.stringify(vars)}},"results":{"bindings":[`;
   let first = true;
+  if (result.batches) {
+    // A batch at a time: one await per batch of the plan's output, not per row.
+    for await (const bs of result.batches) {
+      for (let i = 0; i < bs.length; i++) {
+        buf += (first ? '\n' : ',\n') + row(bs[i]!);
+        first = false;
+      }
+      if (buf.length >= chunkChars) {
+        yield buf;
+        buf = '';
+      }
+    }
+    yield buf + (first ? ']}}\n' : '\n]}}\n');
+    return;
+  }
   for await (const b of result.rows) {
     buf += (first ? '\n' : ',\n') + row(b);
     first = false;

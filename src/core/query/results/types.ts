@@ -6,7 +6,11 @@ import { badRequest } from '../../errors.js';
 export type Binding = Record<string, Term>;
 
 export type QueryResult =
-  | { type: 'bindings'; variables: string[]; rows: AsyncIterable<Binding> }
+  | {
+    type: 'bindings'; variables: string[]; rows: AsyncIterable<Binding>;
+    /** The same solutions a batch at a time, when the producer has them so; a consumer reads `rows` or `batches`, never both. */
+    batches?: AsyncIterable<Binding[]>;
+  }
   | { type: 'boolean'; value: boolean }
   | { type: 'quads'; quads: AsyncIterable<Quad> };
 
