@@ -17,6 +17,8 @@ import {
   nodeKey, prepObject, type PrepObject, type TaggedObject,
 } from './object-tags.js';
 import { quote } from '../excerpt.js';
+import type { TimeSlice } from '../util/next-turn.js';
+import { runSteps, runStepsSliced, sortSteps, type Steps } from '../util/steps.js';
 
 export { canonicalJson, compareCodePoints, formatDouble } from './object-tags.js';
 
@@ -173,6 +175,21 @@ function writeObject(w: ByteWriter, o: PrepObject, ref: (() => void) | null): vo
  * (in sorted-metadata-then-sorted-flake order) and announced too.
  */
 export function encodeCommit(data: CommitData, nsTable: NamespaceTable): EncodedCommit {
+  return runSteps(encodeCommitSteps(data, nsTable));
+}
+
+/**
+ * encodeCommit giving the event loop a turn whenever `slice` is used up (docs/isolation.md): the
+ * same bytes, for commits big enough that encoding them in one piece would stall other requests.
+ */
+export function encodeCommitSliced(data: CommitData, nsTable: NamespaceTable, slice: TimeSlice): Promise<EncodedCommit> {
+  return runStepsSliced(encodeCommitSteps(data, nsTable), slice);
+}
+
+/** Flakes handled between two possible pauses of the encoder. */
+const STEP_FLAKES = 1024;
+
+function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable): Steps<EncodedCommit> {
   const t = checkNonNegInt(data.t, 't');
   const parents = (data.parents ?? []).map((c, k) => checkCid(c, Codec.commit, `parents[${k}]`));
   if (parents.length > MAX_PARENTS) throw invalid(`${parents.length} parents (at most ${MAX_PARENTS})`);
@@ -259,9 +276,13 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
     const o = po.o;
     const hi = sHi | pHi | dtHi | (typeof o.v === 'string' && hasHigh(o.v) ? HI_O : 0);
     flakes[k] = { hi, g, s: sKey, p: pKey, o, dt: po.dt, lang: po.lang, i, op: f.op, rs: null, rp: null, rdt: null, ro: null };
+    if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
   }
-  flakes.sort(comparePrep);
-  for (let k = 1; k < flakes.length; k++) if (comparePrep(flakes[k - 1]!, flakes[k]!) === 0) throw invalid('duplicate flake');
+  yield* sortSteps(flakes, comparePrep);
+  for (let k = 1; k < flakes.length; k++) {
+    if (comparePrep(flakes[k - 1]!, flakes[k]!) === 0) throw invalid('duplicate flake');
+    if (k % STEP_FLAKES === 0) yield;
+  }
 
   // Flake SIDs and the local-name table, both in write order (s, p, dt, o).
   const names = new Map<string, number>();
@@ -279,13 +300,15 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
     return ref;
   };
   let prev: Prep | null = null;
-  for (const f of flakes) {
+  for (let k = 0; k < flakes.length; k++) {
+    const f = flakes[k]!;
     // Sorted, so a subject's flakes are adjacent: one lookup per subject.
     f.rs = prev !== null && prev.s === f.s ? prev.rs : named(sid(f.s));
     prev = f;
     f.rp = named(sid(f.p));
     f.rdt = named(sid(f.dt));
     if (f.o.tag === 0) f.ro = named(sid(f.o.v));
+    if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
   }
 
   const nsDelta = [...callerDelta, ...allocated];
@@ -319,7 +342,9 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
   for (const n of nameList) w.str(n);
   w.varint(flakes.length);
   const writeSid = (x: Ref) => w.varint(x.ns).varint(x.name);
-  for (const f of flakes) {
+  for (let k = 0; k < flakes.length; k++) {
+    const f = flakes[k]!;
+    if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
     w.varint(f.g);
     writeSid(f.rs!); writeSid(f.rp!); writeSid(f.rdt!);
     w.u8((f.op ? FLAKE_ASSERT : 0) | (f.lang ? FLAKE_HAS_LANG : 0) | (f.i >= 0 ? FLAKE_HAS_LIST_INDEX : 0));

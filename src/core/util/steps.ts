@@ -1,0 +1,63 @@
+/**
+ * Long synchronous work written once as a generator of steps: `yield` marks a point where it may
+ * stop for a turn of the event loop. runSteps() drives it to the end in one go (the old synchronous
+ * behaviour, same result); runStepsSliced() gives the event loop a turn whenever the time slice is
+ * used up, so a big commit's encoding or its novelty does not hold every other request behind it.
+ */
+import { TimeSlice } from './next-turn.js';
+
+/** Work that may pause at each `yield`. */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Run every step now, synchronously. */
+export function runSteps<T>(steps: Steps<T>): T {
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/** Run the steps, giving the event loop a turn whenever `slice` is used up. */
+export async function runStepsSliced<T>(steps: Steps<T>, slice: TimeSlice): Promise<T> {
+  let r = steps.next();
+  while (!r.done) {
+    if (slice.due()) await slice.pause();
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** Elements sorted between two yields (a few ms of comparisons of the costliest kind). */
+const SORT_CHUNK = 2048;
+
+/**
+ * Sort `a` in place by `cmp` in steps: runs of SORT_CHUNK sorted with Array.prototype.sort, then
+ * merged pairwise, yielding every SORT_CHUNK elements. For a comparator that is a total order the
+ * result is exactly `a.sort(cmp)`'s; short arrays are sorted in one step.
+ */
+export function* sortSteps<T>(a: T[], cmp: (x: T, y: T) => number): Steps<void> {
+  const n = a.length;
+  if (n <= SORT_CHUNK) { a.sort(cmp); return; }
+  for (let lo = 0; lo < n; lo += SORT_CHUNK) {
+    const hi = Math.min(n, lo + SORT_CHUNK);
+    const part = a.slice(lo, hi).sort(cmp);
+    for (let k = 0; k < part.length; k++) a[lo + k] = part[k]!;
+    yield;
+  }
+  let src = a, dst: T[] = new Array<T>(n);
+  for (let width = SORT_CHUNK; width < n; width *= 2) {
+    let since = 0;
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(n, lo + width), hi = Math.min(n, lo + 2 * width);
+      let i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        dst[k++] = cmp(src[j]!, src[i]!) < 0 ? src[j++]! : src[i++]!;
+        if (++since >= SORT_CHUNK) { since = 0; yield; }
+      }
+      while (i < mid) dst[k++] = src[i++]!;
+      while (j < hi) dst[k++] = src[j++]!;
+    }
+    [src, dst] = [dst, src];
+    yield;
+  }
+  if (src !== a) for (let k = 0; k < n; k++) a[k] = src[k]!;
+}
