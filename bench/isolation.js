@@ -23,7 +23,8 @@
  * aggressors and no failure.
  *
  * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex; also update, bigquery), --triples <n>
- * (10000), --update-triples <n> (20000; the server's reindex_max_bytes is 64 MiB so a 50,000-triple commit fits), --query-timeout-ms <ms> (5000). Prints one JSON result line on stdout.
+ * (10000), --update-triples <n> (20000; the server's reindex_max_bytes is 64 MiB so a 50,000-triple commit fits), --query-timeout-ms <ms> (5000),
+ * --server-node-args=<a,b> (Node flags for the server process, e.g. --cpu-prof,--cpu-prof-dir=DIR). Prints one JSON result line on stdout.
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -168,7 +169,7 @@ async function aggressorLoop(api, name, stop) {
 async function main() {
   const duration = Number(args.duration ?? 10) * 1000;
   const names = String(args.aggressors ?? 'cross,nest,regex').split(',').map((s) => s.trim()).filter((s) => AGGRESSORS[s]);
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', '--triples', String(TRIPLES), '--query-timeout-ms', String(TIMEOUT_MS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', '--triples', String(TRIPLES), '--query-timeout-ms', String(TIMEOUT_MS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: args['server-node-args'] ? String(args['server-node-args']).split(',') : [] });
   const ready = await new Promise((ok, fail) => {
     child.on('message', (m) => { if (m.type === 'ready') ok(m); });
     child.on('exit', (code) => fail(new Error(`server exited with code ${code}`)));

@@ -377,7 +377,7 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       // before any blob is written, so nothing commits.
       await checkWritePolicy(view, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
       // Shapes (docs/shacl.md) are checked on the state after this request.
-      const events = stager.idFlakes(t + 1);
+      const events = big ? await runStepsSliced(stager.idFlakeSteps(t + 1), slice) : stager.idFlakes(t + 1);
       // A large commit gives the event loop a turn between the steps below and within its novelty
       // and its encoding, every STEP_MS of work (docs/isolation.md).
       if (big && slice.due()) await slice.pause();

@@ -13,6 +13,7 @@ import { isDictMiss } from '../index/dict.js';
 import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
 import { graphNameKey, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { TimeSlice } from '../util/next-turn.js';
+import { runSteps, type Steps } from '../util/steps.js';
 import type { GraphName, GraphRef, TxnQuad } from './txn-request.js';
 
 /** Refuse asserting a literal larger than maxLiteralBytes (413; retractions of stored values stay possible). */
@@ -167,8 +168,19 @@ export class Stager {
 
   /** Staged flakes as id flakes at t, interning new terms (for overlays; the caller undoes interning on failure). */
   idFlakes(t: number): Flake[] {
+    return runSteps(this.idFlakeSteps(t));
+  }
+
+  /** idFlakes in steps that may pause (util/steps.ts): interning a big delta takes a while. */
+  *idFlakeSteps(t: number): Steps<Flake[]> {
     const dict = this.db.dict;
-    return [...this.staged.values()].map((f) => ({ g: f.g, s: dict.intern(f.s), p: dict.intern(f.p), o: dict.intern(f.o), m: f.i, t, op: f.op }));
+    const out = new Array<Flake>(this.staged.size);
+    let k = 0;
+    for (const f of this.staged.values()) {
+      out[k] = { g: f.g, s: dict.intern(f.s), p: dict.intern(f.p), o: dict.intern(f.o), m: f.i, t, op: f.op };
+      if (++k % 1024 === 0) yield;
+    }
+    return out;
   }
 
   /** Graph delta for the commit: only graphs that actually received a flake. */
