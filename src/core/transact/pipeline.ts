@@ -8,12 +8,12 @@
  * staged again.
  */
 import { CID } from 'multiformats/cid';
-import { sha256 } from 'multiformats/hashes/sha2';
 import { Codec, cidOf } from '../commit/cid.js';
+import { cidOfLarge, sha256Bytes } from '../commit/digest-async.js';
 import { encodeCommit, encodeCommitSliced, type CommitData } from '../commit/commit-codec.js';
 import type { NamespaceTable } from '../commit/namespaces.js';
 import type { Flake } from '../flake/flake.js';
-import { encodeTxnBlob } from '../commit/txn-blob.js';
+import { encodeTxnBlob, encodeTxnBlobSliced } from '../commit/txn-blob.js';
 import { badRequest, busy, commitConflict, constraintViolation } from '../errors.js';
 import type { Db } from '../ledger/db.js';
 import type { ApplyInput, Ledger } from '../ledger/ledger.js';
@@ -74,7 +74,7 @@ const MAX_BATCH = 64;
  * compare-and-set publishes them, so concurrent writers share the cost of durable storage.
  */
 export async function transact(env: WriteEnv, ledger: Ledger, req: TxnRequest, ctx: TxnContext): Promise<Receipt> {
-  const txId = 'ledgraph:tx:sha256:' + hex((await sha256.digest(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req)))).digest);
+  const txId = 'ledgraph:tx:sha256:' + hex(await sha256Bytes(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req))));
   return new Promise<Receipt>((resolve, reject) => {
     const w: PendingWrite = { req, ctx, txId, started: Date.now(), resolve, reject };
     if (ctx.queueWaitMs !== undefined && ctx.queueWaitMs > 0) w.expiry = expireAfter(ledger, w, ctx.queueWaitMs);
@@ -387,18 +387,17 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       await checkShapes(after, events, ctx.signal, view);
       const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
       if (big && slice.due()) await slice.pause();
-      const txnBytes = env.opts.storeTxn
-        ? encodeTxnBlob({ type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null })
-        : null;
+      const blob = { type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null };
+      const txnBytes = env.opts.storeTxn ? (big ? await encodeTxnBlobSliced(blob, slice) : encodeTxnBlob(blob)) : null;
       const data: CommitData = {
-        t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: txnBytes ? await cidOf(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
+        t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: txnBytes ? await cidOfLarge(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
         graphDelta: stager.graphDelta(flakes), meta: req.meta.map((m) => ({ p: { termType: 'NamedNode' as const, value: m.predicate }, o: m.object })), flakes,
       };
       const encoded = big ? await encodeCommitSliced(data, ns, slice) : encodeCommit(data, ns);
       const delta = encoded.bytes.length;
       admitNovelty(env, ledger, base.pendingBytes + ownBytes, delta);
       if (big && slice.due()) await slice.pause();
-      const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();
+      const commitCid = (await cidOfLarge(Codec.commit, encoded.bytes)).toString();
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
       prepared.push({
