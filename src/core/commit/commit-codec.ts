@@ -175,7 +175,7 @@ function writeObject(w: ByteWriter, o: PrepObject, ref: (() => void) | null): vo
  * (in sorted-metadata-then-sorted-flake order) and announced too.
  */
 export function encodeCommit(data: CommitData, nsTable: NamespaceTable): EncodedCommit {
-  return runSteps(encodeCommitSteps(data, nsTable));
+  return runSteps(encodeCommitSteps(data, nsTable, false));
 }
 
 /**
@@ -183,13 +183,13 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
  * same bytes, for commits big enough that encoding them in one piece would stall other requests.
  */
 export function encodeCommitSliced(data: CommitData, nsTable: NamespaceTable, slice: TimeSlice): Promise<EncodedCommit> {
-  return runStepsSliced(encodeCommitSteps(data, nsTable), slice);
+  return runStepsSliced(encodeCommitSteps(data, nsTable, true), slice);
 }
 
 /** Flakes handled between two possible pauses of the encoder. */
 const STEP_FLAKES = 1024;
 
-function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable): Steps<EncodedCommit> {
+function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable, sliced: boolean): Steps<EncodedCommit> {
   const t = checkNonNegInt(data.t, 't');
   const parents = (data.parents ?? []).map((c, k) => checkCid(c, Codec.commit, `parents[${k}]`));
   if (parents.length > MAX_PARENTS) throw invalid(`${parents.length} parents (at most ${MAX_PARENTS})`);
@@ -278,7 +278,10 @@ function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable): Steps<En
     flakes[k] = { hi, g, s: sKey, p: pKey, o, dt: po.dt, lang: po.lang, i, op: f.op, rs: null, rp: null, rdt: null, ro: null };
     if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
   }
-  yield* sortSteps(flakes, comparePrep);
+  // Run straight through, the engine's sort (fastest on input that is partly in order already);
+  // sliced, a merge sort in steps with the same result (the order is total: duplicates are refused).
+  if (sliced) yield* sortSteps(flakes, comparePrep);
+  else flakes.sort(comparePrep);
   for (let k = 1; k < flakes.length; k++) {
     if (comparePrep(flakes[k - 1]!, flakes[k]!) === 0) throw invalid('duplicate flake');
     if (k % STEP_FLAKES === 0) yield;

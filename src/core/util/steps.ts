@@ -45,19 +45,35 @@ export function* sortSteps<T>(a: T[], cmp: (x: T, y: T) => number): Steps<void> 
   }
   let src = a, dst: T[] = new Array<T>(n);
   for (let width = SORT_CHUNK; width < n; width *= 2) {
-    let since = 0;
     for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(n, lo + width), hi = Math.min(n, lo + 2 * width);
-      let i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) {
-        dst[k++] = cmp(src[j]!, src[i]!) < 0 ? src[j++]! : src[i++]!;
-        if (++since >= SORT_CHUNK) { since = 0; yield; }
-      }
-      while (i < mid) dst[k++] = src[i++]!;
-      while (j < hi) dst[k++] = src[j++]!;
+      const m: Merge = { i: lo, j: Math.min(n, lo + width), k: lo, mid: Math.min(n, lo + width), hi: Math.min(n, lo + 2 * width) };
+      while (!mergeSome(src, dst, m, cmp, SORT_CHUNK)) yield;
     }
     [src, dst] = [dst, src];
     yield;
   }
   if (src !== a) for (let k = 0; k < n; k++) a[k] = src[k]!;
+}
+
+/** A merge of src[i..mid) and src[j..hi) into dst from k, resumable. */
+interface Merge { i: number; j: number; k: number; mid: number; hi: number }
+
+/**
+ * Merge at most `budget` elements (left first on a tie); true when done. A plain function, not
+ * the generator's body, so the comparison loop is optimised like any other.
+ */
+function mergeSome<T>(src: T[], dst: T[], m: Merge, cmp: (x: T, y: T) => number, budget: number): boolean {
+  let { i, j, k } = m;
+  const { mid, hi } = m;
+  // Already in order (input that arrives sorted, as a subject's facts usually do): a copy.
+  if (i === m.k && j === mid && mid < hi && cmp(src[mid - 1]!, src[mid]!) <= 0) {
+    for (; k < hi; k++) dst[k] = src[k]!;
+    return true;
+  }
+  const end = k + budget;
+  while (i < mid && j < hi && k < end) dst[k++] = cmp(src[j]!, src[i]!) < 0 ? src[j++]! : src[i++]!;
+  if (i < mid && j < hi) { m.i = i; m.j = j; m.k = k; return false; }
+  while (i < mid) dst[k++] = src[i++]!;
+  while (j < hi) dst[k++] = src[j++]!;
+  return true;
 }
