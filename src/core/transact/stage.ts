@@ -100,18 +100,25 @@ export class Stager {
   }
 
   /**
-   * Dictionary ids of three keys. A term's key is built once per staged fact and used for its
-   * staging key, this lookup and its interning: a literal's key is a fresh string each time it is
-   * built, flattened and hashed again by every lookup.
+   * Dictionary ids of three keys, or null when a dictionary page must be loaded first. A term's
+   * key is built once per staged fact and used for its staging key, this lookup and its
+   * interning: a literal's key is a fresh string each time it is built, flattened and hashed again
+   * by every lookup.
    */
-  private async idsOfKeys(sk: string, pk: string, ok: string): Promise<(number | undefined)[]> {
+  private idsOfKeysNow(sk: string, pk: string, ok: string): (number | undefined)[] | null {
     const dict = this.db.dict;
     try {
       return [dict.idOfKey(sk), dict.idOfKey(pk), dict.idOfKey(ok)];
     } catch (e) {
       if (!isDictMiss(e)) throw e;
-      return [await dict.lookupKey(sk), await dict.lookupKey(pk), await dict.lookupKey(ok)];
+      return null;
     }
+  }
+
+  /** Dictionary ids of three keys, loading pages as needed. */
+  private async idsOfKeys(sk: string, pk: string, ok: string): Promise<(number | undefined)[]> {
+    const dict = this.db.dict;
+    return this.idsOfKeysNow(sk, pk, ok) ?? [await dict.lookupKey(sk), await dict.lookupKey(pk), await dict.lookupKey(ok)];
   }
 
   /** True when the fact is current in the snapshot. */
@@ -153,7 +160,9 @@ export class Stager {
 
   /** Stage by graph id (used when the fact came from a scan). */
   async stage(g: number, s: NamedNode | BlankNode, p: NamedNode, o: Term, i: number, op: boolean): Promise<void> {
-    await this.breathe();
+    // Awaited only when there is something to wait for: a big insert stages every fact through
+    // here, and an await per step was a microtask each.
+    if (this.slice.due()) await this.slice.pause();
     const sk = termKey(s), ok = termKey(o);
     const k = `${g}\u0001${sk}\u0001${p.value}\u0001${i}\u0001${ok}`;
     const prev = this.staged.get(k);
@@ -161,8 +170,9 @@ export class Stager {
       if (prev.op !== op) this.staged.delete(k); // assert + retract in one transaction cancel out
       return;
     }
-    const [si, pi, oi] = await this.idsOfKeys(sk, p.value, ok);
-    const current = await this.isCurrentIds(g, si, pi, oi, i);
+    const [si, pi, oi] = this.idsOfKeysNow(sk, p.value, ok) ?? await this.idsOfKeys(sk, p.value, ok);
+    // A fact with a term the dictionary has never seen cannot be current.
+    const current = si === undefined || pi === undefined || oi === undefined ? false : await this.isCurrentIds(g, si, pi, oi, i);
     if (current === op) return; // asserting a current fact / retracting an absent one: no flake
     this.staged.set(k, { g, s, p, o, i, op, sk, ok, si, pi, oi });
     if (this.staged.size >= this.maxFlakes) {
