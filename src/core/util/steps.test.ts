@@ -20,6 +20,20 @@ describe('sortSteps', () => {
     }
   });
 
+  it('gives Array.prototype.sort\'s order on input in interleaved sorted blocks (the merge copies whole blocks)', () => {
+    const rnd = lcg(11);
+    for (const n of [9000, 30_000]) {
+      // Subject-like groups: group keys in a shuffled order, each group's rows together and sorted, ties included.
+      const groups = Array.from({ length: Math.ceil(n / 12) }, (_, g) => g).sort(() => rnd() - 0.5);
+      const a: { k: number; r: number; i: number }[] = [];
+      for (const g of groups) for (let r = 0; r < 12 && a.length < n; r++) a.push({ k: g, r: Math.floor(r / 3), i: a.length });
+      const cmp = (x: { k: number; r: number }, y: { k: number; r: number }) => x.k - y.k || x.r - y.r;
+      const want = [...a].sort(cmp);
+      runSteps(sortSteps(a, cmp));
+      expect(a).toEqual(want);
+    }
+  });
+
   it('pauses between chunks of a large sort', () => {
     const a = Array.from({ length: 20_000 }, (_, i) => (i * 7919) % 20_011);
     let pauses = 0;

@@ -71,9 +71,48 @@ function mergeSome<T>(src: T[], dst: T[], m: Merge, cmp: (x: T, y: T) => number,
     return true;
   }
   const end = k + budget;
-  while (i < mid && j < hi && k < end) dst[k++] = cmp(src[j]!, src[i]!) < 0 ? src[j++]! : src[i++]!;
+  // Element by element, until one side wins GALLOP times in a row; then its whole block that
+  // precedes the other side's head is found by exponential search and copied (as TimSort does:
+  // a commit's flakes come in subject groups, so the runs interleave in blocks).
+  let winsL = 0, winsR = 0;
+  while (i < mid && j < hi && k < end) {
+    if (cmp(src[j]!, src[i]!) < 0) {
+      dst[k++] = src[j++]!;
+      winsL = 0;
+      if (++winsR >= GALLOP && j < hi) {
+        // Right elements strictly before the left head (ties go left).
+        const to = gallop(j, hi, (y) => cmp(src[y]!, src[i]!) < 0);
+        while (j < to) dst[k++] = src[j++]!;
+        winsR = 0;
+      }
+    } else {
+      dst[k++] = src[i++]!;
+      winsR = 0;
+      if (++winsL >= GALLOP && i < mid) {
+        // Left elements not after the right head.
+        const to = gallop(i, mid, (x) => cmp(src[j]!, src[x]!) >= 0);
+        while (i < to) dst[k++] = src[i++]!;
+        winsL = 0;
+      }
+    }
+  }
   if (i < mid && j < hi) { m.i = i; m.j = j; m.k = k; return false; }
   while (i < mid) dst[k++] = src[i++]!;
   while (j < hi) dst[k++] = src[j++]!;
   return true;
+}
+
+/** Wins in a row after which a merge searches for the winner's whole block. */
+const GALLOP = 7;
+
+/** The first index in [lo, hi) where `before` (true on a prefix, then false) is false. */
+function gallop(lo: number, hi: number, before: (x: number) => boolean): number {
+  let step = 1, from = lo, to = lo;
+  while (to < hi && before(to)) { from = to + 1; to = lo + step; step *= 2; }
+  if (to > hi) to = hi;
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    if (before(mid)) from = mid + 1; else to = mid;
+  }
+  return from;
 }
