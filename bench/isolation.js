@@ -29,7 +29,8 @@
  * aggressors and no failure.
  *
  * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex; also update, bigquery, template, manyops, bigunion), --parse, --triples <n>
- * (10000), --query-timeout-ms <ms> (5000). Prints one JSON result line on stdout.
+ * (10000), --update-triples <n> (20000; the server's reindex_max_bytes is 64 MiB so a 50,000-triple commit fits), --query-timeout-ms <ms> (5000),
+ * --server-node-args=<a,b> (Node flags for the server process, e.g. --cpu-prof,--cpu-prof-dir=DIR). Prints one JSON result line on stdout.
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -50,7 +51,7 @@ async function serve() {
   const { defaultServerConfig } = await import(join(ROOT_DIR, 'dist/server/config.js'));
   const { silentLogger } = await import(join(ROOT_DIR, 'dist/server/log.js'));
   const dir = await mkdtemp(join(tmpdir(), 'lg-isolation-bench-'));
-  const config = { ...defaultServerConfig(), host: '127.0.0.1', port: 0, storagePath: dir, memory: false, queryTimeoutMs: TIMEOUT_MS };
+  const config = { ...defaultServerConfig(), host: '127.0.0.1', port: 0, storagePath: dir, memory: false, queryTimeoutMs: TIMEOUT_MS, reindexMaxBytes: 64 * 1024 * 1024 };
   const server = await startLedgraphServer(config, { version: 'bench', log: silentLogger });
   const conn = server.state.conn;
   await conn.create('iso');
@@ -97,7 +98,7 @@ function sparqlUpdate(api, text, signal) {
   return fetch(`${api}/update/iso`, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: text, signal });
 }
 
-const UPDATE_TRIPLES = 20_000;
+const UPDATE_TRIPLES = Number(args['update-triples'] ?? 20_000);
 /** The update aggressor's triples (1.3 MB of text), inserted and deleted in turn so the ledger keeps its size. */
 const bigData = () => {
   let s = '';
@@ -251,7 +252,7 @@ async function aggressorLoop(api, name, stop) {
 async function main() {
   const duration = Number(args.duration ?? 10) * 1000;
   const names = String(args.aggressors ?? 'cross,nest,regex').split(',').map((s) => s.trim()).filter((s) => AGGRESSORS[s]);
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', '--triples', String(TRIPLES), '--query-timeout-ms', String(TIMEOUT_MS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', '--triples', String(TRIPLES), '--query-timeout-ms', String(TIMEOUT_MS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: args['server-node-args'] ? String(args['server-node-args']).split(',') : [] });
   const ready = await new Promise((ok, fail) => {
     child.on('message', (m) => { if (m.type === 'ready') ok(m); });
     child.on('exit', (code) => fail(new Error(`server exited with code ${code}`)));

@@ -4,6 +4,7 @@
  * JSON line):
  *
  *   node --expose-gc bench/load-cli.js --data FILE.nt [--root DIR] [--chunk 50000] [--phases empty,existing,insert]
+ *     [--server-node-args=--cpu-prof,--cpu-prof-dir=DIR]   (Node flags for the insert phase's server)
  *
  *   empty     `ledgraph load bench FILE.nt --storage-path DIR` into a new ledger, as a user runs it
  *             (a child process: start-up, parse, commits, index, fsyncs; wall time until it exits)
@@ -35,6 +36,8 @@ const data = resolve(String(args.data));
 const root = resolve(String(args.root ?? join(BENCH_DIR, 'data', 'load-cli')));
 const chunk = Number(args.chunk ?? 50_000);
 const phases = new Set(String(args.phases ?? 'parse,empty,single,existing,insert').split(','));
+// Node flags for the insert phase's server, e.g. `--server-node-args=--cpu-prof,--cpu-prof-dir=/tmp/p`.
+const serverNodeArgs = args['server-node-args'] ? String(args['server-node-args']).split(',') : [];
 const CLI = join(ROOT_DIR, 'bin', 'ledgraph.js');
 const CPU_REPORT = new URL('./cpu-report.js', import.meta.url).href;
 const INST = 'http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/instances/';
@@ -146,7 +149,7 @@ function procCpuSeconds(pid) {
 
 /** A server on a fresh directory; resolves with its API base, its CPU so far and a stop function. */
 async function startServer(dir) {
-  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--storage-path', dir, '--reindex-max-bytes', '256MiB', '--reindex-min-bytes', '16MiB', '--body-limit', '256MiB', '--no-explorer-enabled'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...serverNodeArgs, CLI, 'server', '--port', '0', '--storage-path', dir, '--reindex-max-bytes', '256MiB', '--reindex-min-bytes', '16MiB', '--body-limit', '256MiB', '--no-explorer-enabled'], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Keep reading its log lines for good: a full stdout pipe would stall the server.
   const rl = createInterface({ input: child.stdout });
   return new Promise((ok, fail) => {

@@ -13,10 +13,13 @@ import { LedgraphError } from '../errors.js';
 import { blankNode, namedNode, type BlankNode, type Literal, type NamedNode, type Term } from '../rdf/terms.js';
 import { ID_DATATYPE, rdf } from '../rdf/vocab.js';
 import {
-  HI_DT, HI_O, HI_P, HI_S, compareCodePoints, compareFast, compareObjects, formatDouble, hasHigh, hiBits, invalid, isCommitTime,
+  HI_DT, HI_O, HI_P, HI_S, compareCodePoints, formatDouble, hasHigh, hiBits, invalid, isCommitTime,
   nodeKey, prepObject, type PrepObject, type TaggedObject,
 } from './object-tags.js';
 import { quote } from '../excerpt.js';
+import { checkCid, checkGraphDelta, checkNonNegInt, comparePrep, writeObject, type Prep, type Ref } from './commit-prep.js';
+import type { TimeSlice } from '../util/next-turn.js';
+import { runSteps, runStepsSliced, sortSteps, type Steps } from '../util/steps.js';
 
 export { canonicalJson, compareCodePoints, formatDouble } from './object-tags.js';
 
@@ -93,62 +96,6 @@ const LANG_STRING = rdf.langString;
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
-interface Prep {
-  /** Bit set per string field holding a unit >= U+D800 (only those need the slow comparison). */
-  hi: number;
-  g: number;
-  s: string;
-  p: string;
-  o: PrepObject;
-  dt: string;
-  lang: string;
-  i: number;
-  op: boolean;
-  /** SIDs of s, p, dt and a reference object, assigned after sorting. */
-  rs: Ref | null;
-  rp: Ref | null;
-  rdt: Ref | null;
-  ro: Ref | null;
-}
-
-/** A SID plus its index in the flake section's name table (-1 until a flake uses it). */
-interface Ref extends Sid { name: number }
-
-/** Writer order: (g, s, p, o, dt), then language and list index, retraction before assertion. */
-function comparePrep(a: Prep, b: Prep): number {
-  const hi = a.hi & b.hi;
-  return (a.g - b.g)
-    || (hi & HI_S ? compareCodePoints(a.s, b.s) : compareFast(a.s, b.s))
-    || (hi & HI_P ? compareCodePoints(a.p, b.p) : compareFast(a.p, b.p))
-    || compareObjects(a.o, b.o, (hi & HI_O) !== 0)
-    || (hi & HI_DT ? compareCodePoints(a.dt, b.dt) : compareFast(a.dt, b.dt))
-    || compareCodePoints(a.lang, b.lang)
-    || (a.i - b.i)
-    || (Number(a.op) - Number(b.op));
-}
-
-function checkNonNegInt(v: unknown, what: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > max) throw invalid(`${what} must be an integer in 0..${max}, got ${String(v)}`);
-  return v;
-}
-
-function checkCid(c: unknown, codec: number, what: string): CID {
-  const cid = CID.asCID(c);
-  if (!cid || cid.version !== 1 || cid.multihash.code !== 0x12 || cid.multihash.digest.length !== 32) throw invalid(`${what} is not a CIDv1 with a sha2-256 digest`);
-  if (cid.code !== codec) throw invalid(`${what} has codec 0x${cid.code.toString(16)}, expected 0x${codec.toString(16)}`);
-  return cid as CID;
-}
-
-function checkGraphDelta(delta: readonly (readonly [number, string])[], fail: (why: string) => LedgraphError): void {
-  let prev = -1;
-  for (const [g, iri] of delta) {
-    if (!Number.isSafeInteger(g) || g < 3) throw fail(`graph id ${g} in graph_delta is below 3`);
-    if (g <= prev) throw fail(`graph_delta ids not strictly ascending at ${g}`);
-    if (typeof iri !== 'string' || iri === '') throw fail(`empty graph IRI for graph ${g}`);
-    prev = g;
-  }
-}
-
 /**
  * The fewest bytes one flake takes in a commit's flake section: graph (1), three SIDs (2 each),
  * flags (1), object tag (1) and at least one byte of value. Lets staging refuse a delta that can
@@ -156,23 +103,27 @@ function checkGraphDelta(delta: readonly (readonly [number, string])[], fail: (w
  */
 export const MIN_FLAKE_BYTES = 10;
 
-function writeObject(w: ByteWriter, o: PrepObject, ref: (() => void) | null): void {
-  w.u8(o.tag);
-  switch (o.tag) {
-    case 0: ref!(); break;
-    case 1: w.zigzag(o.v); break;
-    case 2: w.f64(o.v); break;
-    case 4: w.u8(o.v ? 1 : 0); break;
-    default: w.str(o.v);
-  }
-}
-
 /**
  * Encode a commit over the namespace table in effect before it (never mutated). The caller's
  * `nsDelta` entries are announced as given; codes for IRIs no known prefix covers are allocated
  * (in sorted-metadata-then-sorted-flake order) and announced too.
  */
 export function encodeCommit(data: CommitData, nsTable: NamespaceTable): EncodedCommit {
+  return runSteps(encodeCommitSteps(data, nsTable, false));
+}
+
+/**
+ * encodeCommit giving the event loop a turn whenever `slice` is used up (docs/isolation.md): the
+ * same bytes, for commits big enough that encoding them in one piece would stall other requests.
+ */
+export function encodeCommitSliced(data: CommitData, nsTable: NamespaceTable, slice: TimeSlice): Promise<EncodedCommit> {
+  return runStepsSliced(encodeCommitSteps(data, nsTable, true), slice);
+}
+
+/** Flakes handled between two possible pauses of the encoder. */
+const STEP_FLAKES = 1024;
+
+function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable, sliced: boolean): Steps<EncodedCommit> {
   const t = checkNonNegInt(data.t, 't');
   const parents = (data.parents ?? []).map((c, k) => checkCid(c, Codec.commit, `parents[${k}]`));
   if (parents.length > MAX_PARENTS) throw invalid(`${parents.length} parents (at most ${MAX_PARENTS})`);
@@ -259,9 +210,16 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
     const o = po.o;
     const hi = sHi | pHi | dtHi | (typeof o.v === 'string' && hasHigh(o.v) ? HI_O : 0);
     flakes[k] = { hi, g, s: sKey, p: pKey, o, dt: po.dt, lang: po.lang, i, op: f.op, rs: null, rp: null, rdt: null, ro: null };
+    if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
   }
-  flakes.sort(comparePrep);
-  for (let k = 1; k < flakes.length; k++) if (comparePrep(flakes[k - 1]!, flakes[k]!) === 0) throw invalid('duplicate flake');
+  // Run straight through, the engine's sort (fastest on input that is partly in order already);
+  // sliced, a merge sort in steps with the same result (the order is total: duplicates are refused).
+  if (sliced) yield* sortSteps(flakes, comparePrep);
+  else flakes.sort(comparePrep);
+  for (let k = 1; k < flakes.length; k++) {
+    if (comparePrep(flakes[k - 1]!, flakes[k]!) === 0) throw invalid('duplicate flake');
+    if (k % STEP_FLAKES === 0) yield;
+  }
 
   // Flake SIDs and the local-name table, both in write order (s, p, dt, o).
   const names = new Map<string, number>();
@@ -279,13 +237,15 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
     return ref;
   };
   let prev: Prep | null = null;
-  for (const f of flakes) {
+  for (let k = 0; k < flakes.length; k++) {
+    const f = flakes[k]!;
     // Sorted, so a subject's flakes are adjacent: one lookup per subject.
     f.rs = prev !== null && prev.s === f.s ? prev.rs : named(sid(f.s));
     prev = f;
     f.rp = named(sid(f.p));
     f.rdt = named(sid(f.dt));
     if (f.o.tag === 0) f.ro = named(sid(f.o.v));
+    if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
   }
 
   const nsDelta = [...callerDelta, ...allocated];
@@ -319,7 +279,9 @@ export function encodeCommit(data: CommitData, nsTable: NamespaceTable): Encoded
   for (const n of nameList) w.str(n);
   w.varint(flakes.length);
   const writeSid = (x: Ref) => w.varint(x.ns).varint(x.name);
-  for (const f of flakes) {
+  for (let k = 0; k < flakes.length; k++) {
+    const f = flakes[k]!;
+    if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
     w.varint(f.g);
     writeSid(f.rs!); writeSid(f.rp!); writeSid(f.rdt!);
     w.u8((f.op ? FLAKE_ASSERT : 0) | (f.lang ? FLAKE_HAS_LANG : 0) | (f.i >= 0 ? FLAKE_HAS_LIST_INDEX : 0));

@@ -68,3 +68,21 @@ describe('malformed blobs', () => {
     expect422(() => encodeTxnBlob({ type: 'a/b', body: undefined, identity: null, jws: null }), 'malformed transaction blob: body is missing');
   });
 });
+
+describe('encodeTxnBlobSliced', () => {
+  test('the same bytes as encodeTxnBlob for a multi-megabyte text body with quotes, escapes and surrogate pairs', async () => {
+    const { encodeTxnBlobSliced } = await import('./txn-blob.js');
+    const { TimeSlice } = await import('../util/next-turn.js');
+    // A pair straddles every possible piece boundary: the unit before it shifts by one each line.
+    let body = '';
+    for (let i = 0; body.length < 1_200_000; i++) body += `<http://ex.org/s${i}> <http://ex.org/p> "v \\"${i}\\" ${'x'.repeat(i % 7)}\u{1F600}\n\t\u0001" .\n`;
+    for (const b of [body, body.slice(1), 'short']) {
+      const blob: TxnBlob = { type: 'application/n-triples', body: b, identity: 'did:key:z6Mk', jws: null };
+      const got = await encodeTxnBlobSliced(blob, new TimeSlice(0)), want = encodeTxnBlob(blob);
+      expect(got.length).toBe(want.length);
+      let diff = -1;
+      for (let i = 0; i < want.length && diff < 0; i++) if (got[i] !== want[i]) diff = i;
+      expect(diff).toBe(-1);
+    }
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { LedgraphError } from '../errors.js';
 import { Codec, cidOf, type CID } from './cid.js';
+import type { TimeSlice } from '../util/next-turn.js';
 
 /** The decoded transaction blob. */
 export interface TxnBlob {
@@ -33,6 +34,39 @@ export function encodeTxnBlob(blob: TxnBlob): Uint8Array {
   if (blob.body === undefined) throw malformed('body is missing');
   const json = JSON.stringify({ type: blob.type, body: blob.body, identity: blob.identity, jws: blob.jws });
   return encoder.encode(json);
+}
+
+/** Characters of a text body escaped and encoded between two possible pauses. */
+const SLICE_CHARS = 256 * 1024;
+
+/**
+ * encodeTxnBlob giving the event loop a turn whenever `slice` is used up: a text body (N-Triples,
+ * Turtle, SPARQL) of megabytes is escaped and encoded piece by piece. The same bytes: JSON escapes
+ * each UTF-16 unit on its own except a surrogate pair, and no piece ends inside one.
+ */
+export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Promise<Uint8Array> {
+  const body = blob.body;
+  if (typeof body !== 'string' || body.length <= SLICE_CHARS) return encodeTxnBlob(blob);
+  const head = encodeTxnBlob({ ...blob, body: '' });
+  // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
+  const at = encoder.encode(JSON.stringify({ type: blob.type, body: '' })).length - 2;
+  const parts: Uint8Array[] = [head.subarray(0, at)];
+  let total = head.length;
+  for (let i = 0; i < body.length;) {
+    let end = Math.min(body.length, i + SLICE_CHARS);
+    const last = body.charCodeAt(end - 1);
+    if (end < body.length && last >= 0xd800 && last <= 0xdbff) end++; // keep a surrogate pair together
+    const piece = encoder.encode(JSON.stringify(body.slice(i, end)).slice(1, -1));
+    parts.push(piece);
+    total += piece.length;
+    i = end;
+    if (slice.due()) await slice.pause();
+  }
+  parts.push(head.subarray(at));
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
 }
 
 /** Parse and check a blob; unknown extra keys are ignored (forward compatibility). */

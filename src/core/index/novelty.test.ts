@@ -24,3 +24,31 @@ describe('Novelty.count', () => {
     expect(nov.count('spot', [])).toBe(nov.size);
   });
 });
+
+describe('Novelty.addSteps', () => {
+  const flakes = (t: number, n: number): Flake[] => Array.from({ length: n }, (_, i) => ({ g: i % 2, s: 100 + ((i * 7919) % 5003), p: 10 + (i % 5), o: 2000 + ((i * t) % 9973), m: -1, t, op: i % 7 !== 0 }));
+
+  it('builds what add builds, pausing in between, and leaves the novelty it started from as it was', async () => {
+    const { runStepsSliced } = await import('../util/steps.js');
+    const { TimeSlice } = await import('../util/next-turn.js');
+    // Big runs, so the size tiers merge 40,000-row runs in steps.
+    let a = Novelty.empty(), b = Novelty.empty();
+    for (let t = 1; t <= 4; t++) {
+      const f = flakes(t, 20_000);
+      const before = b;
+      let fired = false;
+      setTimeout(() => { fired = true; }, 0);
+      b = await runStepsSliced(b.addSteps(f, 100, (o) => o % 3 !== 0), new TimeSlice(0));
+      expect(fired).toBe(true); // a timer ran while it was built
+      expect(before.size).toBe(20_000 * (t - 1));
+      a = a.add(f, 100, (o) => o % 3 !== 0);
+    }
+    expect(b.size).toBe(a.size);
+    expect(b.bytes).toBe(a.bytes);
+    for (const order of ORDERS) {
+      const x = a.all(order, 99), y = b.all(order, 99);
+      expect(y.n).toBe(x.n);
+      for (const col of ['g', 's', 'p', 'o', 'm', 't', 'op'] as const) expect(Array.from(y[col].subarray(0, y.n))).toEqual(Array.from(x[col].subarray(0, x.n)));
+    }
+  });
+});

@@ -5,8 +5,9 @@
  */
 import { ORDERS, type Flake, type IndexOrder } from '../flake/flake.js';
 import {
-  EMPTY_RUN, allocRun, copyRow, keyCols, lowerBound, mergeRuns, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
+  EMPTY_RUN, allocRun, cmpRows, copyRow, keyCols, lowerBound, mergeRuns, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
 } from './run.js';
+import { runSteps, type Steps } from '../util/steps.js';
 
 type RunsByOrder = Record<IndexOrder, readonly Run[]>;
 
@@ -27,13 +28,22 @@ export class Novelty {
 
   /** A Novelty with one more commit's events. `isRef(o)` tells which objects belong in OPST. */
   add(flakes: readonly Flake[], bytes: number, isRef: (o: number) => boolean): Novelty {
+    return runSteps(this.addSteps(flakes, bytes, isRef));
+  }
+
+  /**
+   * add() in steps that may pause (util/steps.ts): the same result, built off to the side (this
+   * Novelty is never changed), so a big commit's sorts and merges need not run in one piece.
+   */
+  *addSteps(flakes: readonly Flake[], bytes: number, isRef: (o: number) => boolean): Steps<Novelty> {
     if (flakes.length === 0) return this;
     const base = runFromFlakes(flakes);
     const next = {} as Record<IndexOrder, Run[]>;
     for (const order of ORDERS) {
+      yield;
       let run = sortRun(base, order);
       if (order === 'opst') run = filterRun(run, isRef);
-      next[order] = run.n === 0 ? [...this.runs[order]] : compact([...this.runs[order], run], order);
+      next[order] = run.n === 0 ? [...this.runs[order]] : yield* compactSteps([...this.runs[order], run], order);
     }
     let maxT = this.maxT;
     for (const f of flakes) if (f.t > maxT) maxT = f.t;
@@ -132,11 +142,33 @@ function filterRunByT(r: Run, t: number): Run {
 }
 
 /** Merge the newest runs while a run is at least half the size of its predecessor (size tiers). */
-function compact(runs: Run[], order: IndexOrder): Run[] {
+function* compactSteps(runs: Run[], order: IndexOrder): Steps<Run[]> {
   while (runs.length >= 2) {
     const last = runs[runs.length - 1]!, prev = runs[runs.length - 2]!;
     if (last.n * 2 < prev.n && runs.length <= 12) break;
-    runs.splice(runs.length - 2, 2, mergeRuns(prev, last, order));
+    runs.splice(runs.length - 2, 2, yield* mergeSteps(prev, last, order));
   }
   return runs;
+}
+
+/** Rows merged between two possible pauses. */
+const MERGE_STEP_ROWS = 16384;
+
+/**
+ * run.ts's mergeRuns (same order: key, then t descending, then retraction first; `a` first on a
+ * tie) in steps: merging into a novelty of a million events is tens of ms in one piece.
+ */
+function* mergeSteps(a: Run, b: Run, order: IndexOrder): Steps<Run> {
+  if (a.n + b.n <= MERGE_STEP_ROWS) return mergeRuns(a, b, order);
+  const ca = keyCols(a, order), cb = keyCols(b, order);
+  const out = allocRun(a.n + b.n);
+  let i = 0, j = 0, since = 0;
+  while (i < a.n && j < b.n) {
+    const d = cmpRows(ca, i, cb, j) || (b.t[j]! - a.t[i]!) || (a.op[i]! - b.op[j]!);
+    if (d <= 0) copyRow(out, a, i++); else copyRow(out, b, j++);
+    if (++since === MERGE_STEP_ROWS) { since = 0; yield; }
+  }
+  while (i < a.n) copyRow(out, a, i++);
+  while (j < b.n) copyRow(out, b, j++);
+  return out;
 }

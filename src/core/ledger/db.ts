@@ -12,6 +12,7 @@ import type { DbView, FactBatch, HistoryEvent, ScanPattern, ViewStats } from '..
 import type { GraphTable } from './graph-table.js';
 import type { LedgerStats } from './stats.js';
 import { rdf } from '../rdf/vocab.js';
+import type { Steps } from '../util/steps.js';
 
 const RDF_TYPE = rdf.type;
 
@@ -110,12 +111,20 @@ export class Db implements DbView {
    * This snapshot plus extra events at `t` (> this.t): how a multi-operation update lets each
    * operation see the ones staged before it without committing anything.
    */
-  withEvents(flakes: Flake[], graphs: GraphTable, t: number): Db {
-    const novelty = this.parts.novelty.add(flakes, 0, (o) => this.dict.kind(o) !== 2);
+  withEvents(flakes: Flake[], graphs: GraphTable, t: number, novelty?: Novelty): Db {
+    novelty ??= this.parts.novelty.add(flakes, 0, this.isRef);
     const graphCounts = new Map(this.parts.graphCounts ?? this.parts.stats.graphs);
     for (const f of flakes) graphCounts.set(f.g, (graphCounts.get(f.g) ?? 0) + (f.op ? 1 : -1));
     return new Db({ ...this.parts, graphs, novelty, headT: t, graphCounts }, t);
   }
+
+  /** This snapshot's novelty plus events, in steps (the `novelty` withEvents takes, built so a big commit can pause). */
+  noveltySteps(flakes: Flake[]): Steps<Novelty> {
+    return this.parts.novelty.addSteps(flakes, 0, this.isRef);
+  }
+
+  /** Which objects are references (belong in OPST). */
+  readonly isRef = (o: number): boolean => this.dict.kind(o) !== 2;
 
   /** The index tree (null: none yet) and novelty this snapshot reads: class summaries fold the one into the other's. */
   get sources(): { tree: IndexTree | null; novelty: Novelty } { return { tree: this.parts.tree, novelty: this.parts.novelty }; }

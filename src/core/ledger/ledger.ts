@@ -17,6 +17,7 @@ import { termKey, type NamedNode, type Term } from '../rdf/terms.js';
 import { rdf } from '../rdf/vocab.js';
 import type { ContentStore, NameService, NsRecord } from '../store.js';
 import { Mutex } from '../util/mutex.js';
+import { runSteps, type Steps } from '../util/steps.js';
 import { commitMetaFacts, commitSubject } from './commit-meta.js';
 import { Db } from './db.js';
 import { GraphTable } from './graph-table.js';
@@ -41,6 +42,30 @@ export interface ChainEntry { t: number; cid: string; time: string }
 
 /** Most first-parent links a ledger keeps while its chain is not cached. */
 const MAX_LINKS = 100_000;
+
+/** A commit to apply; `staged` when this process staged it (pipeline.ts). */
+export interface ApplyInput {
+  data: CommitData;
+  cid: string;
+  blob: Uint8Array;
+  staged?: {
+    /** Its flakes as interned events at its t, in data.flakes' order. */
+    events: Flake[];
+    /** Novelty staging built: `after` is `base` plus `events` (0 bytes). */
+    novelty?: { base: Novelty; after: Novelty };
+  };
+}
+
+/** What applying commits will change, not yet published. */
+export interface AppliedCommits {
+  /** The novelty it was built on (must still be the ledger's when published). */
+  base: Novelty;
+  novelty: Novelty;
+  commits: { data: CommitData; cid: string; asserts: number; retracts: number; bytes: number; datatypes: string[]; stats: Flake[] }[];
+}
+
+/** Flakes interned between two possible pauses of applySteps. */
+const APPLY_STEP_FLAKES = 2048;
 
 export class Ledger {
   readonly dict: TermDict;
@@ -199,22 +224,77 @@ export class Ledger {
    * update stats. Bulk load shares applyHeader and builds the index directly instead of novelty.
    */
   applyCommit(data: CommitData, cid: string, blob: Uint8Array): void {
-    const t = data.t;
-    const flakes: Flake[] = [];
-    let asserts = 0, retracts = 0;
-    for (const f of data.flakes) {
-      if (f.op) asserts++; else retracts++;
-      flakes.push({ g: f.g, s: this.dict.intern(f.s), p: this.dict.intern(f.p), o: this.internObject(f.o), m: f.i ?? -1, t, op: f.op });
+    this.publishApplied(runSteps(this.applySteps([{ data, cid, blob }])));
+  }
+
+  /**
+   * applyCommit's work for a run of commits (oldest first), in steps that may pause and off to the
+   * side: nothing a reader sees changes until publishApplied() swaps the result in, in one
+   * synchronous step, so no reader sees half a commit. The caller holds the ledger's lock
+   * throughout (novelty changes only under it). Terms are interned here (ids only grow).
+   */
+  *applySteps(commits: readonly ApplyInput[]): Steps<AppliedCommits> {
+    const isRef = (o: number): boolean => this.dict.kind(o) !== 2;
+    const base = this.novelty;
+    let tip = base, pendingBytes = 0;
+    const metaFlakes: Flake[] = [];
+    const out: AppliedCommits = { base, novelty: base, commits: [] };
+    for (const c of commits) {
+      const { data, cid, blob } = c;
+      const t = data.t;
+      let flakes: Flake[];
+      const datatypes: string[] = [];
+      if (c.staged) {
+        // Staged here: already interned, and its datatypes counted when it staged.
+        flakes = c.staged.events;
+        for (const f of data.flakes) if (f.o.termType === 'Literal' && !RESERVED_DATATYPES.has(f.o.datatype.value)) datatypes.push(f.o.datatype.value);
+      } else {
+        flakes = new Array<Flake>(data.flakes.length);
+        for (let k = 0; k < data.flakes.length; k++) {
+          const f = data.flakes[k]!;
+          const o = f.o;
+          if (o.termType === 'Literal' && !RESERVED_DATATYPES.has(o.datatype.value)) datatypes.push(o.datatype.value);
+          flakes[k] = { g: f.g, s: this.dict.intern(f.s), p: this.dict.intern(f.p), o: this.dict.internKey(termKey(o)), m: f.i ?? -1, t, op: f.op };
+          if (k % APPLY_STEP_FLAKES === APPLY_STEP_FLAKES - 1) yield;
+        }
+      }
+      let asserts = 0, retracts = 0;
+      for (const f of flakes) if (f.op) asserts++; else retracts++;
+      const prev = data.parents[0]?.toString() ?? null;
+      const meta = commitMetaFacts({ cid, t, time: data.time, previous: prev, asserts, retracts, author: data.author, meta: data.meta });
+      const subj = this.dict.intern(commitSubject(cid));
+      const own: Flake[] = [];
+      for (const m of meta) {
+        if (m.o.termType === 'Literal' && !RESERVED_DATATYPES.has(m.o.datatype.value)) datatypes.push(m.o.datatype.value);
+        own.push({ g: GRAPH_TXN_META, s: subj, p: this.dict.intern(m.p), o: this.dict.internKey(termKey(m.o)), m: -1, t, op: true });
+      }
+      const bytes = blob.length;
+      if (c.staged?.novelty && c.staged.novelty.base === tip) {
+        // Staging already built the novelty with these events on top of this one: reuse it; the
+        // metadata facts and the bytes are added once at the end.
+        tip = c.staged.novelty.after;
+        pendingBytes += bytes;
+      } else {
+        tip = yield* tip.addSteps(flakes, bytes, isRef);
+      }
+      metaFlakes.push(...own);
+      out.commits.push({ data, cid, asserts, retracts, bytes, datatypes, stats: own.length ? [...flakes, ...own] : flakes });
+      yield;
     }
-    const { subject, meta } = this.applyHeader(data, cid, asserts, retracts);
-    const subj = this.dict.intern(subject);
-    for (const m of meta) {
-      flakes.push({ g: GRAPH_TXN_META, s: subj, p: this.dict.intern(m.p), o: this.internObject(m.o), m: -1, t, op: true });
+    out.novelty = yield* tip.addSteps(metaFlakes, pendingBytes, isRef);
+    return out;
+  }
+
+  /** Publish what applySteps worked out: headers, novelty and statistics, in one synchronous step. */
+  publishApplied(a: AppliedCommits): void {
+    if (this.novelty !== a.base) throw internalError(`ledger ${this.id}: novelty changed while a commit was being applied`);
+    for (const c of a.commits) {
+      this.applyHeader(c.data, c.cid, c.asserts, c.retracts);
+      for (const dt of c.datatypes) this.datatypes.add(dt);
+      this.noveltyBytesByT.set(c.data.t, c.bytes);
+      this.stats.apply(c.stats, c.bytes);
     }
-    const bytes = blob.length;
-    this.novelty = this.novelty.add(flakes, bytes, (o) => this.dict.kind(o) !== 2);
-    this.noveltyBytesByT.set(t, bytes);
-    this.stats.apply(flakes, bytes);
+    this.novelty = a.novelty;
   }
 
   /**
@@ -232,14 +312,6 @@ export class Ledger {
     else if (!this.graph && this.links.size < MAX_LINKS) this.links.set(cid, { t: data.t, time: data.time, parent: prev });
     this.graph?.remember({ cid, t: data.t, parents: data.parents.map(String), time: data.time });
     return { subject: commitSubject(cid), meta };
-  }
-
-  private internObject(o: Term): number {
-    if (o.termType === 'Literal') {
-      const dt = o.datatype.value;
-      if (!RESERVED_DATATYPES.has(dt)) this.datatypes.add(dt);
-    }
-    return this.dict.internKey(termKey(o));
   }
 
   /** Novelty bytes still unindexed after dropping everything up to t. */

@@ -8,20 +8,22 @@
  * staged again.
  */
 import { CID } from 'multiformats/cid';
-import { sha256 } from 'multiformats/hashes/sha2';
 import { Codec, cidOf } from '../commit/cid.js';
-import { encodeCommit, type CommitData } from '../commit/commit-codec.js';
+import { cidOfLarge, sha256Bytes } from '../commit/digest-async.js';
+import { encodeCommit, encodeCommitSliced, type CommitData } from '../commit/commit-codec.js';
 import type { NamespaceTable } from '../commit/namespaces.js';
 import type { Flake } from '../flake/flake.js';
-import { encodeTxnBlob } from '../commit/txn-blob.js';
+import { encodeTxnBlob, encodeTxnBlobSliced } from '../commit/txn-blob.js';
 import { badRequest, busy, commitConflict, constraintViolation } from '../errors.js';
 import type { Db } from '../ledger/db.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { ApplyInput, Ledger } from '../ledger/ledger.js';
 import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
 import { admitNovelty } from './novelty-limits.js';
 import type { NsRecord, StagedRecord } from '../store.js';
 import type { WriteEnv } from '../ledger/stores.js';
-import { nextTurn } from '../util/next-turn.js';
+import { TimeSlice } from '../util/next-turn.js';
+import { runSteps, runStepsSliced } from '../util/steps.js';
+import type { Novelty } from '../index/novelty.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
 import { checkShapes } from './shacl-validate.js';
 import { stageRequest } from './stage-request.js';
@@ -60,6 +62,9 @@ export async function writeGenesis(env: WriteEnv, ledger: Ledger): Promise<{ cid
  */
 const BIG_COMMIT_FLAKES = 4096;
 
+/** Longest stretch (ms) a big commit's novelty, encoding or application runs without a turn. */
+const STEP_MS = 4;
+
 /** Most requests committed together in one publish. */
 const MAX_BATCH = 64;
 
@@ -69,7 +74,7 @@ const MAX_BATCH = 64;
  * compare-and-set publishes them, so concurrent writers share the cost of durable storage.
  */
 export async function transact(env: WriteEnv, ledger: Ledger, req: TxnRequest, ctx: TxnContext): Promise<Receipt> {
-  const txId = 'ledgraph:tx:sha256:' + hex((await sha256.digest(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req)))).digest);
+  const txId = 'ledgraph:tx:sha256:' + hex(await sha256Bytes(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req))));
   return new Promise<Receipt>((resolve, reject) => {
     const w: PendingWrite = { req, ctx, txId, started: Date.now(), resolve, reject };
     if (ctx.queueWaitMs !== undefined && ctx.queueWaitMs > 0) w.expiry = expireAfter(ledger, w, ctx.queueWaitMs);
@@ -146,6 +151,8 @@ interface Prepared {
   /** Its facts as events and the graphs it creates, to stage later groups on top of it. */
   events: Flake[];
   newGraphs: ReadonlyMap<string, number>;
+  /** The novelty staging built with its events (reused when it publishes on that same novelty). */
+  novelty: { base: Novelty; after: Novelty };
 }
 
 /** A request that changes nothing: its receipt names the head it was staged on. */
@@ -267,9 +274,15 @@ async function publishGroup(env: WriteEnv, ledger: Ledger, g: Group, prev: Group
         return false;
       }
       if (g.prepared.length > 0) {
-        // Pages of the commits' terms (metadata included) are loaded before publishing, so the
-        // synchronous apply after it cannot miss.
-        for (const x of g.prepared) await ledger.resolveCommitTerms({ ...x.data, nsDelta: x.nsDelta }, x.cid);
+        // Pages of the commits' metadata terms are loaded before publishing (their flakes' terms were
+        // interned when they staged), and the new in-memory state is built off to the side, pausing
+        // for other requests; it is swapped in, in one synchronous step, once the head moved.
+        const inputs: ApplyInput[] = [];
+        for (const x of g.prepared) {
+          await ledger.resolveCommitTerms({ ...x.data, nsDelta: x.nsDelta, flakes: [] }, x.cid);
+          inputs.push({ data: { ...x.data, nsDelta: x.nsDelta }, cid: x.cid, blob: x.bytes, staged: { events: x.events, novelty: x.novelty } });
+        }
+        let applied = await runStepsSliced(ledger.applySteps(inputs), new TimeSlice(STEP_MS));
         const last = g.prepared[g.prepared.length - 1]!;
         const expected = ledger.record;
         const next: NsRecord = { ...expected, commit_head_id: last.cid, commit_t: last.t };
@@ -285,7 +298,9 @@ async function publishGroup(env: WriteEnv, ledger: Ledger, g: Group, prev: Group
         }
         headMoved = true;
         ledger.record = next;
-        for (const x of g.prepared) ledger.applyCommit({ ...x.data, nsDelta: x.nsDelta }, x.cid, x.bytes);
+        // Nothing else changes novelty without the lock this holds; should it have, build again.
+        if (ledger.novelty !== applied.base) applied = runSteps(ledger.applySteps(inputs));
+        ledger.publishApplied(applied);
       }
       for (const x of g.prepared) {
         x.w.resolve(finish(x.w, {
@@ -333,6 +348,7 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
   let { view, ns, t, cid, time } = base;
   let ownBytes = 0;
   const datatypes = new Set(base.datatypes);
+  const slice = new TimeSlice(STEP_MS);
   for (const w of writes) {
     if (w.expired) continue; // already refused for its wait
     clearTimeout(w.expiry);
@@ -351,7 +367,7 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       const stager = await stageRequest(view, ledger, req, t + 1, limits, ctx.identity);
       const flakes = stager.flakes();
       const big = flakes.length > BIG_COMMIT_FLAKES;
-      if (big) await nextTurn();
+      if (big) await slice.pause();
       if (flakes.length === 0) {
         // Nothing changed: no commit, the receipt names the head (jsonld-transactions.md §2).
         unchanged.push({ w, t, cid, time });
@@ -361,33 +377,32 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       // before any blob is written, so nothing commits.
       await checkWritePolicy(view, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
       // Shapes (docs/shacl.md) are checked on the state after this request.
-      const events = stager.idFlakes(t + 1);
-      // Each step below is one synchronous piece (interning, novelty's sorts, the commit's
-      // encoding); a large commit gives the event loop a turn between them (docs/isolation.md).
-      if (big) await nextTurn();
-      const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1);
-      if (big) await nextTurn();
+      const events = big ? await runStepsSliced(stager.idFlakeSteps(t + 1), slice) : stager.idFlakes(t + 1);
+      // A large commit gives the event loop a turn between the steps below and within its novelty
+      // and its encoding, every STEP_MS of work (docs/isolation.md).
+      if (big && slice.due()) await slice.pause();
+      const novelty = big ? await runStepsSliced(view.noveltySteps(events), slice) : runSteps(view.noveltySteps(events));
+      const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1, novelty);
+      if (big) await slice.pause();
       await checkShapes(after, events, ctx.signal, view);
       const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
-      if (big) await nextTurn();
-      const txnBytes = env.opts.storeTxn
-        ? encodeTxnBlob({ type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null })
-        : null;
+      if (big && slice.due()) await slice.pause();
+      const blob = { type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null };
+      const txnBytes = env.opts.storeTxn ? (big ? await encodeTxnBlobSliced(blob, slice) : encodeTxnBlob(blob)) : null;
       const data: CommitData = {
-        t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: txnBytes ? await cidOf(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
+        t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: txnBytes ? await cidOfLarge(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
         graphDelta: stager.graphDelta(flakes), meta: req.meta.map((m) => ({ p: { termType: 'NamedNode' as const, value: m.predicate }, o: m.object })), flakes,
       };
-      const encoded = encodeCommit(data, ns);
+      const encoded = big ? await encodeCommitSliced(data, ns, slice) : encodeCommit(data, ns);
       const delta = encoded.bytes.length;
       admitNovelty(env, ledger, base.pendingBytes + ownBytes, delta);
-      if (big) await nextTurn();
-      const commitCid = (await cidOf(Codec.commit, encoded.bytes)).toString();
+      if (big && slice.due()) await slice.pause();
+      const commitCid = (await cidOfLarge(Codec.commit, encoded.bytes)).toString();
       let asserts = 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
-      if (big) await nextTurn();
       prepared.push({
         w, t: t + 1, time: commitTime, prevCid: cid, cid: commitCid, data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, txnBytes,
-        asserts, retracts, events, newGraphs: new Map(stager.newGraphs),
+        asserts, retracts, events, newGraphs: new Map(stager.newGraphs), novelty: { base: view.sources.novelty, after: novelty },
       });
       for (const dt of fresh) datatypes.add(dt);
       ownBytes += delta;

@@ -13,6 +13,7 @@ import { isDictMiss } from '../index/dict.js';
 import { CONFIG_GRAPH_IRI, TXN_META_IRI } from '../ledger/graph-table.js';
 import { graphNameKey, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { TimeSlice } from '../util/next-turn.js';
+import { runSteps, type Steps } from '../util/steps.js';
 import type { GraphName, GraphRef, TxnQuad } from './txn-request.js';
 
 /** Refuse asserting a literal larger than maxLiteralBytes (413; retractions of stored values stay possible). */
@@ -39,7 +40,11 @@ export interface StageOptions {
   maxDeltaBytes?: number | undefined;
 }
 
-interface Staged { g: number; s: NamedNode | BlankNode; p: NamedNode; o: Term; i: number; op: boolean }
+interface Staged {
+  g: number; s: NamedNode | BlankNode; p: NamedNode; o: Term; i: number; op: boolean;
+  /** Dictionary keys of s and o, and the ids staging found for s, p, o (undefined: new terms, interned later). */
+  sk: string; ok: string; si: number | undefined; pi: number | undefined; oi: number | undefined;
+}
 
 export class Stager {
   private readonly staged = new Map<string, Staged>();
@@ -89,24 +94,40 @@ export class Stager {
     return this.db.graphId(key) ?? this.newGraphs.get(key);
   }
 
-  private key(g: number, s: Term, p: NamedNode, o: Term, i: number): string {
-    return `${g}\u0001${termKey(s)}\u0001${p.value}\u0001${i}\u0001${termKey(o)}`;
-  }
-
   /** Dictionary ids of three terms (synchronous unless a dictionary page must be loaded). */
   private async ids(s: Term, p: Term, o: Term): Promise<(number | undefined)[]> {
+    return this.idsOfKeys(termKey(s), termKey(p), termKey(o));
+  }
+
+  /**
+   * Dictionary ids of three keys, or null when a dictionary page must be loaded first. A term's
+   * key is built once per staged fact and used for its staging key, this lookup and its
+   * interning: a literal's key is a fresh string each time it is built, flattened and hashed again
+   * by every lookup.
+   */
+  private idsOfKeysNow(sk: string, pk: string, ok: string): (number | undefined)[] | null {
     const dict = this.db.dict;
     try {
-      return [dict.idOf(s), dict.idOf(p), dict.idOf(o)];
+      return [dict.idOfKey(sk), dict.idOfKey(pk), dict.idOfKey(ok)];
     } catch (e) {
       if (!isDictMiss(e)) throw e;
-      return [await dict.lookup(s), await dict.lookup(p), await dict.lookup(o)];
+      return null;
     }
+  }
+
+  /** Dictionary ids of three keys, loading pages as needed. */
+  private async idsOfKeys(sk: string, pk: string, ok: string): Promise<(number | undefined)[]> {
+    const dict = this.db.dict;
+    return this.idsOfKeysNow(sk, pk, ok) ?? [await dict.lookupKey(sk), await dict.lookupKey(pk), await dict.lookupKey(ok)];
   }
 
   /** True when the fact is current in the snapshot. */
   async isCurrent(g: number, s: Term, p: NamedNode, o: Term, i: number): Promise<boolean> {
     const [si, pi, oi] = await this.ids(s, p, o);
+    return this.isCurrentIds(g, si, pi, oi, i);
+  }
+
+  private async isCurrentIds(g: number, si: number | undefined, pi: number | undefined, oi: number | undefined, i: number): Promise<boolean> {
     if (si === undefined || pi === undefined || oi === undefined) return false;
     for await (const b of this.db.scan({ g, s: si, p: pi, o: oi })) {
       for (let k = 0; k < b.n; k++) if (b.m[k] === i) return true;
@@ -139,16 +160,21 @@ export class Stager {
 
   /** Stage by graph id (used when the fact came from a scan). */
   async stage(g: number, s: NamedNode | BlankNode, p: NamedNode, o: Term, i: number, op: boolean): Promise<void> {
-    await this.breathe();
-    const k = this.key(g, s, p, o, i);
+    // Awaited only when there is something to wait for: a big insert stages every fact through
+    // here, and an await per step was a microtask each.
+    if (this.slice.due()) await this.slice.pause();
+    const sk = termKey(s), ok = termKey(o);
+    const k = `${g}\u0001${sk}\u0001${p.value}\u0001${i}\u0001${ok}`;
     const prev = this.staged.get(k);
     if (prev) {
       if (prev.op !== op) this.staged.delete(k); // assert + retract in one transaction cancel out
       return;
     }
-    const current = await this.isCurrent(g, s, p, o, i);
+    const [si, pi, oi] = this.idsOfKeysNow(sk, p.value, ok) ?? await this.idsOfKeys(sk, p.value, ok);
+    // A fact with a term the dictionary has never seen cannot be current.
+    const current = si === undefined || pi === undefined || oi === undefined ? false : await this.isCurrentIds(g, si, pi, oi, i);
     if (current === op) return; // asserting a current fact / retracting an absent one: no flake
-    this.staged.set(k, { g, s, p, o, i, op });
+    this.staged.set(k, { g, s, p, o, i, op, sk, ok, si, pi, oi });
     if (this.staged.size >= this.maxFlakes) {
       throw noveltyDeltaTooLarge(`the transaction stages at least ${this.staged.size} flakes, at least ${this.staged.size * MIN_FLAKE_BYTES} bytes of novelty, at or above reindex_max_bytes; split it into smaller transactions`);
     }
@@ -167,8 +193,20 @@ export class Stager {
 
   /** Staged flakes as id flakes at t, interning new terms (for overlays; the caller undoes interning on failure). */
   idFlakes(t: number): Flake[] {
+    return runSteps(this.idFlakeSteps(t));
+  }
+
+  /** idFlakes in steps that may pause (util/steps.ts): interning a big delta takes a while. */
+  *idFlakeSteps(t: number): Steps<Flake[]> {
     const dict = this.db.dict;
-    return [...this.staged.values()].map((f) => ({ g: f.g, s: dict.intern(f.s), p: dict.intern(f.p), o: dict.intern(f.o), m: f.i, t, op: f.op }));
+    const out = new Array<Flake>(this.staged.size);
+    let k = 0;
+    for (const f of this.staged.values()) {
+      // An id staging found stays valid: the dictionary only grows while a request stages.
+      out[k] = { g: f.g, s: f.si ?? dict.internKey(f.sk), p: f.pi ?? dict.internKey(f.p.value), o: f.oi ?? dict.internKey(f.ok), m: f.i, t, op: f.op };
+      if (++k % 1024 === 0) yield;
+    }
+    return out;
   }
 
   /** Graph delta for the commit: only graphs that actually received a flake. */
