@@ -25,6 +25,7 @@ import { evaluate, hasAggregate, type Env } from './eval.js';
 import { matchOp, type Seg } from './match.js';
 import { fromTerm, keyOf, type Value } from './values.js';
 import { profileOf, type Kind, type PropProfile } from './profile.js';
+import { tidy } from './tidy.js';
 
 class Bail extends Error {}
 const bail = (): never => { throw new Bail(); };
@@ -486,6 +487,7 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
   op = { type: 'project', input: op, variables: out };
   if (proj.distinct) op = { type: 'distinct', input: op };
   if (limit !== undefined) op = { type: 'slice', input: op, offset: 0, limit: (skip ?? 0) + limit };
+  if (profiles) op = tidy(op, new Map([...profiles].map(([p, prof]) => [p.s, prof])));
 
   return { op, out, cols, names, flagged, distinct: proj.distinct, skip };
 }
