@@ -62,12 +62,16 @@ export class Names {
     return iri;
   }
 
+  /** Prefixes a node identity may be compacted with: namespaces ending in `/`, `#`, `:` or `?`. */
+  private prefixes: [string, string][] | undefined;
+
   /** A node identity compacted with prefixes only (never @vocab); blank nodes as stored. */
   nodeId(t: Term): string {
     if (t.termType === 'BlankNode') return '_:' + t.value;
+    const ps = this.prefixes ??= [...this.terms].filter(([, ns]) => /[/#:?]$/.test(ns));
     let best: string | undefined;
-    for (const [k, ns] of this.terms) {
-      if (t.value.startsWith(ns) && t.value.length > ns.length && /[/#:?]$/.test(ns)) {
+    for (const [k, ns] of ps) {
+      if (t.value.length > ns.length && t.value.startsWith(ns)) {
         const c = `${k}:${t.value.slice(ns.length)}`;
         if (best === undefined || c.length < best.length) best = c;
       }
