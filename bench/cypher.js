@@ -10,7 +10,12 @@
  * box shared by many sessions a millisecond query is often descheduled mid-run, which wall medians
  * show as 10-100x jumps that CPU time does not.
  *
- *   node bench/cypher.js [--data bench/data/bsbm-2825.nt] [--reps 21] [--warmup 20]
+ *   node bench/cypher.js [--data bench/data/bsbm-2825.nt] [--reps 61] [--warmup 200]
+ *
+ * (61 reps after 200 warm-ups of each side since 2026-11-27: each statement takes well under a
+ * millisecond, medians of 21 moved by up to 0.7 between runs on the shared box, and after 30
+ * warm-ups the Cypher side, which runs more per-statement code than a cached SPARQL text, was not
+ * yet at its steady state — E-Q7 1.31x after 100 warm-ups, 1.18x after 1,500, same process.)
  *
  * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
  */
@@ -18,8 +23,8 @@ import { bsbmData, fromDist, loadLedgraphInMemory, parseArgs } from './measure.j
 import { loadQueries } from './queries.js';
 
 const args = parseArgs(process.argv.slice(2));
-const REPS = Number(args.reps ?? 21);
-const WARMUP = Number(args.warmup ?? 20);
+const REPS = Number(args.reps ?? 61);
+const WARMUP = Number(args.warmup ?? 200);
 const LEDGER = 'bench:main';
 
 const { data, params } = bsbmData(args.data);

@@ -114,5 +114,12 @@ describe('compiled Cypher reads', () => {
     // a statement whose constants depend on the moment is translated every time
     expect(planSlot(parseCypher('MATCH (p:P) WHERE p.d < datetime() RETURN p.name AS n'), ds.view, NAMES, {})).toBeUndefined();
     expect(planSlot(byMap, ds.view, NAMES, { x: 1n })).toBeDefined();
+    // keyed by the parameters the statement reads: another value of an unread one is the same translation
+    const slot = planSlot<string>(byMap, ds.view, NAMES, { x: 1n, unused: 'a' })!;
+    slot.set('kept');
+    expect(planSlot<string>(byMap, ds.view, NAMES, { x: 1n, unused: 'b' })!.get()).toBe('kept');
+    expect(planSlot<string>(byMap, ds.view, NAMES, { x: 2n, unused: 'a' })!.get()).toBeUndefined();
+    // a string that looks like another key's encoding stays apart (length-prefixed)
+    expect(planSlot<string>(byMap, ds.view, NAMES, { x: 'S1:a' })!.get()).toBeUndefined();
   });
 });

@@ -25,6 +25,8 @@ import { evaluate, hasAggregate, type Env } from './eval.js';
 import { matchOp, type Seg } from './match.js';
 import { fromTerm, keyOf, type Value } from './values.js';
 import { profileOf, type Kind, type PropProfile } from './profile.js';
+import { tidy } from './tidy.js';
+import { binders, covers } from './coverage.js';
 
 class Bail extends Error {}
 const bail = (): never => { throw new Bail(); };
@@ -414,10 +416,20 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
     // its WHERE, and the reads of the nodes it introduces.
     op = { type: 'unit' };
     for (let i = 0; i < matches.length; i++) {
-      const reqVars = reqs[i]!;
       const mine = props.filter((p) => p.scope === i);
-      const extra = mine.filter((p) => reqVars.has(p.s)).map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }));
       const m = probes[i]!;
+      // The reads of a constant node (`{@id: $x}`) are the same on every row: one scan of the
+      // node's facts, each value bound as a constant (a missing one left unbound).
+      const fixed = i === 0 ? mine.filter((p) => !reqs[i]!.has(p.s) && probe.consts.has(p.av)) : [];
+      // A read no WHERE requires is still a required pattern when every node the MATCH can bind
+      // there has exactly one literal value of it (coverage.ts): the left join could never leave it null.
+      const reqVars = new Set(reqs[i]!);
+      const bind = binders(m.op);
+      for (const p of mine) {
+        if (reqVars.has(p.s) || fixed.includes(p) || !profiles.get(p)!.literalsOnly) continue;
+        for (const b of bind.get(p.av) ?? []) if (await covers(env.g.ctx.view, b, p.iri, env.g.ctx.signal)) { reqVars.add(p.s); break; }
+      }
+      const extra = mine.filter((p) => reqVars.has(p.s)).map((p) => ({ s: variable(p.av), p: namedNode(p.iri), o: variable(p.s) }));
       let sop = unique(withPatterns(m.op, extra, m.consts), m.segs);
       // conjuncts over the MATCH and its required properties filter before the OPTIONAL reads, as SPARQL's group filters do
       const early = conds[i]!.filter((x) => [...x.uses].every((v) => reqVars.has(v)));
@@ -428,9 +440,6 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
       // OPTIONAL reads the remaining conjuncts need, those conjuncts, then the reads only later clauses need
       const lateUses = new Set(late.flatMap((x) => [...x.uses]));
       const read = (left: Op, p: Prop, s: TermOrVar = variable(p.av)): Op => ({ type: 'leftjoin', left, right: { type: 'bgp', patterns: [{ s, p: namedNode(p.iri), o: variable(p.s) }] }, expr: call('isliteral', vx(p.s)) });
-      // The reads of a constant node (`{@id: $x}`) are the same on every row: one scan of the
-      // node's facts, each value bound as a constant (a missing one left unbound).
-      const fixed = i === 0 ? mine.filter((p) => !reqVars.has(p.s) && probe.consts.has(p.av)) : [];
       for (const p of fixed) {
         const lits = ((await env.g.factsOf(probe.consts.get(p.av)!)).get(p.iri) ?? []).filter((t) => t.termType === 'Literal');
         if (lits.length > 1) return bail();
@@ -486,6 +495,7 @@ async function compile(matches: MatchClause[], proj: Projection, env: Env): Prom
   op = { type: 'project', input: op, variables: out };
   if (proj.distinct) op = { type: 'distinct', input: op };
   if (limit !== undefined) op = { type: 'slice', input: op, offset: 0, limit: (skip ?? 0) + limit };
+  if (profiles) op = await tidy(op, new Map([...profiles].map(([p, prof]) => [p.s, prof])), env.g.ctx.view, env.g.ctx.signal);
 
   return { op, out, cols, names, flagged, distinct: proj.distinct, skip };
 }

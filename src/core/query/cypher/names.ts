@@ -62,16 +62,37 @@ export class Names {
     return iri;
   }
 
+  /** Prefixes a node identity may be compacted with: namespaces ending in `/`, `#`, `:` or `?`. */
+  private prefixes: [string, string][] | undefined;
+
   /** A node identity compacted with prefixes only (never @vocab); blank nodes as stored. */
   nodeId(t: Term): string {
-    if (t.termType === 'BlankNode') return '_:' + t.value;
+    return t.termType === 'BlankNode' ? '_:' + t.value : this.compact(t.value);
+  }
+
+  /** nodeId memoised for one result (its rows repeat their nodes). */
+  memo(): Pick<Names, 'nodeId' | 'name'> {
+    const seen = new Map<string, string>();
+    return {
+      name: (iri: string) => this.name(iri),
+      nodeId: (t: Term) => {
+        if (t.termType === 'BlankNode') return '_:' + t.value;
+        let c = seen.get(t.value);
+        if (c === undefined) seen.set(t.value, c = this.compact(t.value));
+        return c;
+      },
+    };
+  }
+
+  private compact(iri: string): string {
+    const ps = this.prefixes ??= [...this.terms].filter(([, ns]) => /[/#:?]$/.test(ns));
     let best: string | undefined;
-    for (const [k, ns] of this.terms) {
-      if (t.value.startsWith(ns) && t.value.length > ns.length && /[/#:?]$/.test(ns)) {
-        const c = `${k}:${t.value.slice(ns.length)}`;
+    for (const [k, ns] of ps) {
+      if (iri.length > ns.length && iri.startsWith(ns)) {
+        const c = `${k}:${iri.slice(ns.length)}`;
         if (best === undefined || c.length < best.length) best = c;
       }
     }
-    return best ?? t.value;
+    return best ?? iri;
   }
 }

@@ -14,6 +14,17 @@ const MAX_PARAM_SETS = 64;
 
 const plans = new WeakMap<object, WeakMap<object, WeakMap<Names, Map<string, unknown>>>>();
 const volatile = new WeakMap<object, boolean>();
+const paramNames = new WeakMap<object, string[]>();
+
+/** The parameter names a syntax tree reads (sorted): only their values can change its translation. */
+function readsParams(x: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(x)) { for (const y of x) readsParams(y, out); return out; }
+  if (x === null || typeof x !== 'object') return out;
+  const o = x as { k?: unknown; name?: unknown };
+  if (o.k === 'param' && typeof o.name === 'string') out.add(o.name);
+  for (const v of Object.values(o)) if (v !== null && typeof v === 'object') readsParams(v, out);
+  return out;
+}
 
 /** Whether a syntax tree holds a call without arguments (its value depends on when it runs). */
 function hasNullaryCall(x: unknown): boolean {
@@ -30,7 +41,7 @@ function exactKey(v: Value): string | undefined {
   switch (typeof v) {
     case 'bigint': return 'I' + v;
     case 'number': return 'F' + (Object.is(v, -0) ? '-0' : String(v));
-    case 'string': return 'S' + JSON.stringify(v);
+    case 'string': return 'S' + v.length + ':' + v;
     case 'boolean': return 'B' + v;
   }
   if (Array.isArray(v)) {
@@ -38,7 +49,7 @@ function exactKey(v: Value): string | undefined {
     return xs.every((x) => x !== undefined) ? '[' + xs.join(',') + ']' : undefined;
   }
   if (v.t !== 'map') return undefined;
-  const es = [...v.m].map(([k, x]) => { const e = exactKey(x); return e === undefined ? undefined : JSON.stringify(k) + ':' + e; });
+  const es = [...v.m].map(([k, x]) => { const e = exactKey(x); return e === undefined ? undefined : k.length + ':' + k + ':' + e; });
   return es.every((x) => x !== undefined) ? '{' + es.join(',') + '}' : undefined;
 }
 
@@ -54,13 +65,16 @@ export function planSlot<T>(stmt: object, view: object, names: Names, params: Re
   let byParams = byNames.get(names);
   if (!byParams) byNames.set(names, byParams = new Map());
   const m = byParams;
-  const parts: string[] = [];
-  for (const k of Object.keys(params).sort()) {
-    const e = exactKey(params[k]!);
+  let reads = paramNames.get(stmt);
+  if (!reads) paramNames.set(stmt, reads = [...readsParams(stmt, new Set())].sort());
+  // length-prefixed parts: no two parameter sets share a key
+  let key = '';
+  for (const k of reads) {
+    const v = Object.hasOwn(params, k) ? params[k] : undefined;
+    const e = v === undefined ? 'u' : exactKey(v);
     if (e === undefined) return undefined;
-    parts.push(JSON.stringify(k) + '=' + e);
+    key += k.length + ':' + k + '=' + e.length + ':' + e;
   }
-  const key = parts.join(',');
   return {
     get: () => m.get(key) as T | null | undefined,
     set: (plan) => {

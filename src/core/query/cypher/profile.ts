@@ -19,7 +19,13 @@ export type Kind = 'int' | 'double' | 'string' | 'bool' | 'temporal' | 'other';
  * exponent; no spaces, INF or NaN), where Cypher's `toFloat` (JavaScript's Number of the value or
  * its string) and SPARQL's `xsd:double(str(…))` give the same double.
  */
-export interface PropProfile { functional: boolean; kinds: ReadonlySet<Kind>; numerals: boolean }
+export interface PropProfile {
+  functional: boolean; kinds: ReadonlySet<Kind>; numerals: boolean;
+  /** No object of the property is an IRI or blank node: its triple pattern binds literals only. */
+  literalsOnly: boolean;
+  /** The datatype IRIs of its values. */
+  datatypes: ReadonlySet<string>;
+}
 
 const NUMERAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -56,13 +62,15 @@ async function scanProfile(view: DbView, iri: string, signal?: AbortSignal): Pro
   const kinds = new Set<Kind>();
   let functional = true;
   let numerals = true;
-  if (pid === undefined) return { functional, kinds, numerals };
+  let literalsOnly = true;
+  const datatypes = new Set<string>();
+  if (pid === undefined) return { functional, kinds, numerals, literalsOnly, datatypes };
   const seen = new Set<number>();
   const kindById = new Map<number, Kind>();
   for await (const b of view.scan({ g: 0, p: pid }, signal ? { signal } : undefined)) {
     for (let k = 0; k < b.n; k++) {
       const o = b.o[k]!;
-      if (dict.kind(o) !== 2) continue;
+      if (dict.kind(o) !== 2) { literalsOnly = false; continue; }
       const s = b.s[k]!;
       if (seen.has(s)) functional = false;
       else seen.add(s);
@@ -71,9 +79,10 @@ async function scanProfile(view: DbView, iri: string, signal?: AbortSignal): Pro
         const t = dict.term(o);
         kindById.set(o, kind = kindOf(t));
         if (numerals && !NUMERAL.test(t.value)) numerals = false;
+        if (t.termType === 'Literal') datatypes.add(t.datatype.value);
       }
       kinds.add(kind);
     }
   }
-  return { functional, kinds, numerals };
+  return { functional, kinds, numerals, literalsOnly, datatypes };
 }

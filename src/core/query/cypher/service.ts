@@ -55,12 +55,14 @@ export interface CypherRequest {
 
 /** The §8 envelope of a table. */
 export function envelope(table: CypherTable, names: Names): { results: { columns: string[]; data: { row: unknown[]; meta: null[] }[] }[] } {
-  return { results: [{ columns: table.columns, data: table.rows.map((r) => ({ row: r.map((v) => jsonOf(v, names)), meta: r.map(() => null) })) }] };
+  const ids = names.memo();
+  return { results: [{ columns: table.columns, data: table.rows.map((r) => ({ row: r.map((v) => jsonOf(v, ids)), meta: r.map(() => null) })) }] };
 }
 
 /** Rows as objects keyed by column (Accept: application/ld+json). */
 export function rowObjects(table: CypherTable, names: Names): Record<string, unknown>[] {
-  return table.rows.map((r) => Object.fromEntries(table.columns.map((c, i) => [c, jsonOf(r[i]!, names)])));
+  const ids = names.memo();
+  return table.rows.map((r) => Object.fromEntries(table.columns.map((c, i) => [c, jsonOf(r[i]!, ids)])));
 }
 
 /** Parsed statements by text, and processed contexts by their JSON: clients repeat both, and neither is mutated. */

@@ -153,15 +153,17 @@ export function keyOf(v: Value): string {
 /** Renders node identities and relationship type names in results. */
 export interface Renderer { nodeId(t: Term): string; name(iri: string): string }
 
+const SAFE = 2n ** 53n - 1n, NEG_SAFE = -SAFE;
+
 /** The JSON form of a value in a result row (§8). */
 export function jsonOf(v: Value, r?: Renderer): unknown {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
-  if (typeof v === 'bigint') return v >= -(2n ** 53n - 1n) && v <= 2n ** 53n - 1n ? Number(v) : v.toString();
+  if (typeof v === 'bigint') return v >= NEG_SAFE && v <= SAFE ? Number(v) : v.toString();
   if (typeof v === 'number') return Number.isFinite(v) ? v : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
   if (Array.isArray(v)) return v.map((x) => jsonOf(x, r));
   const id = (t: Term) => (r ? r.nodeId(t) : t.value);
   switch (v.t) {
-    case 'node': return id(v.id);
+    case 'node': return r ? r.nodeId(v.id) : v.id.value;
     case 'rel': return { start: id(v.start), type: v.type, end: id(v.end) };
     case 'path': return v.nodes.map((n) => id(n.id));
     case 'decimal': return v.lex;
