@@ -8,6 +8,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { getHeapStatistics } from 'node:v8';
 import { resolve, join } from 'node:path';
 import { LedgraphError } from '../core/errors.js';
 import { DEFAULT_EXPLORER_DIR, loadExplorer } from './explorer.js';
@@ -16,6 +17,7 @@ import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { ledgerRouteGroups } from './routes/index.js';
 import { closeServerState, createServerState, type ServerState } from './server-context.js';
+import { memoryWarnings } from './memory-plan.js';
 import { createPeerState, peerRouteGroups } from './peer-role.js';
 
 /** Collaborators of a running server. */
@@ -132,6 +134,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     cors_enabled: config.corsEnabled,
     explorer: !config.explorerEnabled ? 'disabled' : explorer ? `${url}/` : `not built (${deps.explorerDir ?? DEFAULT_EXPLORER_DIR} missing; run npm run build:web)`,
     pid: process.pid,
+    memory_limit: config.memoryLimitBytes,
+    heap_size_limit: getHeapStatistics().heap_size_limit,
   });
 
   let closing: Promise<void> | null = null;
@@ -193,6 +197,7 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
  */
 export async function runServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const running: RunningServer = await startLedgraphServer(config, deps);
+  for (const w of memoryWarnings(config, getHeapStatistics().heap_size_limit)) deps.log.warn(w);
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {

@@ -2,6 +2,7 @@
  * GET /stats/memory over real HTTP (issue 20, docs/memory.md): the caches report what they hold
  * against the budgets the flags set, and every loaded ledger its dictionary, term cache and novelty.
  */
+import { getHeapStatistics } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { EX, json } from './helpers.js';
@@ -21,7 +22,9 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 interface Report {
+  limits: Record<string, number>;
   process: { rss: number; heap_used: number };
+  heap_spaces: Record<string, { used: number; size: number }>;
   caches: { parse_cache_limit_bytes: number; idempotency_cache_limit_bytes: number; queries_executing: number; queries_queued: number };
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
   dict_pages_held: { bytes: number; limit_bytes: number };
@@ -36,6 +39,13 @@ interface Report {
 describe('GET /stats/memory', () => {
   it('reports caches against the configured budgets and each loaded ledger', async () => {
     const m = await json<Report>(await fetch(`${srv.api}/stats/memory`));
+    // The configured total and the budgets as configured; V8's real heap limit beside them.
+    expect(m.limits).toEqual({
+      memory_limit: 512 * 1024 * 1024, heap_size_limit: getHeapStatistics().heap_size_limit, leaf_cache: 1024 * 1024,
+      term_cache_per_ledger: 64 * 1024, commit_cache: 16 * 1024 * 1024, parse_cache: 3 * 1024 * 1024, idempotency_cache: 4096,
+    });
+    expect(m.heap_spaces.old_space!.used).toBeGreaterThan(0);
+    expect(m.heap_spaces.code_space!.used).toBeGreaterThan(0);
     expect(m.leaf_cache.limit_bytes).toBe(1024 * 1024);
     expect(m.leaf_cache.leaves).toBeGreaterThan(0);
     expect(m.leaf_cache.bytes).toBeGreaterThan(0);
