@@ -10,6 +10,7 @@ import {
 } from '../core/errors.js';
 import { parseJsonWithinLimits } from '../core/json-depth.js';
 import type { AppEnv } from './app.js';
+import { memoryGuard } from './memory-guard.js';
 import { chooseMediaType } from './negotiate.js';
 
 type Ctx = Context<AppEnv>;
@@ -226,6 +227,7 @@ const IDLE_MAX = 64;
  */
 export function requestAbort(c: Ctx): RequestAbort {
   const ac = idleControllers.pop() ?? new AbortController();
+  memoryGuard.track(ac); // stopped with 503 when the heap is nearly full (memory-guard.ts)
   let disposed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let unwatch: () => void;
@@ -254,6 +256,7 @@ export function requestAbort(c: Ctx): RequestAbort {
       if (disposed) return;
       disposed = true;
       if (timer !== undefined) clearTimeout(timer);
+      memoryGuard.untrack(ac);
       unwatch();
       if (!ac.signal.aborted && idleControllers.length < IDLE_MAX) idleControllers.push(ac);
     },

@@ -18,6 +18,7 @@ import type { Logger } from './log.js';
 import { ledgerRouteGroups } from './routes/index.js';
 import { closeServerState, createServerState, type ServerState } from './server-context.js';
 import { memoryWarnings } from './memory-plan.js';
+import { memoryGuard } from './memory-guard.js';
 import { createPeerState, peerRouteGroups } from './peer-role.js';
 
 /** Collaborators of a running server. */
@@ -96,6 +97,7 @@ export function connectionTimeouts(config: Pick<ServerConfig, 'keepAliveTimeoutM
 /** Check storage, build the app and listen on the configured address. */
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
+  memoryGuard.start((used, limit) => deps.log.warn('memory pressure: stopping running queries, refusing new ones with 503', { heap_used: used, heap_size_limit: limit }));
   const explorer = config.explorerEnabled ? await loadExplorer(deps.explorerDir) : null;
   const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery, explorer });
   // Hono compiles its route table on the first match; do it now rather than in the first request

@@ -111,4 +111,36 @@ describe('bin/ledgraph.cjs', () => {
     await until(() => l.lines.some((x) => x.msg === 'stopped'), 20_000);
     await until(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 20_000);
   }, 60_000);
+
+  it('a query that outgrows the heap headroom gets 503 and the server keeps serving (memory-guard.ts)', async () => {
+    const l = launch(['--memory-limit', '256MiB', '--query-timeout-ms', '120000']);
+    const { url } = await listening(l);
+    const api = `${url}/v1/ledgraph`;
+    expect((await fetch(`${api}/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ledger":"g"}' })).status).toBe(201);
+    let nt = '';
+    for (let i = 0; i < 2000; i++) nt += `<http://ex.org/s${i}> <http://ex.org/p> "v${i}" .\n`;
+    expect((await fetch(`${api}/insert/g`, { method: 'POST', headers: { 'content-type': 'application/n-triples' }, body: nt })).status).toBe(200);
+    const sparql = (q: string) => fetch(`${api}/query/g`, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: q });
+    // A 4,000,000-row cross product sorted in memory: far past the 96 MiB old space.
+    const heavy = await sparql('SELECT ?a ?b WHERE { ?a <http://ex.org/p> ?x . ?b <http://ex.org/p> ?y } ORDER BY ?x ?y LIMIT 1000000');
+    expect(heavy.status).toBe(503);
+    expect(heavy.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await heavy.json()).toMatchObject({ '@type': 'err:system/InternalError', error: expect.stringMatching(/short of memory/) });
+    const stats = await (await fetch(`${api}/stats/memory`)).json() as { caches: { queries_stopped_for_memory: number; memory_pressure_episodes: number } };
+    expect(stats.caches.queries_stopped_for_memory).toBe(1);
+    expect(stats.caches.memory_pressure_episodes).toBe(1);
+    // The guard collects and lifts the pressure by itself; the next query is answered.
+    let small: Response | undefined;
+    for (let i = 0; i < 50; i++) {
+      small = await sparql('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }');
+      if (small.status === 200) break;
+      await small.body?.cancel();
+      await new Promise((ok) => setTimeout(ok, 200));
+    }
+    expect(small!.status).toBe(200);
+    expect(JSON.stringify(await small!.json())).toContain('"2000"');
+    expect(l.lines.some((x) => x.msg === 'memory pressure: stopping running queries, refusing new ones with 503')).toBe(true);
+    l.proc.kill('SIGTERM');
+    expect((await l.exit).code).toBe(0);
+  }, 180_000);
 });

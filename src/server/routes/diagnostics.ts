@@ -12,6 +12,7 @@ import type { NsRecord } from '../../core/store.js';
 import { boolQuery, pathLedger } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
+import { memoryGuard } from '../memory-guard.js';
 import { canReadLedger, showPolicyInputs } from '../auth/index.js';
 
 /** One entry of `GET /ledgers` (the spec leaves the shape open; docs/http.md fixes it). */
@@ -74,6 +75,7 @@ export const diagnosticsRoutes: Registrar = (api, ctx) => {
         parse_cache_bytes: parseCacheBytes(), parse_cache_limit_bytes: ctx.config.parseCacheBytes,
         idempotency_cache_limit_bytes: ctx.config.idempotencyCacheBytes, events_queue_limit_bytes_per_subscriber: ctx.config.eventsQueueBytes,
         queries_executing: ctx.queryGate.active, queries_queued: ctx.queryGate.queued,
+        memory_pressure: memoryGuard.pressure, queries_stopped_for_memory: memoryGuard.stopped, memory_pressure_episodes: memoryGuard.episodes,
       },
       ...report,
     });
