@@ -43,7 +43,7 @@ const memoryLimit = plan ? plan.memoryLimitOf(serverFlags, {}) : null;
 const userNodeArgs = typeof args['node-args'] === 'string' ? args['node-args'].split(/\s+/).filter(Boolean) : [];
 const nodeArgs = plan && memoryLimit && !plan.setsHeapSize(userNodeArgs) ? [...userNodeArgs, ...plan.heapFlags(memoryLimit)] : userNodeArgs;
 const budgetMB = args['budget-mb'] !== undefined ? Number(args['budget-mb']) : memoryLimit ? toMB(memoryLimit) : null;
-const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc', ...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc', ...nodeArgs], env: { ...process.env, ...(plan ? plan.launchEnv(process.env) : {}) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const replies = [];
 let ready;
 const readyP = new Promise((ok, fail) => {

@@ -11,6 +11,8 @@
 // child runs in its own process group, so a terminal's Ctrl-C reaches it once, through us: every
 // terminating signal is forwarded, and the child's exit code (or signal) becomes ours. If we die
 // without forwarding (kill -9), the child sees its IPC channel close and shuts down gracefully.
+// The child also gets glibc's mmap threshold fixed (memory-plan.ts launchEnv: freed large blocks
+// go back to the system instead of staying resident).
 process.env.UV_THREADPOOL_SIZE ??= '16';
 
 const { join } = require('node:path');
@@ -30,16 +32,16 @@ async function launch() {
   if (plan.setsHeapSize(nodeFlags)) return null;
   const total = plan.memoryLimitOf(args.slice(1), process.env);
   if (total === null) return null; // an invalid --memory-limit: the server's flag parser reports it
-  return [...process.execArgv, ...plan.heapFlags(total)];
+  return { execArgv: [...process.execArgv, ...plan.heapFlags(total)], env: plan.launchEnv(process.env) };
 }
 
-launch().then((execArgv) => {
-  if (!execArgv) return import('./ledgraph.js');
+launch().then((how) => {
+  if (!how) return import('./ledgraph.js');
   const { spawn } = require('node:child_process');
-  const child = spawn(process.execPath, [...execArgv, entry, ...args], {
+  const child = spawn(process.execPath, [...how.execArgv, entry, ...args], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     detached: true,
-    env: { ...process.env, LEDGRAPH_LAUNCHED: '1' },
+    env: { ...process.env, ...how.env, LEDGRAPH_LAUNCHED: '1' },
   });
   const forward = (signal) => { try { child.kill(signal); } catch { /* already gone */ } };
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2']) process.on(s, forward);

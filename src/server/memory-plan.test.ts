@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_MEMORY_LIMIT, heapFlags, memoryLimitOf, memoryPlan, memoryWarnings, parseMemoryLimit, setsHeapSize,
+  DEFAULT_MEMORY_LIMIT, heapFlags, launchEnv, memoryLimitOf, memoryPlan, memoryWarnings, parseMemoryLimit, setsHeapSize,
 } from './memory-plan.js';
 
 const MiB = 1024 * 1024;
@@ -76,5 +76,12 @@ describe('memoryWarnings', () => {
     const w = memoryWarnings({ ...settings, leafCacheBytes: 1024 * MiB }, 216 * MiB);
     expect(w).toHaveLength(1);
     expect(w[0]).toMatch(/exceed 60% of --memory-limit \(512 MiB\)/);
+  });
+});
+
+describe('launchEnv', () => {
+  it("fixes glibc's mmap threshold unless the user set it", () => {
+    expect(launchEnv({})).toEqual({ MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(launchEnv({ MALLOC_MMAP_THRESHOLD_: '65536' })).toEqual({});
   });
 });

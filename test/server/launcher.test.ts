@@ -58,6 +58,7 @@ describe('bin/ledgraph.cjs', () => {
     const { url, pid, heap } = await listening(l);
     expect(pid).not.toBe(l.proc.pid);
     expect(cmdline(pid)).toEqual(expect.arrayContaining(heapFlags(300 * MiB)));
+    expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=131072');
     expectHeapLimit(heap, 300 * MiB);
     const r = await fetch(`${url}/v1/ledgraph/stats/memory`);
     const report = await r.json() as { limits: Record<string, number> };
