@@ -9,7 +9,8 @@
  * `ledgraph server` would; --node-args replaces them.
  *
  *   npm run bench -- memory            (pc = 2825)
- *   options: --server-args="<flags>", --node-args="<V8 flags>"
+ *   options: --server-args="<flags>", --node-args="<V8 flags>", --settle SEC (second breakdown after
+ *            SEC seconds idle, default 35: past the dictionary pages' 30 s grace window)
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -44,18 +45,14 @@ function procStatus(pid) {
   return out;
 }
 
-try {
-  const r = await ready;
-  await ask({ type: 'idle' });
+/** One breakdown of the server's RSS by owner, each byte counted once (after full GCs). */
+async function breakdown(api) {
   await ask({ type: 'gc' });
-  const report = await (await fetch(`${r.api}/stats/memory`)).json();
+  const report = await (await fetch(`${api}/stats/memory`)).json();
   const kernel = procStatus(worker.pid);
   const p = report.process;
   const sum = (f) => report.ledgers.reduce((a, l) => a + f(l), 0);
   const spaces = report.heap_spaces;
-  const spaceUsed = (name) => spaces[name]?.used ?? 0;
-  // Owners, each once: the leaf cache's decoded leaves and pages are ArrayBuffers (exact); the
-  // per-structure heap estimates are docs/memory.md's; V8's own rest is the heap minus them.
   const caches = {
     leafCache: report.leaf_cache.bytes,
     dictPagesHeld: report.dict_pages_held.bytes,
@@ -65,28 +62,50 @@ try {
     commitCache: report.commit_cache.bytes,
     parseCache: report.caches.parse_cache_bytes,
   };
-  const heapEstimated = caches.dictPagesHeld + caches.dictFiltersFingerprintsDelta + caches.novelty + caches.termCaches + caches.commitCache + caches.parseCache;
-  const breakdown = {
-    rss: p.rss,
-    leafCacheArrayBuffers: Math.min(caches.leafCache, p.array_buffers),
-    otherArrayBuffers: Math.max(0, p.array_buffers - caches.leafCache),
-    externalNotArrayBuffers: p.external - p.array_buffers,
-    heapLedgraphStructures: heapEstimated,
-    heapOther: p.heap_used - heapEstimated,
-    heapCommittedUnused: p.heap_total - p.heap_used,
-    codeSpace: spaceUsed('code_space'),
-    fileBacked: kernel.RssFile ?? null,
-    nativeRest: p.rss - p.heap_total - p.external - (kernel.RssFile ?? 0),
+  // The leaf cache holds decoded index leaves (typed arrays: ArrayBuffers, charged exactly) and
+  // decoded dictionary pages (JavaScript strings: heap); the pages held for their grace window are
+  // among the latter (the same objects), so they are not counted again.
+  const leafArrayBuffers = Math.min(caches.leafCache, p.array_buffers);
+  const leafHeap = caches.leafCache - leafArrayBuffers;
+  const heapStructures = caches.dictFiltersFingerprintsDelta + caches.novelty + caches.termCaches + caches.commitCache + caches.parseCache;
+  const rows = {
+    'leaf cache: index leaves (ArrayBuffers)': leafArrayBuffers,
+    'leaf cache: dictionary pages (heap)': leafHeap,
+    'dictionary page filters, fingerprints, delta (heap)': caches.dictFiltersFingerprintsDelta,
+    'novelty (heap)': caches.novelty,
+    'term caches (heap)': caches.termCaches,
+    'commit-envelope cache (heap)': caches.commitCache,
+    'parse caches (heap)': caches.parseCache,
+    'V8 heap, everything else used (code, module graph, closures, request state)': p.heap_used - leafHeap - heapStructures,
+    'V8 heap committed, not in use (semi-spaces, fragmentation)': p.heap_total - p.heap_used,
+    'other ArrayBuffers': p.array_buffers - leafArrayBuffers,
+    'other external memory (not ArrayBuffers)': p.external - p.array_buffers,
+    'file-backed pages (node binary, shared libraries, ICU)': kernel.RssFile ?? 0,
+    'native, anonymous (V8 internals, malloc, thread stacks, libuv)': p.rss - p.heap_total - p.external - (kernel.RssFile ?? 0),
   };
-  const mb = (x) => (x == null ? '—' : toMB(x).toFixed(1));
-  log(`memory: after load + idle + GC: RSS ${mb(p.rss)} MB (kernel: anonymous ${mb(kernel.RssAnon)}, file-backed ${mb(kernel.RssFile)}); heap used ${mb(p.heap_used)} of ${mb(p.heap_total)} committed, limit ${mb(report.limits.heap_size_limit)}; ArrayBuffers ${mb(p.array_buffers)}`);
-  for (const [k, v] of Object.entries(caches)) log(`memory:   ${k.padEnd(30)} ${mb(v).padStart(8)} MB`);
-  for (const [k, v] of Object.entries(spaces)) log(`memory:   V8 ${k.padEnd(27)} ${mb(v.used).padStart(8)} MB used of ${mb(v.size)}`);
+  return { process: p, kernel, limits: report.limits, caches, heapSpaces: spaces, rows, ledgers: report.ledgers.map((l) => ({ ledger: l.ledger, terms: l.terms })) };
+}
+
+const mb = (x) => (x == null ? '—' : toMB(x).toFixed(1));
+function print(label, b) {
+  log(`memory: ${label}: RSS ${mb(b.process.rss)} MB (peak ${mb(b.kernel.VmHWM)}); V8 heap ${mb(b.process.heap_used)} used of ${mb(b.process.heap_total)} committed, limit ${mb(b.limits.heap_size_limit)}`);
+  for (const [k, v] of Object.entries(b.rows)) log(`memory:   ${mb(v).padStart(7)} MB  ${k}`);
+  for (const [k, v] of Object.entries(b.heapSpaces)) if (v.size > 0) log(`memory:   V8 ${k}: ${mb(v.used)} MB used of ${mb(v.size)}`);
+}
+
+try {
+  const r = await ready;
+  await ask({ type: 'idle' });
+  const afterLoad = await breakdown(r.api);
+  print('after load + GC', afterLoad);
+  // The dictionary pages the load touched are held for a 30 s grace window; after it only the
+  // leaf cache's budget keeps them.
+  const settle = Number(args.settle ?? 35);
+  await new Promise((ok) => setTimeout(ok, settle * 1000));
+  const settled = await breakdown(r.api);
+  print(`${settle} s later + GC`, settled);
   worker.send({ type: 'stop' });
-  emitResult({
-    suite: 'memory', memoryLimit, nodeArgs: nodeArgs.join(' '), ledgers: report.ledgers.map((l) => ({ ledger: l.ledger, terms: l.terms })),
-    process: p, kernel, limits: report.limits, caches, heapSpaces: spaces, breakdown,
-  });
+  emitResult({ suite: 'memory', memoryLimit, nodeArgs: nodeArgs.join(' '), afterLoad, settled, settleSec: settle });
 } catch (e) {
   worker.kill();
   emitResult({ suite: 'memory', status: 'error', error: e instanceof Error ? e.message : String(e) });

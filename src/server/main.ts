@@ -198,10 +198,13 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
  * closes gracefully and exits 0; a second one drops open connections at once).
  */
 export async function runServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
-  const running: RunningServer = await startLedgraphServer(config, deps);
-  for (const w of memoryWarnings(config, getHeapStatistics().heap_size_limit)) deps.log.warn(w);
+  // The handlers go in before the server listens: a signal sent as soon as the start line is out
+  // (a supervisor, the launcher forwarding one) must stop it gracefully, not by default action.
+  let running: RunningServer | null = null;
+  let pending: NodeJS.Signals | null = null;
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (!running) { pending ??= signal; return; }
     if (signalled) {
       deps.log.warn('second signal, dropping open connections', { signal });
       void running.close(0);
@@ -216,6 +219,15 @@ export async function runServer(config: ServerConfig, deps: ServerDeps): Promise
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  try {
+    running = await startLedgraphServer(config, deps);
+  } catch (e) {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    throw e;
+  }
+  for (const w of memoryWarnings(config, getHeapStatistics().heap_size_limit)) deps.log.warn(w);
+  if (pending) onSignal(pending);
   // A rejected promise nobody awaited (a bug, e.g. work abandoned at a timeout) must not take the
   // whole server down: every write is already atomic through the nameservice compare-and-set, so
   // log it loudly and keep serving.
