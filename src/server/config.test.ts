@@ -27,20 +27,21 @@ describe('--memory-limit and the budgets it derives', () => {
   it('sizes every cache budget from the default total of 512 MiB', () => {
     const c = run([]);
     expect(c.memoryLimitBytes).toBe(512 * MiB);
-    expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes])
-      .toEqual([128 * MiB, 8 * MiB, 16 * MiB, 24 * MiB, 8 * MiB]);
+    expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes, c.maxLoadedLedgers])
+      .toEqual([128 * MiB, 8 * MiB, 16 * MiB, 24 * MiB, 8 * MiB, 64]);
   });
 
   it('derives the budgets not given from --memory-limit (flag or environment)', () => {
     for (const c of [run(['--memory-limit', '2GiB']), run([], { LEDGRAPH_MEMORY_LIMIT: '2GiB' })]) {
       expect(c.memoryLimitBytes).toBe(2048 * MiB);
-      expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes])
-        .toEqual([512 * MiB, 32 * MiB, 64 * MiB, 96 * MiB, 32 * MiB]);
+      expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes, c.maxLoadedLedgers])
+        .toEqual([512 * MiB, 32 * MiB, 64 * MiB, 96 * MiB, 32 * MiB, 256]);
     }
   });
 
   it('keeps a budget given itself (flag or environment) and derives the rest', () => {
-    const c = run(['--memory-limit=1GiB', '--leaf-cache-bytes', '100MiB'], { LEDGRAPH_PARSE_CACHE_BYTES: '1MiB' });
+    const c = run(['--memory-limit=1GiB', '--leaf-cache-bytes', '100MiB', '--max-loaded-ledgers', '3'], { LEDGRAPH_PARSE_CACHE_BYTES: '1MiB' });
+    expect(c.maxLoadedLedgers).toBe(3);
     expect(c.leafCacheBytes).toBe(100 * MiB);
     expect(c.parseCacheBytes).toBe(1 * MiB);
     expect(c.commitCacheBytes).toBe(32 * MiB);
@@ -120,7 +121,7 @@ describe('parseServerArgs', () => {
       maxConcurrentQueries: 8, queryQueueSize: 0, queryQueueWaitMs: 250, writeQueueWaitMs: 4000,
       keepAliveTimeoutMs: 1000, headersTimeoutMs: 2000, requestTimeoutMs: 3000,
       leafCacheBytes: 64 * 1024 * 1024, termCacheBytes: 1_000_000, idempotencyCacheBytes: 100 * 1024, eventsQueueBytes: 2 * 1024 * 1024, parseCacheBytes: 3_000_000, commitCacheBytes: 2 * 1024 * 1024,
-      memoryLimitBytes: 1024 * 1024 * 1024,
+      memoryLimitBytes: 1024 * 1024 * 1024, maxLoadedLedgers: 128,
       explorerEnabled: false,
       storageCompress: 'none',
       nameservice: 'postgres://ledgraph@db.internal:5432/ledgraph', nameserviceSchema: 'prod_ns',

@@ -104,6 +104,8 @@ export interface ServerConfig extends InputLimits {
   memoryLimitBytes: number;
   /** Bytes of decoded index leaves cached (shared by every ledger). */
   leafCacheBytes: number;
+  /** Ledgers kept loaded; past it the least recently used idle ones are unloaded. */
+  maxLoadedLedgers: number;
   /** Bytes of decoded dictionary terms cached per ledger. */
   termCacheBytes: number;
   /** Bytes of commit envelopes cached for commit-graph walks (--commit-cache-bytes). */
@@ -210,7 +212,7 @@ export function defaultServerConfig(): ServerConfig {
 }
 
 /** The flags whose budget --memory-limit derives unless given themselves. */
-const DERIVED_BUDGETS = ['leafCacheBytes', 'termCacheBytes', 'commitCacheBytes', 'parseCacheBytes', 'idempotencyCacheBytes'] as const;
+const DERIVED_BUDGETS = ['leafCacheBytes', 'termCacheBytes', 'commitCacheBytes', 'parseCacheBytes', 'idempotencyCacheBytes', 'maxLoadedLedgers'] as const;
 type BudgetKey = (typeof DERIVED_BUDGETS)[number];
 
 /** The cache budgets a total memory limit gives (memory-plan.ts). */
@@ -218,7 +220,7 @@ export function cacheBudgets(total: number): Pick<ServerConfig, BudgetKey> {
   const p = memoryPlan(total);
   return {
     leafCacheBytes: p.leafCacheBytes, termCacheBytes: p.termCacheBytes, commitCacheBytes: p.commitCacheBytes,
-    parseCacheBytes: p.parseCacheBytes, idempotencyCacheBytes: p.idempotencyCacheBytes,
+    parseCacheBytes: p.parseCacheBytes, idempotencyCacheBytes: p.idempotencyCacheBytes, maxLoadedLedgers: p.maxLoadedLedgers,
   };
 }
 
@@ -524,6 +526,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'STS endpoint for credential vending (an S3-compatible store\'s; default: AWS STS of --s3-region)'),
   boolFlag('s3-ledger-prefixes', 'LEDGRAPH_S3_LEDGER_PREFIXES', 's3LedgerPrefixes', false,
     'Write each ledger\'s objects under its own key prefix (<prefix><ledger>/<CID>, shared by its branches), so vended credentials read one ledger; every server and shared-storage peer of the bucket needs it'),
+  valueFlag('max-loaded-ledgers', 'LEDGRAPH_MAX_LOADED_LEDGERS', '<n>', 'maxLoadedLedgers', (r, w) => parseIntValue(r, w, 1), '64',
+    'Ledgers kept loaded in memory; past it the least recently used idle ones are unloaded (read from storage again on their next use); default one per 8 MiB of --memory-limit'),
   valueFlag('memory-limit', 'LEDGRAPH_MEMORY_LIMIT', '<bytes>', 'memoryLimitBytes', parseMemoryLimit, '512MiB',
     'Total memory the server is sized for (at least 256MiB): the cache budgets above that are not given themselves, and V8\'s heap limits (set by the ledgraph launcher unless NODE_OPTIONS or node flags size the heap), follow from it (docs/memory.md)'),
 ];
@@ -558,7 +562,7 @@ export type ServerArgs =
 const FLAG_BY_NAME = new Map(SERVER_FLAGS.map((f) => [f.name, f]));
 const BUDGET_FLAG: Record<BudgetKey, string> = {
   leafCacheBytes: 'leaf-cache-bytes', termCacheBytes: 'term-cache-bytes', commitCacheBytes: 'commit-cache-bytes',
-  parseCacheBytes: 'parse-cache-bytes', idempotencyCacheBytes: 'idempotency-cache-bytes',
+  parseCacheBytes: 'parse-cache-bytes', idempotencyCacheBytes: 'idempotency-cache-bytes', maxLoadedLedgers: 'max-loaded-ledgers',
 };
 
 /**

@@ -10,7 +10,7 @@ describe('memoryPlan', () => {
     expect(DEFAULT_MEMORY_LIMIT).toBe(512 * MiB);
     expect(memoryPlan(DEFAULT_MEMORY_LIMIT)).toEqual({
       total: 512 * MiB, leafCacheBytes: 128 * MiB, termCacheBytes: 8 * MiB, commitCacheBytes: 16 * MiB,
-      parseCacheBytes: 24 * MiB, idempotencyCacheBytes: 8 * MiB, oldSpaceMiB: 192, semiSpaceMiB: 8,
+      parseCacheBytes: 24 * MiB, idempotencyCacheBytes: 8 * MiB, maxLoadedLedgers: 64, oldSpaceMiB: 192, semiSpaceMiB: 8,
     });
     expect(heapFlags(DEFAULT_MEMORY_LIMIT)).toEqual(['--max-old-space-size=192', '--max-semi-space-size=8']);
   });
@@ -21,6 +21,8 @@ describe('memoryPlan', () => {
     expect(p.parseCacheBytes).toBe(192 * MiB);
     expect(p.oldSpaceMiB).toBe(1536);
     expect(p.semiSpaceMiB).toBe(16);
+    expect(p.maxLoadedLedgers).toBe(512);
+    expect(memoryPlan(256 * MiB).maxLoadedLedgers).toBe(32);
     expect(memoryPlan(256 * MiB).semiSpaceMiB).toBe(4);
     expect(heapFlags(256 * MiB)).toEqual(['--max-old-space-size=96', '--max-semi-space-size=4']);
   });

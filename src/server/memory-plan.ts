@@ -26,6 +26,8 @@ export interface MemoryPlan {
   parseCacheBytes: number;
   /** Remembered push responses. */
   idempotencyCacheBytes: number;
+  /** Ledgers kept loaded (each holds its term cache, novelty and dictionary filters). */
+  maxLoadedLedgers: number;
   /** V8 old-space limit (`--max-old-space-size`, MiB): the heap-resident caches, the process's own heap and query working memory. */
   oldSpaceMiB: number;
   /** V8 semi-space size (`--max-semi-space-size`, MiB); the young generation is three of them. */
@@ -36,7 +38,8 @@ export interface MemoryPlan {
  * Shares of a total T: leaf cache T/4 (its held dictionary pages another T/16, in the heap),
  * parse caches 3T/64, commit envelopes T/32, term cache and idempotency T/64 each, V8 old space
  * 3T/8 and the young generation 3 × T/64 (at most 3 × 16 MiB); the rest (≈ 1/3) is the process
- * itself: code, Node's native memory, request buffers, allocator slack.
+ * itself: code, Node's native memory, request buffers, allocator slack. One loaded ledger per
+ * 8 MiB of the total (64 at 512 MiB; at least 4).
  */
 export function memoryPlan(total: number): MemoryPlan {
   const part = (n: number, d: number) => Math.floor((total * n) / d);
@@ -47,6 +50,7 @@ export function memoryPlan(total: number): MemoryPlan {
     commitCacheBytes: part(1, 32),
     parseCacheBytes: part(3, 64),
     idempotencyCacheBytes: part(1, 64),
+    maxLoadedLedgers: Math.max(4, Math.floor(total / (8 * MiB))),
     oldSpaceMiB: Math.floor(part(3, 8) / MiB),
     semiSpaceMiB: Math.max(1, Math.min(16, Math.floor(part(1, 64) / MiB))),
   };

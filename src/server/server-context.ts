@@ -46,6 +46,7 @@ export function connectionOptions(config: ServerConfig) {
     leafCacheBytes: config.leafCacheBytes,
     termCacheBytes: config.termCacheBytes,
     commitCacheBytes: config.commitCacheBytes,
+    maxLoadedLedgers: config.maxLoadedLedgers,
   };
 }
 

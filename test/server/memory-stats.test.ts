@@ -43,7 +43,9 @@ describe('GET /stats/memory', () => {
     expect(m.limits).toEqual({
       memory_limit: 512 * 1024 * 1024, heap_size_limit: getHeapStatistics().heap_size_limit, leaf_cache: 1024 * 1024,
       term_cache_per_ledger: 64 * 1024, commit_cache: 16 * 1024 * 1024, parse_cache: 3 * 1024 * 1024, idempotency_cache: 4096,
+      loaded_ledgers: 64,
     });
+    expect((m as unknown as { loaded_ledgers: unknown }).loaded_ledgers).toEqual({ count: 1, unloaded_since_start: 0 });
     expect(m.heap_spaces.old_space!.used).toBeGreaterThan(0);
     expect(m.heap_spaces.code_space!.used).toBeGreaterThan(0);
     expect(m.leaf_cache.limit_bytes).toBe(1024 * 1024);

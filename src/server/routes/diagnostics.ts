@@ -67,8 +67,9 @@ export const diagnosticsRoutes: Registrar = (api, ctx) => {
       limits: {
         memory_limit: cfg.memoryLimitBytes, heap_size_limit: getHeapStatistics().heap_size_limit,
         leaf_cache: cfg.leafCacheBytes, term_cache_per_ledger: cfg.termCacheBytes, commit_cache: cfg.commitCacheBytes,
-        parse_cache: cfg.parseCacheBytes, idempotency_cache: cfg.idempotencyCacheBytes,
+        parse_cache: cfg.parseCacheBytes, idempotency_cache: cfg.idempotencyCacheBytes, loaded_ledgers: cfg.maxLoadedLedgers,
       },
+      loaded_ledgers: { count: ctx.conn.loadedCount, unloaded_since_start: ctx.conn.unloadedCount },
       process: { rss: m.rss, heap_used: m.heapUsed, heap_total: m.heapTotal, external: m.external, array_buffers: m.arrayBuffers },
       heap_spaces: heapSpaces,
       caches: {
