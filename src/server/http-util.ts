@@ -91,8 +91,25 @@ export function smallBody(c: Context): Promise<Uint8Array> | null {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** Decode body bytes as UTF-8; invalid bytes are a 400. */
+/**
+ * Largest request body parsed whole as text (JSON, SPARQL, GraphQL, Cypher, forms), in bytes: such
+ * a body becomes strings and objects several times its size before anything can refuse it, so under
+ * a sized heap it is bounded by the memory total (1/32 of --memory-limit, set by server-context.ts;
+ * measured at 512 MiB: a 64 MB JSON-LD insert and a 48 MB SPARQL INSERT DATA each ended the server
+ * with V8's out-of-memory). Streamed bodies (Turtle, N-Triples, N-Quads, TriG, /load, /import) and
+ * binary push bodies are not affected.
+ */
+let textBodyLimit = Infinity;
+/** Set the bound on bodies parsed whole (server start). */
+export function setTextBodyLimit(bytes: number): void { textBodyLimit = bytes; }
+
+function textBodyTooLarge(): LedgraphError {
+  return payloadTooLarge(`a request body of more than ${Math.floor(textBodyLimit / 1048576)} MiB that is parsed whole (JSON, SPARQL, GraphQL, Cypher) cannot fit this server's memory (1/32 of --memory-limit); send RDF (Turtle, N-Triples) to stream it, split it, or raise --memory-limit`);
+}
+
+/** Decode body bytes as UTF-8; invalid bytes are a 400, a body over the whole-parse bound a 413. */
 export function decodeUtf8(bytes: Uint8Array): string {
+  if (bytes.length > textBodyLimit) throw textBodyTooLarge();
   try {
     return utf8.decode(bytes);
   } catch {
@@ -100,22 +117,9 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-/**
- * Largest JSON body parsed whole (characters): a JSON body becomes objects several times its size
- * before anything can refuse it, so under a sized heap it is bounded by the memory total (1/32 of
- * --memory-limit, set by server-context.ts; measured: a 64 MB JSON-LD insert ended a 512 MiB
- * server with V8's out-of-memory, a 16 MB one got its 413 from staging). Streamed bodies (Turtle,
- * N-Triples, N-Quads, TriG, /load) are not affected.
- */
-let jsonBodyLimit = Infinity;
-/** Set the JSON body bound (server start). */
-export function setJsonBodyLimit(chars: number): void { jsonBodyLimit = chars; }
-
-/** Parse JSON text; invalid JSON is a 400 err:db/JsonParse, one over the JSON body bound a 413. */
+/** Parse JSON text; invalid JSON is a 400 err:db/JsonParse, text over the whole-parse bound a 413. */
 export function parseJsonText(text: string): unknown {
-  if (text.length > jsonBodyLimit) {
-    throw payloadTooLarge(`a JSON body of more than ${Math.floor(jsonBodyLimit / 1048576)} MiB is parsed whole and cannot fit this server's memory (1/32 of --memory-limit); send RDF (Turtle, N-Triples) to stream it, split it, or raise --memory-limit`);
-  }
+  if (text.length > textBodyLimit) throw textBodyTooLarge();
   if (text.trim() === '') throw jsonParseError('invalid JSON: the request body is empty');
   return parseJsonWithinLimits(text);
 }

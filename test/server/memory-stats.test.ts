@@ -99,15 +99,19 @@ describe('GET /stats/memory under admin auth', () => {
   });
 });
 
-describe('JSON bodies under the memory total', () => {
+describe('bodies parsed whole under the memory total', () => {
   it('refuses a JSON body over 1/32 of --memory-limit with 413 before parsing it, and still parses smaller ones', async () => {
     const big = JSON.stringify({ '@context': {}, '@graph': [{ '@id': 'http://ex.org/s', 'http://ex.org/p': 'x'.repeat(16 * 1024 * 1024 + 10) }] });
     const r = await fetch(`${srv.api}/insert/mem`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: big });
     expect(r.status).toBe(413);
     const body = await r.json() as { '@type': string; error: string };
     expect(body['@type']).toBe('err:db/PayloadTooLarge');
-    expect(body.error).toMatch(/more than 16 MiB .* raise --memory-limit/);
+    expect(body.error).toMatch(/more than 16 MiB that is parsed whole .* raise --memory-limit/);
     const ok = await fetch(`${srv.api}/insert/mem`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ '@id': 'http://ex.org/small', 'http://ex.org/p': 'y' }) });
     expect(ok.status).toBe(200);
+    const update = `INSERT DATA { <http://ex.org/u> <http://ex.org/p> "${'z'.repeat(16 * 1024 * 1024 + 10)}" }`;
+    const u = await fetch(`${srv.api}/update/mem`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-update' }, body: update });
+    expect(u.status).toBe(413);
+    expect(((await u.json()) as { '@type': string })['@type']).toBe('err:db/PayloadTooLarge');
   });
 });
