@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | shacl | dict | soak | all (all but soak)
+ *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | shacl | dict | memory | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --node-args="<V8 flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
@@ -40,13 +40,14 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js', bi: 'query-wo
  * isolation: point queries beside hostile queries, on its own generated 10,000 triples; branches:
  * fork, merge and a head query on an old fork; storage: the explore mix and single-fact commits/s on
  * file, S3 (s3rver) and PostgreSQL-nameservice backends; dict: the paged term dictionary's hot paths
- * against the same dictionary held all in memory, as main's was).
+ * against the same dictionary held all in memory, as main's was; memory: RSS after the load broken
+ * down by owner, bench/memory.js).
  * Each script prints one JSON result line; a suite may run several scripts.
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
   replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js', cypher: 'cypher.js',
-  shacl: 'shacl.js', dict: 'dict.js',
+  shacl: 'shacl.js', dict: 'dict.js', memory: 'memory.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);

@@ -7,35 +7,43 @@
  * Every `--sample` seconds (default 10) it records the server's RSS, heap and ArrayBuffer bytes as
  * they are (no forced GC) and its /stats/memory report (caches against their budgets, dictionary
  * bytes). The result says whether RSS flattened: the growth per commit over the second half, the
- * last third's average against the first third's, and the peak against `--budget-mb` (the
- * configured total: the caches' budgets plus the process baseline, see docs/memory.md).
+ * last third's average against the first third's and its own growth per commit, and the peak
+ * against `--budget-mb` (default: the configured total, `--memory-limit` of --server-args or its
+ * default; docs/memory.md). The server process gets the V8 heap flags the `ledgraph` launcher
+ * derives from that total, as `ledgraph server` would, unless --node-args sizes the heap itself.
  *
  *   npm run bench -- soak --products 265 --duration 1800
  *   options: --server-args="--leaf-cache-bytes 64MiB" (server flags), --root DIR (another build),
- *            --node-args="--max-old-space-size=256" (the server process's V8 flags: without a heap
- *            cap V8 lets garbage pile up to hundreds of MB between collections, which RSS shows),
+ *            --node-args="--max-old-space-size=256" (the server process's V8 flags, replacing the
+ *            launcher's heap sizing when they size the heap),
  *            --live (after each sample, force full GCs and record the live heap, ArrayBuffers and
  *            RSS too: what the server really retains, apart from V8's garbage headroom)
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { BENCH_DIR, emitResult, log, parseArgs, toMB } from './measure.js';
+import { BENCH_DIR, ROOT_DIR, emitResult, log, parseArgs, toMB } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
 const duration = Number(args.duration ?? 300);
 const sampleSec = Number(args.sample ?? 10);
 const connections = Number(args.connections ?? 16);
 const writeShare = Number(args['write-share'] ?? 0.2);
-const budgetMB = args['budget-mb'] !== undefined ? Number(args['budget-mb']) : null;
 const live = args.live === true || args.live === 'true';
 
 const workerArgs = ['--stream-rows', '0'];
 if (args.data) workerArgs.push('--data', String(args.data));
 if (typeof args.root === 'string') workerArgs.push('--root', args.root);
 if (typeof args['server-args'] === 'string') workerArgs.push(`--server-args=${args['server-args']}`);
-const nodeArgs = typeof args['node-args'] === 'string' ? args['node-args'].split(/\s+/).filter(Boolean) : [];
-const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc', ...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+// The server process is started as `ledgraph server` starts it (bin/ledgraph.cjs): V8's heap sized
+// from --memory-limit (in --server-args, or the default), unless --node-args sizes it.
+const plan = await import(join(typeof args.root === 'string' ? args.root : ROOT_DIR, 'dist/server/memory-plan.js')).catch(() => null);
+const serverFlags = typeof args['server-args'] === 'string' ? args['server-args'].split(/\s+/).filter(Boolean) : [];
+const memoryLimit = plan ? plan.memoryLimitOf(serverFlags, {}) : null;
+const userNodeArgs = typeof args['node-args'] === 'string' ? args['node-args'].split(/\s+/).filter(Boolean) : [];
+const nodeArgs = plan && memoryLimit && !plan.setsHeapSize(userNodeArgs) ? [...userNodeArgs, ...plan.heapFlags(memoryLimit)] : userNodeArgs;
+const budgetMB = args['budget-mb'] !== undefined ? Number(args['budget-mb']) : memoryLimit ? toMB(memoryLimit) : null;
+const worker = fork(join(BENCH_DIR, 'http-worker.js'), workerArgs, { execArgv: ['--expose-gc', ...nodeArgs], env: { ...process.env, ...(plan ? plan.launchEnv(process.env) : {}) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const replies = [];
 let ready;
 const readyP = new Promise((ok, fail) => {
@@ -107,6 +115,7 @@ function slope(xs, ys) {
 
 try {
   await readyP;
+  log(`soak: node ${nodeArgs.join(' ') || '(no flags)'}; configured total ${budgetMB ?? '?'} MB`);
   log(`soak: server ready; ${connections} connections, ${Math.round(writeShare * 100)}% inserts, ${duration} s, a sample every ${sampleSec} s`);
   const t0 = performance.now();
   const start = await sample(t0);
@@ -128,19 +137,22 @@ try {
   const avg = (xs) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10;
   const half = samples.slice(Math.floor(samples.length / 2));
   const kbPerCommit = slope(half.map((s) => s.commits), half.map((s) => s.rssMB * 1024));
+  const last = samples.slice(-third);
+  const lastThirdKbPerCommit = slope(last.map((s) => s.commits), last.map((s) => s.rssMB * 1024));
   const heapKbPerCommit = slope(half.map((s) => s.commits), half.map((s) => s.heapMB * 1024));
   // The term dictionary is data, not a cache: its share of the growth is reported apart.
   const dictKbPerCommit = half.every((s) => s.dictMB != null) ? slope(half.map((s) => s.commits), half.map((s) => s.dictMB * 1024)) : null;
   const round2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
   const peak = Math.max(...rss);
   emitResult({
-    suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, nodeArgs: args['node-args'] ?? null, root: args.root ?? null,
+    suite: 'soak', durationSec: duration, connections, writeShare, serverArgs: args['server-args'] ?? null, nodeArgs: nodeArgs.join(' ') || null, root: args.root ?? null,
     requests, commits, requestsPerSec: Math.round(requests / duration), non2xx, errors, timeouts, worstP99Ms: Math.max(...latencies),
     rssMB: { start: start.rssMB, peak, firstThirdAvg: avg(rss.slice(0, third)), lastThirdAvg: avg(rss.slice(-third)), end: rss[rss.length - 1], afterGc: toMB(afterGc.rss), heapAfterGc: toMB(afterGc.heapUsed), arrayBuffersAfterGc: toMB(afterGc.arrayBuffers) },
     secondHalf: {
       rssKBPerCommit: round2(kbPerCommit), heapKBPerCommit: round2(heapKbPerCommit), dictKBPerCommit: round2(dictKbPerCommit),
       rssKBPerCommitBesidesDict: kbPerCommit != null && dictKbPerCommit != null ? round2(kbPerCommit - dictKbPerCommit) : null,
     },
+    lastThird: { rssKBPerCommit: round2(lastThirdKbPerCommit), rssMin: Math.min(...last.map((s) => s.rssMB)), rssMax: Math.max(...last.map((s) => s.rssMB)) },
     budgetMB, belowBudget: budgetMB == null ? null : peak <= budgetMB,
     samples,
   });

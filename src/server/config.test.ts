@@ -22,6 +22,39 @@ function failure(argv: string[], env: Record<string, string> = {}): string {
   throw new Error('expected an error');
 }
 
+describe('--memory-limit and the budgets it derives', () => {
+  const MiB = 1024 * 1024;
+  it('sizes every cache budget from the default total of 512 MiB', () => {
+    const c = run([]);
+    expect(c.memoryLimitBytes).toBe(512 * MiB);
+    expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes, c.maxLoadedLedgers])
+      .toEqual([128 * MiB, 8 * MiB, 16 * MiB, 24 * MiB, 8 * MiB, 64]);
+  });
+
+  it('derives the budgets not given from --memory-limit (flag or environment)', () => {
+    for (const c of [run(['--memory-limit', '2GiB']), run([], { LEDGRAPH_MEMORY_LIMIT: '2GiB' })]) {
+      expect(c.memoryLimitBytes).toBe(2048 * MiB);
+      expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes, c.maxLoadedLedgers])
+        .toEqual([512 * MiB, 32 * MiB, 64 * MiB, 96 * MiB, 32 * MiB, 256]);
+    }
+  });
+
+  it('keeps a budget given itself (flag or environment) and derives the rest', () => {
+    const c = run(['--memory-limit=1GiB', '--leaf-cache-bytes', '100MiB', '--max-loaded-ledgers', '3'], { LEDGRAPH_PARSE_CACHE_BYTES: '1MiB' });
+    expect(c.maxLoadedLedgers).toBe(3);
+    expect(c.leafCacheBytes).toBe(100 * MiB);
+    expect(c.parseCacheBytes).toBe(1 * MiB);
+    expect(c.commitCacheBytes).toBe(32 * MiB);
+    expect(c.termCacheBytes).toBe(16 * MiB);
+    expect(c.idempotencyCacheBytes).toBe(16 * MiB);
+  });
+
+  it('refuses a total below 256 MiB or not a size', () => {
+    expect(failure(['--memory-limit', '128MiB'])).toMatch(/--memory-limit: "128MiB" \(at least 256MiB\)/);
+    expect(failure([], { LEDGRAPH_MEMORY_LIMIT: 'big' })).toMatch(/LEDGRAPH_MEMORY_LIMIT: "big"/);
+  });
+});
+
 describe('parseServerArgs', () => {
   it('gives the documented defaults with no flags and no environment', () => {
     const c = run([]);
@@ -59,7 +92,7 @@ describe('parseServerArgs', () => {
       '--storage-proxy-token', 'st.tok',
       '--max-concurrent-queries', '8', '--query-queue-size', '0', '--query-queue-wait-ms', '250', '--write-queue-wait-ms', '4000',
       '--keep-alive-timeout-ms', '1000', '--headers-timeout-ms', '2000', '--request-timeout-ms', '3000',
-      '--leaf-cache-bytes', '64MiB', '--term-cache-bytes', '1MB', '--idempotency-cache-bytes', '100KiB', '--events-queue-bytes', '2MiB', '--parse-cache-bytes', '3MB', '--commit-cache-bytes', '2MiB',
+      '--leaf-cache-bytes', '64MiB', '--term-cache-bytes', '1MB', '--idempotency-cache-bytes', '100KiB', '--events-queue-bytes', '2MiB', '--parse-cache-bytes', '3MB', '--commit-cache-bytes', '2MiB', '--memory-limit', '1GiB',
       '--no-explorer-enabled', '--storage-compress', 'none',
       '--nameservice', 'postgres://ledgraph@db.internal:5432/ledgraph', '--nameservice-schema', 'prod_ns',
       '--storage', 's3://ledgraph-prod/eu', '--s3-endpoint', 'http://127.0.0.1:9000', '--s3-region', 'eu-west-1', '--s3-force-path-style',
@@ -88,6 +121,7 @@ describe('parseServerArgs', () => {
       maxConcurrentQueries: 8, queryQueueSize: 0, queryQueueWaitMs: 250, writeQueueWaitMs: 4000,
       keepAliveTimeoutMs: 1000, headersTimeoutMs: 2000, requestTimeoutMs: 3000,
       leafCacheBytes: 64 * 1024 * 1024, termCacheBytes: 1_000_000, idempotencyCacheBytes: 100 * 1024, eventsQueueBytes: 2 * 1024 * 1024, parseCacheBytes: 3_000_000, commitCacheBytes: 2 * 1024 * 1024,
+      memoryLimitBytes: 1024 * 1024 * 1024, maxLoadedLedgers: 128,
       explorerEnabled: false,
       storageCompress: 'none',
       nameservice: 'postgres://ledgraph@db.internal:5432/ledgraph', nameserviceSchema: 'prod_ns',

@@ -8,6 +8,9 @@ import { parseArgs } from 'node:util';
 import { LedgraphError } from '../core/errors.js';
 import { DEFAULT_INPUT_LIMITS, MAX_SAFE_DEPTH, type InputLimits } from '../core/limits.js';
 import { COMPRESS_MODES, type CompressMode } from '../storage/disk-codec.js';
+import { DEFAULT_MEMORY_LIMIT, memoryPlan, parseByteSize, parseMemoryLimit } from './memory-plan.js';
+
+export { parseByteSize };
 
 export type AuthMode = 'none' | 'optional' | 'required';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -97,8 +100,12 @@ export interface ServerConfig extends InputLimits {
   headersTimeoutMs: number;
   /** A whole request (headers and body) must arrive within this long (ms; 0 disables). */
   requestTimeoutMs: number;
+  /** The total memory the server is sized for (--memory-limit): cache budgets and V8's heap follow from it (memory-plan.ts). */
+  memoryLimitBytes: number;
   /** Bytes of decoded index leaves cached (shared by every ledger). */
   leafCacheBytes: number;
+  /** Ledgers kept loaded; past it the least recently used idle ones are unloaded. */
+  maxLoadedLedgers: number;
   /** Bytes of decoded dictionary terms cached per ledger. */
   termCacheBytes: number;
   /** Bytes of commit envelopes cached for commit-graph walks (--commit-cache-bytes). */
@@ -184,12 +191,9 @@ export function defaultServerConfig(): ServerConfig {
     keepAliveTimeoutMs: 5_000,
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 300_000,
-    leafCacheBytes: 128 * 1024 * 1024,
-    termCacheBytes: 8 * 1024 * 1024,
-    commitCacheBytes: 16 * 1024 * 1024,
-    idempotencyCacheBytes: 8 * 1024 * 1024,
+    memoryLimitBytes: DEFAULT_MEMORY_LIMIT,
+    ...cacheBudgets(DEFAULT_MEMORY_LIMIT),
     eventsQueueBytes: 1024 * 1024,
-    parseCacheBytes: 24 * 1024 * 1024,
     explorerEnabled: true,
     storageCompress: 'fast',
     nameservice: null,
@@ -204,6 +208,19 @@ export function defaultServerConfig(): ServerConfig {
     storageVendStsEndpoint: null,
     s3LedgerPrefixes: false,
     ...DEFAULT_INPUT_LIMITS,
+  };
+}
+
+/** The flags whose budget --memory-limit derives unless given themselves. */
+const DERIVED_BUDGETS = ['leafCacheBytes', 'termCacheBytes', 'commitCacheBytes', 'parseCacheBytes', 'idempotencyCacheBytes', 'maxLoadedLedgers'] as const;
+type BudgetKey = (typeof DERIVED_BUDGETS)[number];
+
+/** The cache budgets a total memory limit gives (memory-plan.ts). */
+export function cacheBudgets(total: number): Pick<ServerConfig, BudgetKey> {
+  const p = memoryPlan(total);
+  return {
+    leafCacheBytes: p.leafCacheBytes, termCacheBytes: p.termCacheBytes, commitCacheBytes: p.commitCacheBytes,
+    parseCacheBytes: p.parseCacheBytes, idempotencyCacheBytes: p.idempotencyCacheBytes, maxLoadedLedgers: p.maxLoadedLedgers,
   };
 }
 
@@ -244,22 +261,6 @@ export function parseIntValue(raw: string, where: string, min = 0, max = Number.
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw bad(`invalid value for ${where}: "${raw}" (expected an integer from ${min} to ${max})`);
   }
-  return n;
-}
-
-const UNITS: Record<string, number> = {
-  '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3,
-};
-
-/** A byte size: plain bytes or a number with a unit (B, KB, MB, GB, KiB, MiB, GiB; case-insensitive). */
-export function parseByteSize(raw: string, where: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw.replace(/_/g, ''));
-  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
-  if (!m || unit === undefined) {
-    throw bad(`invalid value for ${where}: "${raw}" (expected a byte size such as 1000000, 100KB or 100MiB)`);
-  }
-  const n = Math.round(Number(m[1]) * unit);
-  if (!Number.isSafeInteger(n)) throw bad(`invalid value for ${where}: "${raw}" (too large)`);
   return n;
 }
 
@@ -489,17 +490,17 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
   valueFlag('request-timeout-ms', 'LEDGRAPH_REQUEST_TIMEOUT_MS', '<ms>', 'requestTimeoutMs', (r, w) => parseIntValue(r, w), '300000',
     'Close a connection whose request (headers and body) has not arrived within this long (0 disables)'),
   valueFlag('leaf-cache-bytes', 'LEDGRAPH_LEAF_CACHE_BYTES', '<bytes>', 'leafCacheBytes', parseByteSize, '128MiB',
-    'Memory for decoded index leaves, shared by all ledgers (least recently used go first)'),
+    'Memory for decoded index leaves, shared by all ledgers (least recently used go first); default --memory-limit ÷ 4'),
   valueFlag('term-cache-bytes', 'LEDGRAPH_TERM_CACHE_BYTES', '<bytes>', 'termCacheBytes', parseByteSize, '8MiB',
-    'Memory for decoded dictionary terms, per loaded ledger'),
+    'Memory for decoded dictionary terms, per loaded ledger; default --memory-limit ÷ 64'),
   valueFlag('idempotency-cache-bytes', 'LEDGRAPH_IDEMPOTENCY_CACHE_BYTES', '<bytes>', 'idempotencyCacheBytes', parseByteSize, '8MiB',
-    'Memory for responses remembered under an Idempotency-Key (oldest go first)'),
+    'Memory for responses remembered under an Idempotency-Key (oldest go first); default --memory-limit ÷ 64'),
   valueFlag('events-queue-bytes', 'LEDGRAPH_EVENTS_QUEUE_BYTES', '<bytes>', 'eventsQueueBytes', parseByteSize, '1MiB',
     'Unsent bytes queued per /events subscriber before it is cut off'),
   valueFlag('parse-cache-bytes', 'LEDGRAPH_PARSE_CACHE_BYTES', '<bytes>', 'parseCacheBytes', parseByteSize, '24MiB',
-    'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first)'),
+    'Memory for parsed JSON-LD queries and processed @contexts (least recently used go first); default --memory-limit × 3/64'),
   valueFlag('commit-cache-bytes', 'LEDGRAPH_COMMIT_CACHE_BYTES', '<bytes>', 'commitCacheBytes', parseByteSize, '16MiB',
-    'Memory for commit envelopes cached for history and branch walks, shared by all ledgers'),
+    'Memory for commit envelopes cached for history and branch walks, shared by all ledgers; default --memory-limit ÷ 32'),
   boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
     'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
   valueFlag('storage-compress', 'LEDGRAPH_STORAGE_COMPRESS', '<mode>', 'storageCompress', compressModes, 'fast',
@@ -525,6 +526,10 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'STS endpoint for credential vending (an S3-compatible store\'s; default: AWS STS of --s3-region)'),
   boolFlag('s3-ledger-prefixes', 'LEDGRAPH_S3_LEDGER_PREFIXES', 's3LedgerPrefixes', false,
     'Write each ledger\'s objects under its own key prefix (<prefix><ledger>/<CID>, shared by its branches), so vended credentials read one ledger; every server and shared-storage peer of the bucket needs it'),
+  valueFlag('max-loaded-ledgers', 'LEDGRAPH_MAX_LOADED_LEDGERS', '<n>', 'maxLoadedLedgers', (r, w) => parseIntValue(r, w, 1), '64',
+    'Ledgers kept loaded in memory; past it the least recently used idle ones are unloaded (read from storage again on their next use); default one per 8 MiB of --memory-limit'),
+  valueFlag('memory-limit', 'LEDGRAPH_MEMORY_LIMIT', '<bytes>', 'memoryLimitBytes', parseMemoryLimit, '512MiB',
+    'Total memory the server is sized for (at least 256MiB): the cache budgets above that are not given themselves, and V8\'s heap limits (set by the ledgraph launcher unless NODE_OPTIONS or node flags size the heap), follow from it (docs/memory.md)'),
 ];
 
 /** An s3://bucket/prefix URL. */
@@ -555,6 +560,10 @@ export type ServerArgs =
   | { kind: 'help' };
 
 const FLAG_BY_NAME = new Map(SERVER_FLAGS.map((f) => [f.name, f]));
+const BUDGET_FLAG: Record<BudgetKey, string> = {
+  leafCacheBytes: 'leaf-cache-bytes', termCacheBytes: 'term-cache-bytes', commitCacheBytes: 'commit-cache-bytes',
+  parseCacheBytes: 'parse-cache-bytes', idempotencyCacheBytes: 'idempotency-cache-bytes', maxLoadedLedgers: 'max-loaded-ledgers',
+};
 
 /**
  * Parse `ledgraph server` arguments (without the `server` word) and the environment into a
@@ -592,15 +601,21 @@ export function parseServerArgs(argv: readonly string[], env: Readonly<Record<st
   }
 
   const cfg = defaultServerConfig();
+  const given = new Set<FlagDef>();
   // Environment first, then flags, each in table order, so a flag always wins over the environment
   // and --port refines --listen-addr at the same level.
   for (const f of SERVER_FLAGS) {
     const v = env[f.env];
-    if (v !== undefined && v !== '') f.apply(cfg, v, f.env);
+    if (v !== undefined && v !== '') { f.apply(cfg, v, f.env); given.add(f); }
   }
   for (const f of SERVER_FLAGS) {
     const v = fromFlags.get(f);
-    if (v !== undefined) f.apply(cfg, v, '--' + f.name);
+    if (v !== undefined) { f.apply(cfg, v, '--' + f.name); given.add(f); }
+  }
+  // The budgets not given themselves follow the total (--memory-limit or its default).
+  const derived = cacheBudgets(cfg.memoryLimitBytes);
+  for (const key of DERIVED_BUDGETS) {
+    if (![...given].some((f) => BUDGET_FLAG[key] === f.name)) cfg[key] = derived[key];
   }
   validate(cfg);
   return { kind: 'run', config: cfg };

@@ -6,10 +6,11 @@
 import type { Context } from 'hono';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  badRequest, isLedgraphError, jsonParseError, LedgraphError, unsupportedMediaType,
+  badRequest, isLedgraphError, jsonParseError, LedgraphError, payloadTooLarge, unsupportedMediaType,
 } from '../core/errors.js';
 import { parseJsonWithinLimits } from '../core/json-depth.js';
 import type { AppEnv } from './app.js';
+import { memoryGuard } from './memory-guard.js';
 import { chooseMediaType } from './negotiate.js';
 
 type Ctx = Context<AppEnv>;
@@ -90,8 +91,25 @@ export function smallBody(c: Context): Promise<Uint8Array> | null {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** Decode body bytes as UTF-8; invalid bytes are a 400. */
+/**
+ * Largest request body parsed whole as text (JSON, SPARQL, GraphQL, Cypher, forms), in bytes: such
+ * a body becomes strings and objects several times its size before anything can refuse it, so under
+ * a sized heap it is bounded by the memory total (1/32 of --memory-limit, set by server-context.ts;
+ * measured at 512 MiB: a 64 MB JSON-LD insert and a 48 MB SPARQL INSERT DATA each ended the server
+ * with V8's out-of-memory). Streamed bodies (Turtle, N-Triples, N-Quads, TriG, /load, /import) and
+ * binary push bodies are not affected.
+ */
+let textBodyLimit = Infinity;
+/** Set the bound on bodies parsed whole (server start). */
+export function setTextBodyLimit(bytes: number): void { textBodyLimit = bytes; }
+
+function textBodyTooLarge(): LedgraphError {
+  return payloadTooLarge(`a request body of more than ${Math.floor(textBodyLimit / 1048576)} MiB that is parsed whole (JSON, SPARQL, GraphQL, Cypher) cannot fit this server's memory (1/32 of --memory-limit); send RDF (Turtle, N-Triples) to stream it, split it, or raise --memory-limit`);
+}
+
+/** Decode body bytes as UTF-8; invalid bytes are a 400, a body over the whole-parse bound a 413. */
 export function decodeUtf8(bytes: Uint8Array): string {
+  if (bytes.length > textBodyLimit) throw textBodyTooLarge();
   try {
     return utf8.decode(bytes);
   } catch {
@@ -99,8 +117,9 @@ export function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-/** Parse JSON text; invalid JSON is a 400 err:db/JsonParse. */
+/** Parse JSON text; invalid JSON is a 400 err:db/JsonParse, text over the whole-parse bound a 413. */
 export function parseJsonText(text: string): unknown {
+  if (text.length > textBodyLimit) throw textBodyTooLarge();
   if (text.trim() === '') throw jsonParseError('invalid JSON: the request body is empty');
   return parseJsonWithinLimits(text);
 }
@@ -251,6 +270,7 @@ export function nodeRequestAbort(incoming: IncomingMessage, outgoing: ServerResp
 /** A RequestAbort over a pooled controller; `watch` ties it to the request and returns how to untie it. */
 function pooledAbort(watch: (ac: AbortController) => () => void): RequestAbort {
   const ac = idleControllers.pop() ?? new AbortController();
+  memoryGuard.track(ac); // stopped with 503 when the heap is nearly full (memory-guard.ts)
   let disposed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const unwatch = watch(ac);
@@ -264,6 +284,7 @@ function pooledAbort(watch: (ac: AbortController) => () => void): RequestAbort {
       if (disposed) return;
       disposed = true;
       if (timer !== undefined) clearTimeout(timer);
+      memoryGuard.untrack(ac);
       unwatch();
       if (!ac.signal.aborted && idleControllers.length < IDLE_MAX) idleControllers.push(ac);
     },

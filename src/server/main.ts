@@ -8,6 +8,7 @@ import { getRequestListener } from '@hono/node-server';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { getHeapStatistics } from 'node:v8';
 import { resolve, join } from 'node:path';
 import { LedgraphError } from '../core/errors.js';
 import { DEFAULT_EXPLORER_DIR, loadExplorer } from './explorer.js';
@@ -17,6 +18,8 @@ import type { Logger } from './log.js';
 import { ledgerRouteGroups } from './routes/index.js';
 import { closeServerState, createServerState, type ServerContext, type ServerState } from './server-context.js';
 import { fastQueryListener } from './fast-query.js';
+import { memoryWarnings } from './memory-plan.js';
+import { memoryGuard } from './memory-guard.js';
 import { createPeerState, peerRouteGroups } from './peer-role.js';
 
 /** Collaborators of a running server. */
@@ -102,6 +105,7 @@ export function connectionTimeouts(config: Pick<ServerConfig, 'keepAliveTimeoutM
 /** Check storage, build the app and listen on the configured address. */
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
+  memoryGuard.start((used, limit) => deps.log.warn('memory pressure: stopping running queries, refusing new ones with 503', { heap_used: used, heap_size_limit: limit }));
   const explorer = config.explorerEnabled ? await loadExplorer(deps.explorerDir) : null;
   const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery, explorer });
   // Hono compiles its route table on the first match; do it now rather than in the first request
@@ -142,6 +146,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
     cors_enabled: config.corsEnabled,
     explorer: !config.explorerEnabled ? 'disabled' : explorer ? `${url}/` : `not built (${deps.explorerDir ?? DEFAULT_EXPLORER_DIR} missing; run npm run build:web)`,
     pid: process.pid,
+    memory_limit: config.memoryLimitBytes,
+    heap_size_limit: getHeapStatistics().heap_size_limit,
   });
 
   let closing: Promise<void> | null = null;
@@ -202,9 +208,13 @@ export async function startLedgraphServer(config: ServerConfig, deps: ServerDeps
  * closes gracefully and exits 0; a second one drops open connections at once).
  */
 export async function runServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
-  const running: RunningServer = await startLedgraphServer(config, deps);
+  // The handlers go in before the server listens: a signal sent as soon as the start line is out
+  // (a supervisor, the launcher forwarding one) must stop it gracefully, not by default action.
+  let running: RunningServer | null = null;
+  let pending: NodeJS.Signals | null = null;
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (!running) { pending ??= signal; return; }
     if (signalled) {
       deps.log.warn('second signal, dropping open connections', { signal });
       void running.close(0);
@@ -219,6 +229,15 @@ export async function runServer(config: ServerConfig, deps: ServerDeps): Promise
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  try {
+    running = await startLedgraphServer(config, deps);
+  } catch (e) {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    throw e;
+  }
+  for (const w of memoryWarnings(config, getHeapStatistics().heap_size_limit)) deps.log.warn(w);
+  if (pending) onSignal(pending);
   // A rejected promise nobody awaited (a bug, e.g. work abandoned at a timeout) must not take the
   // whole server down: every write is already atomic through the nameservice compare-and-set, so
   // log it loudly and keep serving.

@@ -12,6 +12,7 @@ import type { ServerConfig } from './config.js';
 import { EventsHub } from './events/hub.js';
 import { openServerStorage } from './storage-open.js';
 import { Admission, QueryGate } from './admission.js';
+import { setTextBodyLimit } from './http-util.js';
 
 export { Admission, QueryGate } from './admission.js';
 
@@ -46,6 +47,7 @@ export function connectionOptions(config: ServerConfig) {
     leafCacheBytes: config.leafCacheBytes,
     termCacheBytes: config.termCacheBytes,
     commitCacheBytes: config.commitCacheBytes,
+    maxLoadedLedgers: config.maxLoadedLedgers,
   };
 }
 
@@ -55,6 +57,7 @@ export function connectionOptions(config: ServerConfig) {
  */
 export function serverStateOver(conn: Connection, config: ServerConfig): ServerState {
   setParseCacheBytes(config.parseCacheBytes);
+  setTextBodyLimit(Math.floor(config.memoryLimitBytes / 32));
   return {
     conn, storageType: config.memory ? 'memory' : 'file', startedAt: Date.now(),
     admission: new Admission(config.maxInFlight),

@@ -2,6 +2,7 @@
  * GET /stats/memory over real HTTP (issue 20, docs/memory.md): the caches report what they hold
  * against the budgets the flags set, and every loaded ledger its dictionary, term cache and novelty.
  */
+import { getHeapStatistics } from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { EX, json } from './helpers.js';
@@ -21,7 +22,9 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 interface Report {
+  limits: Record<string, number>;
   process: { rss: number; heap_used: number };
+  heap_spaces: Record<string, { used: number; size: number }>;
   caches: { parse_cache_limit_bytes: number; idempotency_cache_limit_bytes: number; queries_executing: number; queries_queued: number };
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
   dict_pages_held: { bytes: number; limit_bytes: number };
@@ -36,6 +39,15 @@ interface Report {
 describe('GET /stats/memory', () => {
   it('reports caches against the configured budgets and each loaded ledger', async () => {
     const m = await json<Report>(await fetch(`${srv.api}/stats/memory`));
+    // The configured total and the budgets as configured; V8's real heap limit beside them.
+    expect(m.limits).toEqual({
+      memory_limit: 512 * 1024 * 1024, heap_size_limit: getHeapStatistics().heap_size_limit, leaf_cache: 1024 * 1024,
+      term_cache_per_ledger: 64 * 1024, commit_cache: 16 * 1024 * 1024, parse_cache: 3 * 1024 * 1024, idempotency_cache: 4096,
+      loaded_ledgers: 64,
+    });
+    expect((m as unknown as { loaded_ledgers: unknown }).loaded_ledgers).toEqual({ count: 1, unloaded_since_start: 0 });
+    expect(m.heap_spaces.old_space!.used).toBeGreaterThan(0);
+    expect(m.heap_spaces.code_space!.used).toBeGreaterThan(0);
     expect(m.leaf_cache.limit_bytes).toBe(1024 * 1024);
     expect(m.leaf_cache.leaves).toBeGreaterThan(0);
     expect(m.leaf_cache.bytes).toBeGreaterThan(0);
@@ -84,5 +96,22 @@ describe('GET /stats/memory under admin auth', () => {
     } finally {
       await locked.close();
     }
+  });
+});
+
+describe('bodies parsed whole under the memory total', () => {
+  it('refuses a JSON body over 1/32 of --memory-limit with 413 before parsing it, and still parses smaller ones', async () => {
+    const big = JSON.stringify({ '@context': {}, '@graph': [{ '@id': 'http://ex.org/s', 'http://ex.org/p': 'x'.repeat(16 * 1024 * 1024 + 10) }] });
+    const r = await fetch(`${srv.api}/insert/mem`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: big });
+    expect(r.status).toBe(413);
+    const body = await r.json() as { '@type': string; error: string };
+    expect(body['@type']).toBe('err:db/PayloadTooLarge');
+    expect(body.error).toMatch(/more than 16 MiB that is parsed whole .* raise --memory-limit/);
+    const ok = await fetch(`${srv.api}/insert/mem`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ '@id': 'http://ex.org/small', 'http://ex.org/p': 'y' }) });
+    expect(ok.status).toBe(200);
+    const update = `INSERT DATA { <http://ex.org/u> <http://ex.org/p> "${'z'.repeat(16 * 1024 * 1024 + 10)}" }`;
+    const u = await fetch(`${srv.api}/update/mem`, { method: 'POST', headers: { 'Content-Type': 'application/sparql-update' }, body: update });
+    expect(u.status).toBe(413);
+    expect(((await u.json()) as { '@type': string })['@type']).toBe('err:db/PayloadTooLarge');
   });
 });

@@ -52,6 +52,8 @@ export interface ConnectionOptions {
   federation?: FederationOptions;
   /** How long an index root no record names any more is kept before its objects are deleted (default 10 min). */
   gcGraceMs?: number;
+  /** Ledgers kept loaded; past it the least recently used idle ones are unloaded (default: no bound). */
+  maxLoadedLedgers?: number;
 }
 
 export type { DropResponse } from './drop.js';
@@ -84,7 +86,13 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** Where SPARQL SERVICE and LOAD <url> may reach; undefined when federation is off. */
   readonly federation: FederationOptions | undefined;
   readonly leafCache: LeafCache;
+  /** Loaded ledgers, least recently used first (a hit moves its entry to the end). */
   private readonly loaded = new Map<string, Promise<Ledger>>();
+  /** The ledger each settled load gave (to pick idle ones to unload without awaiting). */
+  private readonly settled = new WeakMap<Promise<Ledger>, Ledger>();
+  private readonly maxLoaded: number;
+  /** Ledgers unloaded to stay within maxLoadedLedgers since start. */
+  unloadedCount = 0;
   /** Walks over the commit graph (branches), one per content partition, over one envelope cache. */
   private readonly graphs = new Map<string, CommitGraph>();
   private readonly envelopes: EnvelopeCache;
@@ -118,6 +126,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     this.envelopes = new EnvelopeCache(opts.commitCacheBytes ?? DEFAULT_COMMIT_CACHE_BYTES);
     this.gc = new IndexGc(this, opts.gcGraceMs ?? DEFAULT_GC_GRACE_MS);
     this.federation = opts.federation?.allow.length ? opts.federation : undefined;
+    this.maxLoaded = opts.maxLoadedLedgers ?? Infinity;
   }
 
   /** The content store a ledger (`name:branch` or bare name) reads and writes (content-scope.ts). */
@@ -152,7 +161,10 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     const { cid, record: next } = await (await pipeline()).writeGenesis(this, ledger);
     if (!(await this.ns.compareAndSet(id, null, next))) throw ledgerExists(`ledger ${id} already exists`);
     ledger.record = next;
-    this.loaded.set(id, Promise.resolve(ledger));
+    const loaded = Promise.resolve(ledger);
+    this.settled.set(loaded, ledger);
+    this.loaded.set(id, loaded);
+    this.unloadIdle(id);
     return { ledger: id, t: 0, 'tx-id': cid, commit: { commit_id: cid } };
   }
 
@@ -202,7 +214,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       // or a ledger ahead of the record read above would be reloaded from that older record.
       const now = this.records.get(id);
       if (now && !now.retracted) rec = now;
-      if (l && !l.superseded && l.record.commit_head_id === rec.commit_head_id) return l;
+      if (l && !l.superseded && l.record.commit_head_id === rec.commit_head_id) return this.touch(id, p, l);
       if (l && !l.superseded && rec.commit_t > l.t) {
         const ok = await l.lock.run(() => this.catchUp(l)).then(() => true, (e: unknown) => {
           if (l.superseded) return false; // moved off its chain: load afresh below
@@ -211,13 +223,18 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
         if (ok) return l;
       }
     }
-    p = Ledger.open(this.contentFor(id), rec, this.leafCache, this.opts.termCacheBytes, this.graphFor(id)).then((l) => {
+    const opening: Promise<Ledger> = Ledger.open(this.contentFor(id), rec, this.leafCache, this.opts.termCacheBytes, this.graphFor(id)).then((l) => {
       this.indexInherited(l);
+      this.settled.set(opening, l);
       return l;
     });
+    p = opening;
+    this.loaded.delete(id);
     this.loaded.set(id, p);
     try {
-      return await p;
+      const l = await p;
+      this.unloadIdle(id);
+      return l;
     } catch (e) {
       this.loaded.delete(id);
       throw e;
@@ -233,6 +250,33 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     if (!this.opts.indexingEnabled) return;
     const p: Promise<void> = this.ledger(id).then(() => undefined, () => undefined).finally(() => { this.preparing.delete(p); });
     this.preparing.add(p);
+  }
+
+  /** A hit: the ledger becomes the most recently used (a Map keeps insertion order). */
+  private touch(id: string, p: Promise<Ledger>, l: Ledger): Ledger {
+    if (this.maxLoaded !== Infinity && this.loaded.get(id) === p) {
+      this.loaded.delete(id);
+      this.loaded.set(id, p);
+    }
+    return l;
+  }
+
+  /**
+   * Past maxLoadedLedgers, unload the least recently used idle ledgers (never `keep`, the one just
+   * loaded): loaded, with no write holding or awaiting its lock, no index job and no merge, rebase
+   * or revert. A query still running on one keeps its snapshot; the next use loads it from storage
+   * as a restart would (its unindexed commits read again). Busy ledgers stay, so the bound can be
+   * passed while they are.
+   */
+  private unloadIdle(keep: string): void {
+    if (this.loaded.size <= this.maxLoaded) return;
+    for (const [id, p] of this.loaded) {
+      if (this.loaded.size <= this.maxLoaded) return;
+      const l = this.settled.get(p);
+      if (id === keep || !l || !l.lock.idle || l.indexing || this.maintenance.has(id)) continue;
+      this.loaded.delete(id);
+      this.unloadedCount++;
+    }
   }
 
   /** The ledger if it is loaded (or loading), else undefined; never loads. */

@@ -2,6 +2,7 @@
  * Diagnostics under api_base_url (http-api.md §4.1): server stats, ledger existence (nameservice
  * only), ledger info with its three query parameters, and the ledger list.
  */
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { parseCacheBytes } from '../../core/query/jsonld/service.js';
 import type { Db } from '../../core/ledger/db.js';
 import { ledgerInfo } from '../../core/ledger/info.js';
@@ -11,6 +12,7 @@ import type { NsRecord } from '../../core/store.js';
 import { boolQuery, pathLedger } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
+import { memoryGuard } from '../memory-guard.js';
 import { canReadLedger, showPolicyInputs } from '../auth/index.js';
 
 /** One entry of `GET /ledgers` (the spec leaves the shape open; docs/http.md fixes it). */
@@ -52,16 +54,29 @@ export const diagnosticsRoutes: Registrar = (api, ctx) => {
 
   route(api, ctx.table, {
     method: 'GET', path: '/stats/memory', tag: 'diagnostics', summary: 'Where memory goes: caches against their budgets, per-ledger structures, process totals',
-    responses: { 200: 'Memory {process, caches, leaf_cache, ledgers} (bytes; see docs/memory.md)' },
+    responses: { 200: 'Memory {limits, process, heap_spaces, caches, leaf_cache, ledgers} (bytes; see docs/memory.md)' },
   }, async (c) => {
     const m = process.memoryUsage();
     const report = await ctx.conn.memoryReport();
+    const cfg = ctx.config;
+    const heapSpaces: Record<string, { used: number; size: number }> = {};
+    for (const sp of getHeapSpaceStatistics()) heapSpaces[sp.space_name] = { used: sp.space_used_size, size: sp.space_size };
     return c.json({
+      // The configured total and what was derived from it (docs/memory.md "Sizing"); heap_size_limit
+      // is V8's real limit: the launcher's, or the node flags the process was started with.
+      limits: {
+        memory_limit: cfg.memoryLimitBytes, heap_size_limit: getHeapStatistics().heap_size_limit,
+        leaf_cache: cfg.leafCacheBytes, term_cache_per_ledger: cfg.termCacheBytes, commit_cache: cfg.commitCacheBytes,
+        parse_cache: cfg.parseCacheBytes, idempotency_cache: cfg.idempotencyCacheBytes, loaded_ledgers: cfg.maxLoadedLedgers,
+      },
+      loaded_ledgers: { count: ctx.conn.loadedCount, unloaded_since_start: ctx.conn.unloadedCount },
       process: { rss: m.rss, heap_used: m.heapUsed, heap_total: m.heapTotal, external: m.external, array_buffers: m.arrayBuffers },
+      heap_spaces: heapSpaces,
       caches: {
         parse_cache_bytes: parseCacheBytes(), parse_cache_limit_bytes: ctx.config.parseCacheBytes,
         idempotency_cache_limit_bytes: ctx.config.idempotencyCacheBytes, events_queue_limit_bytes_per_subscriber: ctx.config.eventsQueueBytes,
         queries_executing: ctx.queryGate.active, queries_queued: ctx.queryGate.queued,
+        memory_pressure: memoryGuard.pressure, queries_stopped_for_memory: memoryGuard.stopped, memory_pressure_episodes: memoryGuard.episodes,
       },
       ...report,
     });

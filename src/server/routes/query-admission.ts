@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app.js';
 import type { QueryGate } from '../admission.js';
+import { memoryGuard } from '../memory-guard.js';
 import type { Registrar } from '../server-context.js';
 
 /** Paths (under api_base_url) whose requests execute queries, with the methods that do. */
@@ -26,6 +27,7 @@ const GATED: readonly { path: string; methods: readonly string[] | null }[] = [
 export function queryAdmission(gate: QueryGate, methods: readonly string[] | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (methods && !methods.includes(c.req.method)) return next();
+    if (memoryGuard.pressure) throw memoryGuard.refusal(); // the heap is nearly full (memory-guard.ts)
     // The request's signal (withdraws a queued wait when the client goes away) only when waiting.
     const release = gate.tryAcquire() ?? await gate.acquire(c.req.raw.signal);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;

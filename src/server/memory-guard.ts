@@ -1,0 +1,87 @@
+/**
+ * Memory pressure. V8's heap limit is sized from --memory-limit (memory-plan.ts), so a query whose
+ * working memory outgrows the headroom (GROUP BY, ORDER BY, hash joins: bounded by fuel and the
+ * timeout, not by bytes) would otherwise end the whole process with V8's fatal out-of-memory. The
+ * guard looks at the heap after every full collection: when one leaves more than 3/4 of the limit
+ * in use, the queries running are stopped with 503 + Retry-After (their working memory is what can
+ * go) and new ones are refused the same way until a full collection leaves less than 1/2 in use.
+ * An idle server may not collect again for a long time, so while under pressure the guard runs a
+ * full collection itself (100 ms after the queries stopped, then every second) to see whether it
+ * can lift it. One guard per process: the heap is the process's.
+ */
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { busy } from '../core/errors.js';
+
+/** Fractions of V8's heap limit in use after a full GC that start and end pressure. */
+export const PRESSURE_HIGH = 0.75;
+export const PRESSURE_LOW = 0.5;
+
+class MemoryGuard {
+  /** True while the last full GC left the heap above PRESSURE_HIGH (and not yet below PRESSURE_LOW). */
+  pressure = false;
+  /** Queries stopped for memory since start. */
+  stopped = 0;
+  /** Times pressure began. */
+  episodes = 0;
+  private readonly work = new Set<AbortController>();
+  private observer: PerformanceObserver | null = null;
+  private onPressure: ((used: number, limit: number) => void) | null = null;
+
+  /** Watch full GCs (idempotent); `onPressure` is told when an episode begins (for the log). */
+  start(onPressure?: (used: number, limit: number) => void): void {
+    if (onPressure) this.onPressure = onPressure;
+    if (this.observer) return;
+    this.observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) { this.check(); return; }
+      }
+    });
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  /** A running query's controller: aborted with 503 when pressure begins. Returns its removal. */
+  track(ac: AbortController): void { this.work.add(ac); }
+  untrack(ac: AbortController): void { this.work.delete(ac); }
+
+  /** The 503 a query gets under pressure. */
+  refusal(): Error {
+    return busy('the server is short of memory (a running query needed more than its headroom); retry later or with a smaller query');
+  }
+
+  /** Evaluate the heap now (after a full GC). */
+  check(): void {
+    const h = getHeapStatistics();
+    const used = h.used_heap_size, limit = h.heap_size_limit;
+    if (used > limit * PRESSURE_HIGH) {
+      if (!this.pressure) { this.pressure = true; this.episodes++; this.onPressure?.(used, limit); }
+      for (const ac of this.work) { this.stopped++; ac.abort(this.refusal()); }
+      this.work.clear();
+    } else if (used < limit * PRESSURE_LOW) {
+      this.pressure = false;
+    }
+    if (this.pressure && !this.retry) {
+      this.retry = setTimeout(() => { this.retry = null; fullGc(); this.check(); }, this.retried++ === 0 ? 100 : 1000);
+      this.retry.unref();
+    }
+    if (!this.pressure) this.retried = 0;
+  }
+
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private retried = 0;
+}
+
+let gcFn: (() => void) | null = null;
+/** A full GC: global.gc when node runs with --expose-gc, else the same function taken from a fresh context once the flag is set. */
+function fullGc(): void {
+  if (!gcFn) {
+    const g = (globalThis as { gc?: () => void }).gc;
+    if (g) gcFn = g;
+    else { setFlagsFromString('--expose-gc'); gcFn = runInNewContext('gc') as () => void; }
+  }
+  gcFn();
+}
+
+/** The process's guard. */
+export const memoryGuard = new MemoryGuard();
