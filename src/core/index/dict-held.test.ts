@@ -97,4 +97,20 @@ describe('paged TermDict memory', () => {
     expect(d.key(PAGE_IDS)).toBe(key(PAGE_IDS));
     expect(d.memory().dictPageBytes).toBeLessThan(all / PAGES * 2);
   });
+
+  it('keeps the pages a large delta becomes within the bound when they are attached (a bulk load, an index job)', async () => {
+    const store = memStore();
+    const d = new TermDict();
+    for (let i = 0; i < N; i++) d.internKey(key(i));
+    const root = await writeDictPages(store, d, null, N);
+    const cache = new LeafCache(2 * 1024 * 1024);
+    d.attachBase(root, { get: async (c) => store.blobs.get(c)! }, cache);
+    // Every page was made from the delta just now; without a sweep here all 48 stayed held.
+    expect(d.memory().dictPageBytes).toBeGreaterThan(0);
+    expect(d.memory().dictPageBytes).toBeLessThanOrEqual(cache.holdBound.max);
+    expect(cache.holdBound.bytes()).toBe(d.memory().dictPageBytes);
+    // Ids of pages no longer held are still decoded (from the cache or the store).
+    await d.ensureIds([[0], [N - 1]], 2);
+    expect([d.key(0), d.key(N - 1)]).toEqual([key(0), key(N - 1)]);
+  });
 });

@@ -229,6 +229,9 @@ export class TermDict {
       this.setFps(k, pageFingerprints(keys));
       this.shared?.setObject(page.cid, page, page.bytes);
     }
+    // A large delta (a bulk load) just made many pages at once: keep the held ones within their
+    // bound now (none is in a lookup), not at the next lookup's sweep, which may never come.
+    this.recent.sweep(this.clock - this.graceMs, this.clock + 1);
     const all = S - oldFrom === this.keys.length; // every delta key is in pages now (a bulk load, an index job with no writes since)
     for (let i = 0; i < S - oldFrom; i++) {
       if (this.wanted.size > 0 && this.wanted.has(this.keys[i]!)) this.pinned.set(this.keys[i]!, oldFrom + i);
