@@ -10,6 +10,7 @@ import { policyView } from '../../src/core/policy/index.js';
 import { isHistoryQuery, policyInputsOf, runJsonLdQuery, streamJsonLdSelect } from '../../src/core/query/jsonld/service.js';
 import { collect } from '../../src/core/query/results/types.js';
 import { literal, namedNode } from '../../src/core/rdf/terms.js';
+import { parseJsonLdTxn } from '../../src/core/transact/parse-jsonld.js';
 import { C, sampleConnection } from './sample.js';
 
 let conn: Connection;
@@ -186,6 +187,28 @@ describe('repeated queries', () => {
       expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main', defaultContext: { t: 'http://example.org/' } })).result)
         .toEqual([['t:trip1', { '@value': '2024-05-01', '@type': XSD + 'date' }]]);
     }
+  });
+
+  it('a stored default context replaced between calls is used by the next call; a body with its own context ignores it', async () => {
+    const c2 = await sampleConnection();
+    const own = JSON.stringify({ '@context': { o: 'http://example.org/' }, select: ['?p'], where: { '@id': '?p', 'o:start': '?d' } });
+    const scope = { ledger: 'demo:main' };
+    for (let i = 0; i < 2; i++) {
+      expect((await runJsonLdQuery(c2, text, scope)).result).toEqual([[trip, { '@value': '2024-05-01', '@type': XSD + 'date' }]]);
+      expect((await runJsonLdQuery(c2, own, scope)).result).toEqual(['o:trip1']);
+    }
+    await c2.setDefaultContext('demo:main', { s: 'http://example.org/' });
+    for (let i = 0; i < 2; i++) {
+      expect((await runJsonLdQuery(c2, text, scope)).result).toEqual([['s:trip1', { '@value': '2024-05-01', '@type': XSD + 'date' }]]);
+      expect((await runJsonLdQuery(c2, own, scope)).result).toEqual(['o:trip1']);
+    }
+    await c2.setDefaultContext('demo:main', { u: 'http://example.org/', xsd: XSD });
+    expect((await runJsonLdQuery(c2, text, scope)).result).toEqual([['u:trip1', { '@value': '2024-05-01', '@type': 'xsd:date' }]]);
+    await c2.setDefaultContext('demo:main', null);
+    expect((await runJsonLdQuery(c2, text, scope)).result).toEqual([[trip, { '@value': '2024-05-01', '@type': XSD + 'date' }]]);
+    // A new commit is read by the next run of a cached query.
+    await c2.transact('demo:main', await parseJsonLdTxn({ '@context': { o: 'http://example.org/' }, '@graph': [{ '@id': 'o:trip2', 'o:start': '2024-06-01' }] }, 'insert'));
+    expect(((await runJsonLdQuery(c2, own, scope)).result as string[]).sort()).toEqual(['o:trip1', 'o:trip2']);
   });
 
   it('the same text in json and typed-json, and as text or object', async () => {

@@ -8,14 +8,15 @@
  * the last index are the in-memory delta, folded into pages by the indexer. Lookups are
  * synchronous over what is resident; the async `ensureIds` / `resolveKeys` load what a scan
  * batch or a set of keys needs, and a lookup that needs an absent page throws DictMiss (callers
- * resolve it and retry). Decoded terms are kept in a bounded direct-mapped cache
- * (--term-cache-bytes): a slot per id modulo its size.
+ * resolve it and retry). Decoded terms are kept in a bounded set-associative cache
+ * (--term-cache-bytes, term-cache.ts).
  */
 import { LedgraphError, internalError } from '../errors.js';
 import { keyKind, keyToTerm, termKey, type Term } from '../rdf/terms.js';
 import { decodeDictPage, decodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, keyHashes, PAGE_IDS, PAGE_SHIFT } from './dict-page.js';
 import { fingerprint, HeldPages, HoldBound, pageBytes, pageFingerprints, type Page } from './dict-held.js';
 import { SlicedFilters } from './dict-slices.js';
+import { TermCache } from './term-cache.js';
 
 /** Estimated bytes of one term cache slot: the decoded Term object, its value string, the slot. */
 export const TERM_SLOT_BYTES = 128;
@@ -89,7 +90,6 @@ export async function withDictRetry<T>(fn: () => T | Promise<T>, undo?: () => vo
   }
 }
 
-const NO_SLOTS = new Int32Array(0);
 /** Most keys (and their characters) remembered as absent from the base pages. */
 const ABSENT_KEYS = 16_384;
 const ABSENT_CHARS = 4 * 1024 * 1024;
@@ -140,17 +140,14 @@ export class TermDict {
   private clock = Date.now();
   private lastSweep = 0;
   private readonly h = new Uint32Array(2);
-  /** Decoded-term cache: slotIds[i] is the id whose term slotTerms[i] holds (-1: empty). */
-  private slotIds: Int32Array = NO_SLOTS;
-  private slotTerms: (Term | undefined)[] = [];
-  private mask = -1;
-  private readonly maxSlots: number;
+  /** Decoded terms by id (bounded by `termCacheBytes`). */
+  private readonly termCache: TermCache;
 
   /** `termCacheBytes` bounds the decoded-term cache (at least 16 slots). */
   constructor(termCacheBytes = DEFAULT_TERM_CACHE_BYTES, readonly graceMs = DICT_PAGE_GRACE_MS) {
     let slots = 16;
     while (slots * 2 * TERM_SLOT_BYTES <= termCacheBytes) slots *= 2;
-    this.maxSlots = slots;
+    this.termCache = new TermCache(slots);
   }
 
   /** Number of ids assigned. */
@@ -260,8 +257,8 @@ export class TermDict {
     return {
       dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.fpBytes + (this.hits.size + this.oldHits.size) * 100 + this.absent.size * 64 + this.absentChars,
       dictPageBytes: this.recent.bytes,
-      termCacheBytes: this.slotIds.length * TERM_SLOT_BYTES,
-      termCacheLimitBytes: this.maxSlots * TERM_SLOT_BYTES,
+      termCacheBytes: this.termCache.slots * TERM_SLOT_BYTES,
+      termCacheLimitBytes: this.termCache.maxSlots * TERM_SLOT_BYTES,
     };
   }
 
@@ -450,25 +447,13 @@ export class TermDict {
     if (!p) throw new DictMiss(this, undefined, id);
     return p.keys[id & (PAGE_IDS - 1)]!;
   }
-  /** Term of an id (decoded, then cached while its slot is not taken by another id). */
+  /** Term of an id (decoded, then kept in the term cache). */
   term(id: number): Term {
-    if (id > this.mask && this.mask + 1 < this.maxSlots) this.growCache();
-    const slot = id & this.mask;
-    if (this.slotIds[slot] === id) return this.slotTerms[slot]!;
+    const hit = this.termCache.get(id, this.size);
+    if (hit !== undefined) return hit;
     const t = keyToTerm(this.key(id));
-    this.slotIds[slot] = id;
-    this.slotTerms[slot] = t;
+    this.termCache.put(id, t);
     return t;
-  }
-
-  /** Size the cache to the dictionary (a power of two, up to the budget); cached terms are dropped. */
-  private growCache(): void {
-    let n = 1024;
-    while (n < this.size && n < this.maxSlots) n *= 2;
-    n = Math.min(n, this.maxSlots);
-    this.slotIds = new Int32Array(n).fill(-1);
-    this.slotTerms = new Array<Term | undefined>(n);
-    this.mask = n - 1;
   }
   /** 0 IRI, 1 blank node, 2 literal. */
   kind(id: number): 0 | 1 | 2 { return keyKind(this.key(id)); }
@@ -647,6 +632,6 @@ export class TermDict {
       this.keyChars -= this.keys[i]!.length;
     }
     this.keys.length = size - this.from;
-    for (let i = 0; i < this.slotIds.length; i++) if (this.slotIds[i]! >= size) { this.slotIds[i] = -1; this.slotTerms[i] = undefined; }
+    this.termCache.dropFrom(size);
   }
 }

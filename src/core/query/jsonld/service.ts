@@ -64,7 +64,7 @@ export interface JsonLdQueryResponse {
 /** Run a JSON-LD query and return its result JSON. */
 export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<JsonLdQueryResponse> {
   const started = now();
-  const q = parseCached(body, await storedDefault(conn, body, req));
+  const q = ownContextParsed(body) ?? parseCached(body, await storedDefault(conn, body, req));
   const run = await prepare(conn, q, req);
   const fmt = formatter(q.ctx, q.opts.format ?? req.outputFormat ?? 'json');
   let result: unknown;
@@ -113,7 +113,7 @@ export async function streamJsonLdSelect(conn: Connection, body: unknown, req: J
     try { body = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
   if (isHistoryBody(body)) throw badRequest('history queries (to) cannot be streamed');
-  const q = parseCached(body, await storedDefault(conn, body, req));
+  const q = ownContextParsed(body) ?? parseCached(body, await storedDefault(conn, body, req));
   if (q.form === 'construct' || q.form === 'ask' || q.form === 'selectOne') throw badRequest(`${q.form} queries cannot be streamed; only select and selectDistinct`);
   const run = await prepare(conn, q, req);
   const c = run.compiled!;
@@ -201,26 +201,54 @@ export function setParseCacheBytes(bytes: number): void {
 /** Bytes held by the JSON-LD parse caches now. */
 export function parseCacheBytes(): number { return parsed.bytes + parsedWithDefault.bytes + contextCacheBytes(); }
 
+/** Parsed queries whose body has its own context (`@context` / `context`): no default context applies to them. */
+const ownContext = new WeakSet<ParsedQuery>();
+
+/**
+ * The cached parse of a query text that carries its own context, or undefined. Such a body ignores
+ * the ledger's default context (jsonld-query.md §2.3), so it needs no lookup of it: the text alone
+ * decides the parse (an object body is serialised first, so it takes the general path).
+ */
+function ownContextParsed(body: unknown): ParsedQuery | undefined {
+  if (typeof body !== 'string') return undefined;
+  const q = parsed.get(body);
+  return q !== undefined && ownContext.has(q) ? q : undefined;
+}
+
+/** JSON of default contexts by object: stored contexts are shared, never-mutated objects (default-context.ts). */
+const contextJson = new WeakMap<object, string>();
+function jsonOfContext(ctx: unknown): string {
+  if (ctx === null || typeof ctx !== 'object') return JSON.stringify(ctx);
+  let j = contextJson.get(ctx);
+  if (j === undefined) contextJson.set(ctx, j = JSON.stringify(ctx));
+  return j;
+}
+
 /**
  * A body given as JSON text (as it arrives over HTTP) is cached by that text; an object body by
- * its JSON serialisation.
+ * its JSON serialisation. A body with its own context is cached by its text alone, whatever the
+ * default context, since that is ignored.
  */
 function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
   if (typeof body !== 'string') checkJsonValueDepth(body, 'the JSON-LD query');
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   // Without a default context the text itself is the key: a string keeps its hash, so looking up
   // the text a client sent costs no copy (a concatenated key would be hashed anew every call).
-  const cache = defaultContext === undefined ? parsed : parsedWithDefault;
-  const key = defaultContext === undefined ? text : text + '\u0000' + JSON.stringify(defaultContext);
-  let q = cache.get(key);
-  if (q) return q;
+  let q = parsed.get(text);
+  if (q && (defaultContext === undefined || ownContext.has(q))) return q;
+  const key = defaultContext === undefined ? text : text + '\u0000' + jsonOfContext(defaultContext);
+  if (defaultContext !== undefined && (q = parsedWithDefault.get(key))) return q;
   let value = body;
   if (typeof body === 'string') {
     checkJsonTextDepth(body, 'the JSON-LD query');
     try { value = JSON.parse(body); } catch { throw jsonParseError('the query body is not valid JSON'); }
   }
   q = withinStack('the JSON-LD query', () => parseQuery(value, defaultContext));
-  cache.set(key, q, parsedBytes(key, text));
+  if (isObject(value) && ('@context' in value || 'context' in value)) {
+    ownContext.add(q);
+    parsed.set(text, q, parsedBytes(text, text));
+  } else if (defaultContext === undefined) parsed.set(text, q, parsedBytes(text, text));
+  else parsedWithDefault.set(key, q, parsedBytes(key, text));
   return q;
 }
 

@@ -1,0 +1,71 @@
+/**
+ * The decoded-term cache of a dictionary: a bounded 4-way set-associative cache from term id to
+ * Term. The set is chosen by a multiply-shift hash of the id, so the hit rate does not depend on
+ * how ids are spaced (after history churn the live terms' ids are scattered among replaced ones,
+ * and a direct-mapped `id & mask` slot made them collide). A hit allocates nothing; a miss inserts
+ * at the set's first way and shifts the others down (the oldest insert is evicted).
+ */
+import type { Term } from '../rdf/terms.js';
+
+/** Ways per set. */
+export const TERM_CACHE_WAYS = 4;
+const LOG_WAYS = 2;
+const EMPTY = new Int32Array(0);
+
+export class TermCache {
+  /** ids[i] is the id whose term terms[i] holds (-1: empty); set s occupies [s·WAYS, s·WAYS + WAYS). */
+  private ids: Int32Array = EMPTY;
+  private terms: (Term | undefined)[] = [];
+  /** 32 − log2(sets): the multiply-shift hash keeps the top bits. */
+  private shift = 32;
+  /** Ids below this are known to the sizing (the cache grows towards the budget as the dictionary does). */
+  private sizedFor = 0;
+
+  /** `maxSlots` (a power of two, at least TERM_CACHE_WAYS) bounds the slots. */
+  constructor(readonly maxSlots: number) {
+    if (maxSlots < TERM_CACHE_WAYS || (maxSlots & (maxSlots - 1)) !== 0) throw new RangeError('term cache slots must be a power of two >= ' + TERM_CACHE_WAYS);
+  }
+
+  /** Slots allocated now. */
+  get slots(): number { return this.ids.length; }
+
+  /** The cached term of `id`, or undefined. `dictSize` lets the cache grow with the dictionary. */
+  get(id: number, dictSize: number): Term | undefined {
+    if (id >= this.sizedFor && this.ids.length < this.maxSlots) this.grow(dictSize);
+    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
+    const ids = this.ids;
+    if (ids[b] === id) return this.terms[b];
+    if (ids[b + 1] === id) return this.terms[b + 1];
+    if (ids[b + 2] === id) return this.terms[b + 2];
+    if (ids[b + 3] === id) return this.terms[b + 3];
+    return undefined;
+  }
+
+  /** Cache the term of `id` (call after a `get` miss for the same id). */
+  put(id: number, t: Term): void {
+    if (this.ids.length === 0) return;
+    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
+    const ids = this.ids, terms = this.terms;
+    ids[b + 3] = ids[b + 2]!; terms[b + 3] = terms[b + 2];
+    ids[b + 2] = ids[b + 1]!; terms[b + 2] = terms[b + 1];
+    ids[b + 1] = ids[b]!; terms[b + 1] = terms[b];
+    ids[b] = id; terms[b] = t;
+  }
+
+  /** Forget every id >= size (the dictionary was truncated). */
+  dropFrom(size: number): void {
+    for (let i = 0; i < this.ids.length; i++) if (this.ids[i]! >= size) { this.ids[i] = -1; this.terms[i] = undefined; }
+  }
+
+  /** Size the cache to the dictionary (a power of two, up to the budget); cached terms are dropped. */
+  private grow(dictSize: number): void {
+    let n = 1024;
+    while (n < dictSize && n < this.maxSlots) n *= 2;
+    n = Math.min(n, this.maxSlots);
+    this.sizedFor = n >= this.maxSlots ? Infinity : n;
+    if (n === this.ids.length) return;
+    this.ids = new Int32Array(n).fill(-1);
+    this.terms = new Array<Term | undefined>(n);
+    this.shift = 32 - (Math.log2(n) - LOG_WAYS);
+  }
+}
