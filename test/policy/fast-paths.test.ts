@@ -12,6 +12,7 @@ import type { Db } from '../../src/core/ledger/db.js';
 import { policyView, type PolicyInputs } from '../../src/core/policy/index.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
 import { insert, rows, update } from './fixtures.js';
+import { prng } from '../support/prng.js';
 
 const EX = 'http://example.org/';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
@@ -19,18 +20,6 @@ const RDFS = 'http://www.w3.org/2000/01/rdf-schema#';
 const ME = 'https://example.com/id/me';
 const SUBJECTS = 60;
 const PREDICATES = 5;
-
-/** A small deterministic PRNG (mulberry32), so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Generated nodes: subjects with random properties, classes (one a sub-class), and schema flakes on some subjects. */
 function generated(seed: number): Record<string, unknown>[] {
