@@ -127,7 +127,7 @@ const manyOps = () => {
   for (let i = 0; i < MANY_OPS; i++) ops.push(`INSERT DATA { <${EX}op${i}> <${EX}q${i % 10}> "op ${i}" }`);
   return ops.join(' ;\n');
 };
-/** A query of about 1 MiB made of UNION branches, each a BIND (no triple patterns, so no shape limit refuses it). */
+/** A query of about 1 MiB made of UNION branches, each a BIND: no triple pattern, so only --max-query-operators refuses it, after its sliced parse and translation. */
 const bigUnion = () => {
   const branches = [];
   for (let i = 0, n = 0; n < 1_000_000; i++) {

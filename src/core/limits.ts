@@ -15,6 +15,8 @@ export interface InputLimits {
   maxQueryBytes: number;
   /** Most triple patterns (and property paths) in one query or update WHERE clause. */
   maxTriplePatterns: number;
+  /** Most operators (joins, unions, BINDs, filters, …) in one compiled query or update WHERE clause. */
+  maxQueryOperators: number;
   /** Deepest nesting of arrays and objects in a JSON body. */
   maxJsonDepth: number;
   /** Largest literal a write may assert, in UTF-8 bytes. */
@@ -28,6 +30,7 @@ export const DEFAULT_INPUT_LIMITS: Readonly<InputLimits> = Object.freeze({
   maxNestingDepth: 128,
   maxQueryBytes: 1024 * 1024,
   maxTriplePatterns: 1000,
+  maxQueryOperators: 10_000,
   maxJsonDepth: 128,
   maxLiteralBytes: 1024 * 1024,
   maxLedgerNameLength: 100,
@@ -44,6 +47,7 @@ const FLAG: Record<keyof InputLimits, string> = {
   maxNestingDepth: '--max-nesting-depth',
   maxQueryBytes: '--max-query-bytes',
   maxTriplePatterns: '--max-triple-patterns',
+  maxQueryOperators: '--max-query-operators',
   maxJsonDepth: '--max-json-depth',
   maxLiteralBytes: '--max-literal-bytes',
   maxLedgerNameLength: '--max-ledger-name-length',

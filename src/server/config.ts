@@ -227,7 +227,7 @@ export function cacheBudgets(total: number): Pick<ServerConfig, BudgetKey> {
 /** The input limits (src/core/limits.ts) a configuration sets. */
 export function inputLimitsOf(cfg: ServerConfig): InputLimits {
   return {
-    maxNestingDepth: cfg.maxNestingDepth, maxQueryBytes: cfg.maxQueryBytes, maxTriplePatterns: cfg.maxTriplePatterns,
+    maxNestingDepth: cfg.maxNestingDepth, maxQueryBytes: cfg.maxQueryBytes, maxTriplePatterns: cfg.maxTriplePatterns, maxQueryOperators: cfg.maxQueryOperators,
     maxJsonDepth: cfg.maxJsonDepth, maxLiteralBytes: cfg.maxLiteralBytes, maxLedgerNameLength: cfg.maxLedgerNameLength,
   };
 }
@@ -455,6 +455,8 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
     'Longest query text (SPARQL or JSON-LD query; 413 beyond it)'),
   valueFlag('max-triple-patterns', 'LEDGRAPH_MAX_TRIPLE_PATTERNS', '<n>', 'maxTriplePatterns', (r, w) => parseIntValue(r, w, 1),
     String(DEFAULT_INPUT_LIMITS.maxTriplePatterns), 'Most triple patterns in one query or update WHERE (400 beyond it)'),
+  valueFlag('max-query-operators', 'LEDGRAPH_MAX_QUERY_OPERATORS', '<n>', 'maxQueryOperators', (r, w) => parseIntValue(r, w, 1),
+    String(DEFAULT_INPUT_LIMITS.maxQueryOperators), 'Most operators (joins, UNION branches, BINDs, filters…) in one query or update WHERE (400 beyond it)'),
   valueFlag('max-json-depth', 'LEDGRAPH_MAX_JSON_DEPTH', '<n>', 'maxJsonDepth', (r, w) => parseIntValue(r, w, 1, MAX_SAFE_DEPTH),
     String(DEFAULT_INPUT_LIMITS.maxJsonDepth), `Deepest array/object nesting of a JSON body (400 beyond it; at most ${MAX_SAFE_DEPTH})`),
   valueFlag('max-literal-bytes', 'LEDGRAPH_MAX_LITERAL_BYTES', '<bytes>', 'maxLiteralBytes', parseByteSize, '1MiB',

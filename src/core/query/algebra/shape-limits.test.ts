@@ -20,11 +20,17 @@ describe('algebraShape', () => {
     expect(algebraShape(or(200)).depth - algebraShape(or(100)).depth).toBe(100);
   });
 
-  it(`refuses more than --max-triple-patterns, and trees deeper than ${MAX_ALGEBRA_DEPTH}`, () => {
+  it(`refuses more than --max-triple-patterns or --max-query-operators, and trees deeper than ${MAX_ALGEBRA_DEPTH}`, () => {
     setInputLimits({ maxTriplePatterns: 2 });
     expect(() => checkAlgebraShape(op('SELECT * { ?a ?b ?c . ?d ?e ?f }'))).not.toThrow();
     expect(() => checkAlgebraShape(op('SELECT * { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }')))
       .toThrow('the query has 3 triple patterns, more than allowed (limit: 2, set by --max-triple-patterns)');
+    setInputLimits({ maxQueryOperators: 10 });
+    const unions = (n: number) => op(`SELECT ?x WHERE { ${Array.from({ length: n }, (_, i) => `{ BIND(${i} AS ?x) }`).join(' UNION ')} }`);
+    expect(algebraShape(unions(4)).operators).toBe(1 + 1 + 4 * 2); // project, union, per branch: extend over unit
+    expect(() => checkAlgebraShape(unions(4))).not.toThrow();
+    expect(() => checkAlgebraShape(unions(5)))
+      .toThrow('the query has 12 operators, more than allowed (limit: 10, set by --max-query-operators)');
     setInputLimits({});
     expect(() => checkAlgebraShape(op(`SELECT * WHERE { ?s ?p ?o ${'MINUS { ?s ?q 1 } '.repeat(MAX_ALGEBRA_DEPTH + 1)}}`)))
       .toThrow(`the query is nested too deeply: its operator and expression tree is more than ${MAX_ALGEBRA_DEPTH} levels deep`);
