@@ -40,6 +40,8 @@ const headerBytes = (r: FuzzRequest) => r.path.length + Object.entries(r.headers
 export interface Sent { outcome: Outcome; status: number; ms: number; excerpt: string }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+/** Sockets given a no-op 'error' listener (see `send`). */
+const guarded = new WeakSet<object>();
 
 /** Send one request; never throws. `secrets` are strings no response may contain (the storage dir). */
 export function send(origin: string, r: FuzzRequest, timeoutMs: number, secrets: string[] = []): Promise<Sent> {
@@ -60,6 +62,9 @@ export function send(origin: string, r: FuzzRequest, timeoutMs: number, secrets:
     }
     const timer = setTimeout(() => { req.destroy(); finish({ outcome: 'hang', status: 0, excerpt: `no answer in ${timeoutMs} ms` }); }, timeoutMs);
     req.on('error', (e) => finish({ outcome: headerBytes(r) > MAX_HEADER_BYTES - 512 ? 'header-overflow' : 'dropped', status: 0, excerpt: e.message }));
+    // A socket the server closed may still fail a write (EPIPE) after its request was detached
+    // from it; the request's own 'error' reports the drop, so the runner must not die of it.
+    req.on('socket', (sock) => { if (!guarded.has(sock)) { guarded.add(sock); sock.on('error', () => {}); } });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
