@@ -100,10 +100,14 @@ export class PolicyView implements DbView {
         // Until the first hidden fact the batch passes through untouched (no copy).
         let copying = false;
         for (let i = 0; i < n; i++) {
-          let d = this.decideRow(b, i, table);
-          if (d === -1) {
-            const s = b.s[i]!, p = b.p[i]!, o = b.o[i]!;
-            d = (m ? await ev.decide(m(s), m(p), m(o)) : await ev.decide(s, p, o)) ? 1 : 0;
+          const s = b.s[i]!;
+          let d: number;
+          if (table !== null) {
+            d = table.decide(s);
+          } else {
+            const p = b.p[i]!, o = b.o[i]!;
+            d = m ? ev.decideSync(m(s), m(p), m(o)) : ev.decideSync(s, p, o);
+            if (d === -1) d = (m ? await ev.decide(m(s), m(p), m(o)) : await ev.decide(s, p, o)) ? 1 : 0;
           }
           if (d === 1) {
             if (copying) copyRow(b, i, out!, k);
@@ -149,8 +153,15 @@ export class PolicyView implements DbView {
     let k = 0;
     let copying = false;
     for (let i = 0; i < n; i++) {
-      const d = this.decideRow(b, i, table);
-      if (d === -1) return null;
+      const s = b.s[i]!;
+      let d: number;
+      if (table !== null) {
+        d = table.decide(s);
+      } else {
+        const p = b.p[i]!, o = b.o[i]!;
+        d = m ? ev.decideSync(m(s), m(p), m(o)) : ev.decideSync(s, p, o);
+        if (d === -1) return null;
+      }
       if (d === 1) {
         if (copying) copyRow(b, i, this.syncOut!, k);
         k++;
@@ -163,14 +174,6 @@ export class PolicyView implements DbView {
     if (!copying) return b;
     this.syncOut!.n = k;
     return this.syncOut!;
-  }
-
-  /** Row `i` of `b`: 1 visible, 0 hidden, -1 when only the async `decide` can tell (class lookup, `f:query`). */
-  private decideRow(b: FactBatch, i: number, table: SubjectTable | null): number {
-    const s = b.s[i]!;
-    if (table !== null) return table.decide(s);
-    const ev = this.ev, m = this.map, p = b.p[i]!, o = b.o[i]!;
-    return m ? ev.decideSync(m(s), m(p), m(o)) : ev.decideSync(s, p, o);
   }
 
   /** Reused output of `scanSync` (its batches are reused by the next call, like the inner view's). */
