@@ -5,7 +5,7 @@
  */
 import { ORDERS, type Flake, type IndexOrder } from '../flake/flake.js';
 import {
-  EMPTY_RUN, allocRun, cmpRows, copyRow, keyCols, lowerBound, mergeRuns, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
+  EMPTY_RUN, allocRun, copyRow, keyCols, lowerBound, mergeRuns, mergeRunsSteps, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
 } from './run.js';
 import { runSteps, type Steps } from '../util/steps.js';
 
@@ -146,7 +146,7 @@ function* compactSteps(runs: Run[], order: IndexOrder): Steps<Run[]> {
   while (runs.length >= 2) {
     const last = runs[runs.length - 1]!, prev = runs[runs.length - 2]!;
     if (last.n * 2 < prev.n && runs.length <= 12) break;
-    runs.splice(runs.length - 2, 2, yield* mergeSteps(prev, last, order));
+    runs.splice(runs.length - 2, 2, yield* mergeRunsSteps(prev, last, order, MERGE_STEP_ROWS));
   }
   return runs;
 }
@@ -154,21 +154,3 @@ function* compactSteps(runs: Run[], order: IndexOrder): Steps<Run[]> {
 /** Rows merged between two possible pauses. */
 const MERGE_STEP_ROWS = 16384;
 
-/**
- * run.ts's mergeRuns (same order: key, then t descending, then retraction first; `a` first on a
- * tie) in steps: merging into a novelty of a million events is tens of ms in one piece.
- */
-function* mergeSteps(a: Run, b: Run, order: IndexOrder): Steps<Run> {
-  if (a.n + b.n <= MERGE_STEP_ROWS) return mergeRuns(a, b, order);
-  const ca = keyCols(a, order), cb = keyCols(b, order);
-  const out = allocRun(a.n + b.n);
-  let i = 0, j = 0, since = 0;
-  while (i < a.n && j < b.n) {
-    const d = cmpRows(ca, i, cb, j) || (b.t[j]! - a.t[i]!) || (a.op[i]! - b.op[j]!);
-    if (d <= 0) copyRow(out, a, i++); else copyRow(out, b, j++);
-    if (++since === MERGE_STEP_ROWS) { since = 0; yield; }
-  }
-  while (i < a.n) copyRow(out, a, i++);
-  while (j < b.n) copyRow(out, b, j++);
-  return out;
-}
