@@ -1,6 +1,6 @@
 /**
  * The Hono application: root diagnostics (http-api.md §4.1), request ids and trace context, request
- * logging, CORS, the body-size limit, 404s and error mapping (§7). Endpoint groups under
+ * logging, answers that leave the body unread (unread-body.ts), CORS, the body-size limit, 404s and error mapping (§7). Endpoint groups under
  * `api_base_url` are mounted from `deps.routes`, so the ledger endpoints built over the engine's
  * Connection plug in here; every group documents its routes in the shared RouteTable that
  * `GET /swagger.json` publishes.
@@ -14,6 +14,7 @@ import { mapError } from './errors.js';
 import { silentLogger, type LogFields, type Logger } from './log.js';
 import { openApiDocument, route, RouteTable } from './swagger.js';
 import { mountExplorer, type ExplorerSite } from './explorer.js';
+import { unreadBodyMiddleware } from './unread-body.js';
 
 import type { AppEnv } from './app-env.js';
 export type { AppEnv } from './app-env.js';
@@ -189,6 +190,8 @@ export function createApp(config: ServerConfig, deps: AppDeps): Hono<AppEnv> {
   // Process-wide: the parsers that enforce them are shared by every entry point (docs/limits.md).
   setInputLimits(inputLimitsOf(config));
 
+  // Outermost: it sees the final answer of every request (unread-body.ts).
+  app.use('*', unreadBodyMiddleware());
   app.use('*', requestIdMiddleware(log));
   if (config.corsEnabled) {
     // The CORS preflight answers OPTIONS itself; it carries Allow as every OPTIONS answer does.

@@ -2,7 +2,9 @@
  * Sending fuzz requests and judging the answers. The property every request must keep:
  *  - no 5xx, except documented back-pressure (503 with `Retry-After`);
  *  - an answer within the per-request timeout (else "hang");
- *  - the connection is not dropped without an answer;
+ *  - the connection is not dropped without an answer (a kept-alive socket reused after sitting idle
+ *    about as long as the server's `Keep-Alive: timeout=` is the ordinary race, not a drop; a
+ *    socket whose answer said `Connection: close` is never reused);
  *  - no error body exposes a stack trace or the server's storage path ("leak").
  * After a run (and every so often during one) the server must be healthy: `GET /health` is 200
  * and the canary query answers exactly its known result.
@@ -28,7 +30,7 @@ export const FUZZ_SERVER_CONFIG = {
 export const FUZZ_SERVER_FLAGS = ['--data-auth-mode', 'optional', '--data-auth-trusted-issuer', FUZZ_DID, '--storage-proxy-enabled',
   '--storage-proxy-trusted-issuer', FUZZ_DID, '--query-timeout-ms', '3000', '--log-level', 'error'];
 
-export type Outcome = 'ok' | 'backpressure' | 'header-overflow' | 'cut-by-restart' | '5xx' | 'hang' | 'dropped' | 'leak';
+export type Outcome = 'ok' | 'backpressure' | 'header-overflow' | 'keepalive-race' | 'cut-by-restart' | '5xx' | 'hang' | 'dropped' | 'leak';
 
 /**
  * Node's HTTP parser refuses a header block over 16 KiB (--max-http-header-size) with 431 and
@@ -42,6 +44,14 @@ export interface Sent { outcome: Outcome; status: number; ms: number; excerpt: s
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 /** Sockets given a no-op 'error' listener (see `send`). */
 const guarded = new WeakSet<object>();
+/**
+ * When each kept-alive socket's last answer ended and the idle time its `Keep-Alive: timeout=`
+ * allowed. The agent reuses only sockets whose answer did not say `Connection: close`; a reused
+ * socket closed under a request is the server's fault unless it sat idle about as long as the
+ * server said it would wait (the ordinary keep-alive race, which clients retry).
+ */
+const idleSince = new WeakMap<object, { at: number; allowMs: number }>();
+const KEEPALIVE_MARGIN_MS = 1000;
 
 /** Send one request; never throws. `secrets` are strings no response may contain (the storage dir). */
 export function send(origin: string, r: FuzzRequest, timeoutMs: number, secrets: string[] = []): Promise<Sent> {
@@ -61,16 +71,23 @@ export function send(origin: string, r: FuzzRequest, timeoutMs: number, secrets:
       return;
     }
     const timer = setTimeout(() => { req.destroy(); finish({ outcome: 'hang', status: 0, excerpt: `no answer in ${timeoutMs} ms` }); }, timeoutMs);
-    req.on('error', (e) => finish({ outcome: headerBytes(r) > MAX_HEADER_BYTES - 512 ? 'header-overflow' : 'dropped', status: 0, excerpt: e.message }));
+    let idleRace = false;
+    req.on('error', (e) => finish({ outcome: headerBytes(r) > MAX_HEADER_BYTES - 512 ? 'header-overflow' : idleRace ? 'keepalive-race' : 'dropped', status: 0, excerpt: e.message }));
     // A socket the server closed may still fail a write (EPIPE) after its request was detached
     // from it; the request's own 'error' reports the drop, so the runner must not die of it.
-    req.on('socket', (sock) => { if (!guarded.has(sock)) { guarded.add(sock); sock.on('error', () => {}); } });
+    req.on('socket', (sock) => {
+      if (!guarded.has(sock)) { guarded.add(sock); sock.on('error', () => {}); }
+      const idle = req.reusedSocket ? idleSince.get(sock) : undefined;
+      idleRace = idle !== undefined && performance.now() - idle.at >= idle.allowMs - KEEPALIVE_MARGIN_MS;
+    });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => { if (size < 8192) chunks.push(c); size += c.length; });
       res.on('error', (e) => finish({ outcome: 'dropped', status: res.statusCode ?? 0, excerpt: e.message }));
       res.on('end', () => {
+        const hint = /timeout=(\d+)/.exec(String(res.headers['keep-alive'] ?? ''));
+        if (res.socket) idleSince.set(res.socket, { at: performance.now(), allowMs: hint ? Number(hint[1]) * 1000 : 5000 });
         const status = res.statusCode ?? 0;
         const text = Buffer.concat(chunks).toString('utf8').slice(0, 8192);
         const excerpt = text.slice(0, 400);
@@ -162,7 +179,7 @@ export class Tally {
 
 /** Whether an answer breaks the property. */
 export function isFailure(s: Sent): boolean {
-  return s.outcome !== 'ok' && s.outcome !== 'backpressure' && s.outcome !== 'header-overflow' && s.outcome !== 'cut-by-restart';
+  return s.outcome !== 'ok' && s.outcome !== 'backpressure' && s.outcome !== 'header-overflow' && s.outcome !== 'keepalive-race' && s.outcome !== 'cut-by-restart';
 }
 
 /** A request in a printable form (bodies as text, cut to `max` characters, with their full length). */
