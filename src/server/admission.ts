@@ -2,9 +2,11 @@
  * Admission control (http-api.md §7: 503 err:system/InternalError with a jittered Retry-After):
  * `Admission` caps concurrently running write operations (--max-in-flight); `QueryGate` caps
  * concurrently executing queries (--max-concurrent-queries) with a small FIFO wait queue
- * (--query-queue-size, --query-queue-wait-ms) so a short burst waits instead of failing.
+ * (--query-queue-size, --query-queue-wait-ms) so a short burst waits instead of failing, and
+ * refuses every new query while the memory guard reports pressure.
  */
 import { busy, type LedgraphError } from '../core/errors.js';
+import { memoryGuard } from './memory-guard.js';
 
 export { busy };
 
@@ -46,32 +48,42 @@ export class Admission {
 
 interface Waiter { grant(): void }
 
+/** What the gate asks about memory before admitting a query (the process's memory guard by default). */
+export interface MemoryPressure {
+  readonly pressure: boolean;
+  /** The 503 a query gets while `pressure` holds. */
+  refusal(): Error;
+}
+
 /**
  * Caps concurrently executing queries. A query past the cap waits in a FIFO queue of at most
  * `queueSize` entries for up to `waitMs`; a full queue or a wait that runs out is refused with the
  * same 503 as writes. A waiter whose client goes away leaves the queue. A permit is handed
- * directly to the oldest waiter on release, so the cap holds at every moment.
+ * directly to the oldest waiter on release, so the cap holds at every moment. While the memory
+ * guard reports pressure (memory-guard.ts) no new query is admitted: `tryAcquire` gives null and
+ * `acquire` throws the guard's 503, before the queue is looked at.
  */
 export class QueryGate {
   private running = 0;
   private readonly waiting: Waiter[] = [];
 
-  constructor(readonly max: number, readonly queueSize: number, readonly waitMs: number) {}
+  constructor(readonly max: number, readonly queueSize: number, readonly waitMs: number, private readonly memory: MemoryPressure = memoryGuard) {}
 
   /** Queries holding a permit. */
   get active(): number { return this.running; }
   /** Queries waiting for one. */
   get queued(): number { return this.waiting.length; }
 
-  /** A permit at once (its release function, idempotent), or null when one would have to wait. */
+  /** A permit at once (its release function, idempotent), or null when one would have to wait or memory is short (`acquire` then says why). */
   tryAcquire(): (() => void) | null {
-    if (this.running >= this.max || this.waiting.length > 0) return null;
+    if (this.memory.pressure || this.running >= this.max || this.waiting.length > 0) return null;
     this.running++;
     return this.releaser();
   }
 
   /** Take a permit (waiting in the queue if needed; `signal` withdraws the wait); returns its release function. */
   async acquire(signal?: AbortSignal): Promise<() => void> {
+    if (this.memory.pressure) throw this.memory.refusal(); // the heap is nearly full
     const now = this.tryAcquire();
     if (now) return now;
     if (this.waiting.length >= this.queueSize || this.waitMs <= 0) throw this.refusal();

@@ -19,7 +19,6 @@ import { bodyReadError, decodeUtf8, nodeRequestAbort, parseMediaType, SMALL_BODY
 import type { Logger } from './log.js';
 import { chunksBody, runSparqlCall } from './routes/query.js';
 import type { ServerContext } from './server-context.js';
-import { memoryGuard } from './memory-guard.js';
 
 /** A path tail the app's router would hand to the route as is: segments of unreserved characters, none starting with a dot. */
 const PLAIN_TAIL = /^[A-Za-z0-9_~:@+-][A-Za-z0-9._~:@+-]*(?:\/[A-Za-z0-9_~:@+-][A-Za-z0-9._~:@+-]*)*$/;
@@ -104,7 +103,7 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
   async function answer(req: IncomingMessage, res: ServerResponse, ledger: string, body: Buffer | null, readError: unknown): Promise<void> {
     // The query gate first: a request that would wait, or one the memory guard refuses, is the
     // app's (its queue, its 503).
-    const release = memoryGuard.pressure ? null : ctx.queryGate.tryAcquire();
+    const release = ctx.queryGate.tryAcquire();
     if (!release) {
       if (body) handOver(req, res, body);
       return;

@@ -3,13 +3,13 @@
  * `/sparql`, graph-store reads of `/data`) holds a permit of the server's QueryGate
  * (--max-concurrent-queries) from before its handler runs until its response has been written or
  * its connection closed, so a streamed result counts for as long as it is being produced. Past the
- * cap a request waits in the gate's small queue, then gets 503 with Retry-After (http-api.md §7).
+ * cap a request waits in the gate's small queue, then gets 503 with Retry-After (http-api.md §7);
+ * under memory pressure the gate refuses it at once with the memory guard's 503.
  */
 import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app.js';
 import type { QueryGate } from '../admission.js';
-import { memoryGuard } from '../memory-guard.js';
 import type { Registrar } from '../server-context.js';
 
 /** Paths (under api_base_url) whose requests execute queries, with the methods that do. */
@@ -27,7 +27,6 @@ const GATED: readonly { path: string; methods: readonly string[] | null }[] = [
 export function queryAdmission(gate: QueryGate, methods: readonly string[] | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (methods && !methods.includes(c.req.method)) return next();
-    if (memoryGuard.pressure) throw memoryGuard.refusal(); // the heap is nearly full (memory-guard.ts)
     // The request's signal (withdraws a queued wait when the client goes away) only when waiting.
     const release = gate.tryAcquire() ?? await gate.acquire(c.req.raw.signal);
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
