@@ -10,10 +10,14 @@
  *    end, destroys the socket after 500 ms — under the next request the client had already sent
  *    on the keep-alive connection (the fuzz run's `socket hang up` after ≈ 500 ms);
  *  - when the unread rest may be large (a declared length over DISCARD_MAX_BYTES, or a chunked
- *    body), discarding it could outlast that drain, so the answer carries `Connection: close`
- *    (as nginx and Node's own 413/431 do) and the client opens a new connection.
+ *    body), discarding it could outlast that drain, so the answer carries `Connection: close` and
+ *    the client opens a new connection. The close lingers (as nginx's lingering_close): after the
+ *    answer the server half-closes and keeps reading and discarding until the client has stopped
+ *    sending, for up to LINGER_MS. Closing at once would reset a connection the client is still
+ *    writing its body into, and the reset can reach it before the answer does (`write EPIPE`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
 
@@ -23,6 +27,9 @@ import type { AppEnv } from './app-env.js';
  * (64 KiB, as http-util.ts SMALL_BODY_BYTES; not imported: http-util.ts depends on app.ts.)
  */
 export const DISCARD_MAX_BYTES = 64 * 1024;
+
+/** How long a `Connection: close` answer's connection keeps discarding what the client still sends. */
+export const LINGER_MS = 5_000;
 
 /** Whether the request's body has not been read to its end (bytes left in the request or on the socket). */
 export function bodyUnread(incoming: IncomingMessage): boolean {
@@ -43,6 +50,27 @@ export function discardBody(incoming: IncomingMessage): void {
 }
 
 /**
+ * Make node:http's close of this connection after its answer (`socket.destroySoon()`, called once
+ * a `Connection: close` response is finished; @hono/node-server's drain calls it too) a lingering
+ * close: half-close now, destroy when the client ends its side or after LINGER_MS.
+ */
+export function lingerOnClose(socket: Socket): void {
+  let lingering = false;
+  (socket as Socket & { destroySoon(): void }).destroySoon = function lingeringClose(this: Socket): void {
+    if (lingering) return;
+    lingering = true;
+    const stop = () => { clearTimeout(timer); this.destroy(); };
+    const timer = setTimeout(stop, LINGER_MS);
+    timer.unref();
+    this.once('end', stop);
+    this.once('close', () => clearTimeout(timer));
+    this.end();
+    // The request's parser still reads the socket; the body it parses is discarded (discardBody).
+    this.resume();
+  };
+}
+
+/**
  * The middleware (outermost, so it sees the final response, error answers included): under
  * @hono/node-server, an answer leaving the body unread gets `Connection: close` when the rest may be
  * large, and the rest is discarded once the answer is out. Elsewhere (app.request()) it does nothing.
@@ -60,6 +88,7 @@ export function unreadBodyMiddleware(): MiddlewareHandler<AppEnv> {
         c.res = new Response(c.res.body, c.res);
         c.res.headers.set('Connection', 'close');
       }
+      if (incoming.socket) lingerOnClose(incoming.socket);
     }
     // Not before the answer is out: a streamed answer could still be reading the body.
     outgoing.once('finish', () => { if (!incoming.readableEnded) discardBody(incoming); });

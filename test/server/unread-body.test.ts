@@ -153,6 +153,30 @@ describe('answers sent before the request body was read', () => {
     }
   });
 
+  it('a Connection: close answer lingers: a client still writing a 4 MiB body after the answer is not reset and finishes its write', async () => {
+    const body = Buffer.alloc(4 * 1024 * 1024, 0x7b);
+    // Half-open allowed: the client goes on writing after the server's FIN, as an HTTP client may.
+    const sock = connect({ port: srv.server.port, host: '127.0.0.1', allowHalfOpen: true });
+    await new Promise<void>((ok) => sock.once('connect', ok));
+    let got = '';
+    let failed: Error | null = null;
+    let isClosed = false;
+    sock.on('data', (d: Buffer) => { got += d.toString('latin1'); });
+    sock.on('error', (e) => { failed = e; });
+    const closed = new Promise<void>((ok) => sock.once('close', () => { isClosed = true; ok(); }));
+    sock.write(head('PUT', '/v1/ledgraph/info/fz', { 'Ledgraph-Policy-Class': '[', 'Content-Length': body.length }));
+    // The body in 64 KiB writes, each after the last was taken: the answer comes long before the end.
+    for (let at = 0; at < body.length && !isClosed; at += 65536) {
+      if (!sock.write(body.subarray(at, at + 65536))) await new Promise((ok) => { sock.once('drain', ok); void closed.then(ok); });
+    }
+    sock.end();
+    await closed;
+    expect(failed).toBeNull();
+    expect(sock.bytesWritten).toBeGreaterThanOrEqual(body.length);
+    expect(got).toMatch(/^HTTP\/1\.1 405 /);
+    expect(got.toLowerCase()).toContain('\r\nconnection: close\r\n');
+  });
+
   it('a small body refused early keeps the connection alive and the next request is answered', async () => {
     const body = Buffer.from('{"@context": {"ex": "http://example.org/"}, "@id": "ex:a", "ex:p": 1}');
     // Unsupported media type: answered from the headers, the body is discarded.
