@@ -50,6 +50,11 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
     if (err) failure = err;
     else if (q) quads.push(q);
   });
+  // n3 can throw from inside its token callbacks instead of reporting an error (a TypeError in
+  // _readPrefixIRI for `@prefix ex: <'…'http://…>` fed in chunks): that is a malformed document.
+  const feed = (step: () => void) => {
+    try { step(); } catch (e) { failure ??= e instanceof TypeError ? new Error('malformed document') : e; }
+  };
   const declared = Number(c.req.header('content-length') ?? 0);
   const raw = new Bytes(Number.isSafeInteger(declared) ? declared : 0);
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -62,14 +67,16 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
         raw.push(chunk);
         let text: string;
         try { text = decoder.decode(chunk, { stream: true }); } catch { throw badRequest('the request body is not valid UTF-8'); }
-        if (text && !failure) handlers.data?.(text);
+        if (text && !failure) feed(() => handlers.data?.(text));
       }
     }
-    try { const rest = decoder.decode(); if (rest && !failure) handlers.data?.(rest); } catch { throw badRequest('the request body is not valid UTF-8'); }
+    let rest: string;
+    try { rest = decoder.decode(); } catch { throw badRequest('the request body is not valid UTF-8'); }
+    if (rest && !failure) feed(() => handlers.data?.(rest));
   } catch (e) {
     throw bodyReadError(e);
   }
-  if (!failure) handlers.end?.();
+  if (!failure) feed(() => handlers.end?.());
   const bytes = raw.done();
   // The error path may read the text whole: it names the line and column as parsing it whole would.
   if (failure) throw syntaxError(failure, new TextDecoder('utf-8').decode(bytes), contentType);
