@@ -27,6 +27,8 @@ function facts(count: number): { g: number; s: Term; p: Term; o: Term }[] {
       literal(`{"a":${i % 5}}`, namedNode(rdf.JSON)), blankNode(`lg1-o${i % 60}`), literal('12345678901234567', namedNode(xsd.long)),
     ];
     out.push({ g: i % 17 === 0 ? 3 + (i % 2) : 0, s, p, o: kinds[i % kinds.length]! });
+    // One subject with many values per predicate (runs longer than the insertion-sorted ones).
+    if (i % 100 === 0) out.push({ g: 0, s: namedNode('http://example.org/big'), p: namedNode(`http://example.org/vocab#m${i % 3}`), o: kinds[(i / 100) % kinds.length]! });
   }
   const seen = new Set<string>();
   return out.filter((f) => {

@@ -13,8 +13,10 @@ import {
   type EnvelopeInput, type Ref,
 } from './commit-prep.js';
 import type { NamespaceTable } from './namespaces.js';
-import { compareCodePoints, compareFast, compareObjects, hasHigh, invalid, prepObject, type PrepObject } from './object-tags.js';
-import { keyToTerm } from '../rdf/terms.js';
+import { compareCodePoints, compareFast, compareObjects, hasHigh, invalid, prepLiteral, type PrepObject } from './object-tags.js';
+import { ID_DATATYPE, rdf } from '../rdf/vocab.js';
+
+const LANG_STRING = rdf.langString;
 
 /** Assertions as id columns: graph id and the dictionary ids of subject, predicate and object. */
 export interface CommitRows {
@@ -32,6 +34,17 @@ export interface RowsEnvelope extends EnvelopeInput {
 
 /** An object prepared once per distinct id. */
 interface PrepO { o: PrepObject; dt: string; lang: string; hiO: boolean; hiDt: boolean }
+
+/** An object's tag, value, datatype and language from its dictionary key (prepObject without a term). */
+function prepKey(key: string): PrepO {
+  if (key.charCodeAt(0) !== 34) return { o: { tag: 0, v: key }, dt: ID_DATATYPE, lang: '', hiO: hasHigh(key), hiDt: false };
+  const a = key.indexOf('|'), b = key.indexOf('|', a + 1);
+  const dt = key.slice(1, a), lang = key.slice(a + 1, b);
+  if (dt === '' || dt === ID_DATATYPE || dt.startsWith('_:')) throw invalid(`flake object: bad literal datatype ${JSON.stringify(dt)}`);
+  if ((lang !== '') !== (dt === LANG_STRING)) throw invalid('flake object: a language tag goes with rdf:langString and only with it');
+  const po = prepLiteral(key.slice(b + 1), dt, lang);
+  return { o: po.o, dt, lang, hiO: typeof po.o.v === 'string' && hasHigh(po.o.v), hiDt: hasHigh(dt) };
+}
 
 /** Distinct ids of one column: `local[i]` numbers row i's id among them, `ids` lists them. */
 function distinct(col: Int32Array, n: number): { local: Int32Array; ids: number[] } {
@@ -55,15 +68,11 @@ function cmpKey(a: string, b: string, aHi: boolean, bHi: boolean): number {
   return aHi && bHi ? compareCodePoints(a, b) : compareFast(a, b);
 }
 
-/** Ranks of `count` items under `cmp`; items comparing equal share a rank. */
+/** Ranks of `count` distinct items (keys of distinct ids) under `cmp`. */
 function ranks(count: number, cmp: (a: number, b: number) => number): Int32Array {
   const order = Array.from({ length: count }, (_, k) => k).sort(cmp);
   const rank = new Int32Array(count);
-  let r = 0;
-  for (let k = 0; k < count; k++) {
-    if (k > 0 && cmp(order[k - 1]!, order[k]!) !== 0) r++;
-    rank[order[k]!] = r;
-  }
+  for (let k = 0; k < count; k++) rank[order[k]!] = k;
   return rank;
 }
 
@@ -77,7 +86,7 @@ export function encodeCommitRows(env: RowsEnvelope, nsTable: NamespaceTable, row
   if (parents.length === 1 && n === 0) throw invalid('a non-merge commit needs at least one flake');
   const sids = new CommitSids(nsTable, env.nsDelta ?? []);
 
-  // Each distinct subject, predicate and object prepared once, then ranked in canonical order.
+  // Each distinct subject, predicate and object prepared once; subjects and predicates ranked in canonical order.
   const S = distinct(rows.s, n), P = distinct(rows.p, n), O = distinct(rows.o, n);
   const sKeys = S.ids.map((id) => {
     const key = keyOf(id);
@@ -89,51 +98,63 @@ export function encodeCommitRows(env: RowsEnvelope, nsTable: NamespaceTable, row
     if (key.charCodeAt(0) === 34 || key.startsWith('_:')) throw invalid(`flake predicate ${JSON.stringify(key)} must be an IRI`);
     return key;
   });
-  const objs: PrepO[] = O.ids.map((id) => {
-    const po = prepObject(keyToTerm(keyOf(id)), 'flake object');
-    return { ...po, hiO: typeof po.o.v === 'string' && hasHigh(po.o.v), hiDt: hasHigh(po.dt) };
-  });
+  const objs: PrepO[] = O.ids.map((id) => prepKey(keyOf(id)));
   const sHi = sKeys.map(hasHigh), pHi = pKeys.map(hasHigh);
   const sRank = ranks(sKeys.length, (a, b) => cmpKey(sKeys[a]!, sKeys[b]!, sHi[a]!, sHi[b]!));
   const pRank = ranks(pKeys.length, (a, b) => cmpKey(pKeys[a]!, pKeys[b]!, pHi[a]!, pHi[b]!));
-  const oRank = ranks(objs.length, (a, b) => {
+  const cmpObj = (a: number, b: number): number => {
+    if (a === b) return 0;
     const x = objs[a]!, y = objs[b]!;
     return compareObjects(x.o, y.o, x.hiO && y.hiO) || cmpKey(x.dt, y.dt, x.hiDt, y.hiDt) || compareCodePoints(x.lang, y.lang);
-  });
+  };
 
-  // Flakes in (graph, subject, predicate, object) rank order: one number per flake when it fits.
+  // Flakes in canonical order: by subject rank (a counting sort), by graph when there are several
+  // (stable), then each (graph, subject) run by predicate rank and object. Objects are compared
+  // only inside a run, where most runs hold one flake per predicate.
   const g = rows.g;
-  for (let i = 0; i < n; i++) if (!(g[i]! >= 0)) checkNonNegInt(g[i], `flakes[${i}].g`);
-  const rs = new Int32Array(n), rp = new Int32Array(n), ro = new Int32Array(n);
-  for (let i = 0; i < n; i++) { rs[i] = sRank[S.local[i]!]!; rp[i] = pRank[P.local[i]!]!; ro[i] = oRank[O.local[i]!]!; }
-  const order = Array.from({ length: n }, (_, k) => k);
-  let maxG = 0;
-  for (let i = 0; i < n; i++) if (g[i]! > maxG) maxG = g[i]!;
-  const ns = sKeys.length, np = pKeys.length, no = objs.length;
-  if ((maxG + 1) * ns * np * no < Number.MAX_SAFE_INTEGER) {
-    const key = new Float64Array(n);
-    for (let i = 0; i < n; i++) key[i] = ((g[i]! * ns + rs[i]!) * np + rp[i]!) * no + ro[i]!;
-    order.sort((a, b) => key[a]! - key[b]!);
-  } else {
-    order.sort((a, b) => (g[a]! - g[b]!) || (rs[a]! - rs[b]!) || (rp[a]! - rp[b]!) || (ro[a]! - ro[b]!));
+  const ns = sKeys.length;
+  const sl = S.local, pl = P.local, ol = O.local;
+  const count = new Int32Array(ns + 1);
+  for (let i = 0; i < n; i++) {
+    if (!(g[i]! >= 0)) checkNonNegInt(g[i], `flakes[${i}].g`);
+    count[sRank[sl[i]!]! + 1]!++;
   }
-  for (let k = 1; k < n; k++) {
-    const a = order[k - 1]!, b = order[k]!;
-    if (g[a] === g[b] && rs[a] === rs[b] && rp[a] === rp[b] && ro[a] === ro[b]) throw invalid('duplicate flake');
+  for (let r = 1; r <= ns; r++) count[r]! += count[r - 1]!;
+  let order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[count[sRank[sl[i]!]!]!++] = i;
+  let graphs = false;
+  for (let i = 1; i < n && !graphs; i++) graphs = g[i] !== g[0];
+  if (graphs) order = Int32Array.from(Array.from(order).sort((a, b) => g[a]! - g[b]!));
+  const inRun = (a: number, b: number): number => (pRank[pl[a]!]! - pRank[pl[b]!]!) || cmpObj(ol[a]!, ol[b]!);
+  for (let start = 0; start < n;) {
+    const i0 = order[start]!;
+    let end = start + 1;
+    while (end < n && sl[order[end]!] === sl[i0] && g[order[end]!] === g[i0]) end++;
+    if (end - start > 16) order.set(Array.from(order.subarray(start, end)).sort(inRun), start);
+    else {
+      for (let k = start + 1; k < end; k++) {
+        const x = order[k]!;
+        let j = k - 1;
+        while (j >= start && inRun(order[j]!, x) > 0) { order[j + 1] = order[j]!; j--; }
+        order[j + 1] = x;
+      }
+    }
+    for (let k = start + 1; k < end; k++) if (inRun(order[k - 1]!, order[k]!) === 0) throw invalid('duplicate flake');
+    start = end;
   }
 
   // SIDs and local names in write order (s, p, dt, o), as encodeCommit assigns them.
   const names = new NameTable();
-  const sRef: (Ref | undefined)[] = new Array(ns), pRef: (Ref | undefined)[] = new Array(np);
-  const dtRef: (Ref | undefined)[] = new Array(no), oRef: (Ref | undefined)[] = new Array(no);
+  const sRef: (Ref | undefined)[] = new Array(ns), pRef: (Ref | undefined)[] = new Array(pKeys.length);
+  const dtRef: (Ref | undefined)[] = new Array(objs.length), oRef: (Ref | undefined)[] = new Array(objs.length);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    const sl = S.local[i]!, pl = P.local[i]!, ol = O.local[i]!;
-    sRef[sl] ??= names.name(sids.sid(sKeys[sl]!));
-    pRef[pl] ??= names.name(sids.sid(pKeys[pl]!));
-    const ob = objs[ol]!;
-    dtRef[ol] ??= names.name(sids.sid(ob.dt));
-    if (ob.o.tag === 0) oRef[ol] ??= names.name(sids.sid(ob.o.v));
+    const si = sl[i]!, pi = pl[i]!, oi = ol[i]!;
+    sRef[si] ??= names.name(sids.sid(sKeys[si]!));
+    pRef[pi] ??= names.name(sids.sid(pKeys[pi]!));
+    const ob = objs[oi]!;
+    dtRef[oi] ??= names.name(sids.sid(ob.dt));
+    if (ob.o.tag === 0) oRef[oi] ??= names.name(sids.sid(ob.o.v));
   }
 
   const nsDelta = sids.delta();
@@ -145,14 +166,14 @@ export function encodeCommitRows(env: RowsEnvelope, nsTable: NamespaceTable, row
   const writeRef = () => w.varint(ref.ns).varint(ref.name);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    const ol = O.local[i]!;
-    const ob = objs[ol]!;
+    const oi = ol[i]!;
+    const ob = objs[oi]!;
     w.varint(g[i]!);
-    ref = sRef[S.local[i]!]!; writeRef();
-    ref = pRef[P.local[i]!]!; writeRef();
-    ref = dtRef[ol]!; writeRef();
+    ref = sRef[sl[i]!]!; writeRef();
+    ref = pRef[pl[i]!]!; writeRef();
+    ref = dtRef[oi]!; writeRef();
     w.u8(FLAKE_ASSERT | (ob.lang ? FLAKE_HAS_LANG : 0));
-    if (ob.o.tag === 0) ref = oRef[ol]!;
+    if (ob.o.tag === 0) ref = oRef[oi]!;
     writeObject(w, ob.o, writeRef);
     if (ob.lang) w.str(ob.lang);
   }
