@@ -12,7 +12,7 @@ import {
   COMMIT_HEADER_SIZE, CommitSids, FLAKE_ASSERT, FLAKE_HAS_LANG, NameTable, checkEnvelope, checkNonNegInt, writeEnvelope, writeObject,
   type EnvelopeInput, type Ref,
 } from './commit-prep.js';
-import type { NamespaceTable } from './namespaces.js';
+import type { NamespaceTable, Sid } from './namespaces.js';
 import { compareCodePoints, compareFast, compareObjects, hasHigh, invalid, prepLiteral, type PrepObject } from './object-tags.js';
 import { ID_DATATYPE, rdf } from '../rdf/vocab.js';
 
@@ -79,8 +79,15 @@ function ranks(count: number, cmp: (a: number, b: number) => number): Int32Array
 /**
  * Encode a commit of the assertions in `rows` (any order, each id's key from `keyOf`) over the
  * namespace table in effect before it: encodeCommit's bytes for the same facts.
+ *
+ * `sidCache` (per id) carries SIDs from one commit of a chain to the next, when every table in
+ * between grew only by the codes these commits allocated: a code is allocated only for an IRI no
+ * known prefix matches, so its prefix is never a longer match for an IRI resolved before, and a
+ * SID once resolved stays the one encodeCommit would find.
  */
-export function encodeCommitRows(env: RowsEnvelope, nsTable: NamespaceTable, rows: CommitRows, keyOf: (id: number) => string): EncodedCommit {
+export function encodeCommitRows(
+  env: RowsEnvelope, nsTable: NamespaceTable, rows: CommitRows, keyOf: (id: number) => string, sidCache?: Map<number, Sid>,
+): EncodedCommit {
   const { t, parents, txn } = checkEnvelope(env);
   const n = rows.n;
   if (parents.length === 1 && n === 0) throw invalid('a non-merge commit needs at least one flake');
@@ -144,17 +151,26 @@ export function encodeCommitRows(env: RowsEnvelope, nsTable: NamespaceTable, row
   }
 
   // SIDs and local names in write order (s, p, dt, o), as encodeCommit assigns them.
+  // Predicates and reference objects repeat across commits and are kept; a subject mostly does not.
+  const sidOf = (id: number, key: string, keep = true): Ref => {
+    if (!sidCache) return sids.sid(key);
+    const known = sidCache.get(id);
+    if (known) return { ns: known.ns, local: known.local, name: -1 };
+    const ref = sids.sid(key);
+    if (keep) sidCache.set(id, { ns: ref.ns, local: ref.local });
+    return ref;
+  };
   const names = new NameTable();
   const sRef: (Ref | undefined)[] = new Array(ns), pRef: (Ref | undefined)[] = new Array(pKeys.length);
   const dtRef: (Ref | undefined)[] = new Array(objs.length), oRef: (Ref | undefined)[] = new Array(objs.length);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
     const si = sl[i]!, pi = pl[i]!, oi = ol[i]!;
-    sRef[si] ??= names.name(sids.sid(sKeys[si]!));
-    pRef[pi] ??= names.name(sids.sid(pKeys[pi]!));
+    sRef[si] ??= names.name(sidOf(S.ids[si]!, sKeys[si]!, false));
+    pRef[pi] ??= names.name(sidOf(P.ids[pi]!, pKeys[pi]!));
     const ob = objs[oi]!;
     dtRef[oi] ??= names.name(sids.sid(ob.dt));
-    if (ob.o.tag === 0) oRef[oi] ??= names.name(sids.sid(ob.o.v));
+    if (ob.o.tag === 0) oRef[oi] ??= names.name(sidOf(O.ids[oi]!, ob.o.v));
   }
 
   const nsDelta = sids.delta();

@@ -9,6 +9,7 @@ import { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../commit/cid.js';
 import type { CommitData } from '../commit/commit-codec.js';
 import { encodeCommitRows } from '../commit/commit-rows.js';
+import type { Sid } from '../commit/namespaces.js';
 import { GRAPH_TXN_META } from '../flake/flake.js';
 import { allocRun, cmpRows, copyRow, keyCols, type Run } from '../index/run.js';
 import type { DbView } from '../index/view.js';
@@ -39,6 +40,8 @@ export class ChunkCommitter {
   private readonly announced = new Set<number>();
   private readonly metaTerms: { t: number; subject: NamedNode; meta: { p: NamedNode; o: Term }[] }[] = [];
   private writing: Promise<unknown> = Promise.resolve();
+  /** SIDs per term id across the load's commits (the table grows only by their own allocations). */
+  private readonly sids = new Map<number, Sid>();
   t: number;
   prev: string;
   commitBytes = 0;
@@ -76,7 +79,7 @@ export class ChunkCommitter {
     graphDelta.sort((a, b) => a[0] - b[0]);
     const data: CommitData = { t, parents: [CID.parse(this.prev)], time: nowIso(), txn: null, author: '', nsDelta: [], graphDelta, meta: [], flakes: [] };
     // Encoded from the id columns: each distinct term prepared once, no term objects per flake.
-    const enc = encodeCommitRows(data, this.ledger.ns, spot, (id) => dict.key(id));
+    const enc = encodeCommitRows(data, this.ledger.ns, spot, (id) => dict.key(id), this.sids);
     const cid = (await cidOf(Codec.commit, enc.bytes)).toString();
     this.commitBytes += enc.bytes.length;
     // Stored while the next chunk is read and encoded; nothing names them until the final publish.
