@@ -21,6 +21,12 @@ import type { BulkFormat } from '../core/transact/bulk-sources.js';
  */
 const CHUNKS_AHEAD = 32;
 const WORKER = new URL('./load-worker.js', import.meta.url);
+/**
+ * The reader's young generation: 3 × a 32 MiB semi-space, as the launcher gives the main thread of
+ * `ledgraph load` (bin/ledgraph.cjs): the reader allocates a few strings per statement, and V8's
+ * default (16 MiB) scavenges and copies survivors twice as often.
+ */
+const READER_LIMITS = { maxYoungGenerationSizeMb: 96 };
 
 /** True when the worker script is there to run (a build; not a bundle or the TypeScript sources). */
 export function readWorkerAvailable(): boolean {
@@ -71,7 +77,7 @@ export function ordersInWorker(rows: Run, objKind: Uint8Array): Promise<LoadOrde
 
 /** The statement batches of one document, read by a worker thread. */
 export async function* workerBatches(source: AsyncIterable<string | Uint8Array>, format: BulkFormat, base: string | undefined, scope: string): AsyncGenerator<StatementBatch> {
-  const worker = new Worker(WORKER, { workerData: { job: 'read', format, base, scope } });
+  const worker = new Worker(WORKER, { workerData: { job: 'read', format, base, scope }, resourceLimits: READER_LIMITS });
   const batches: StatementBatch[] = [];
   let done = false;
   let failure: unknown = null;

@@ -4,7 +4,8 @@
  * exit code or signal passed on. Real processes, loopback, memory storage.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -144,4 +145,40 @@ describe('bin/ledgraph.cjs', () => {
     l.proc.kill('SIGTERM');
     expect((await l.exit).code).toBe(0);
   }, 180_000);
+
+  it('runs `ledgraph load` in a child node with a 32 MiB semi-space, passing stdin, stdout and exit codes through', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgraph-launch-load-'));
+    try {
+      const run = (args: string[], stdin: string) => new Promise<{ code: number | null; out: string; err: string; semi: boolean }>((ok) => {
+        const base = { ...process.env };
+        delete base.NODE_OPTIONS;
+        for (const k of Object.keys(base)) if (k.startsWith('LEDGRAPH_')) delete base[k];
+        const proc = spawn(process.execPath, [LAUNCHER, 'load', ...args, '--storage-path', dir], { env: base, stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '', err = '', semi = false;
+        // The child node is ours while it runs: its command line carries the flag.
+        const look = setInterval(() => {
+          try {
+            for (const pid of execFileSync('pgrep', ['-P', String(proc.pid)], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+              if (cmdline(Number(pid)).includes('--max-semi-space-size=32')) semi = true;
+            }
+          } catch { /* no child (yet or any more) */ }
+        }, 20);
+        proc.stdout!.on('data', (d) => (out += d));
+        proc.stderr!.on('data', (d) => (err += d));
+        proc.on('close', (code) => { clearInterval(look); ok({ code, out, err, semi }); });
+        // Held open a moment, so the child is there to be seen.
+        proc.stdin!.write(stdin);
+        setTimeout(() => proc.stdin!.end(), 300);
+      });
+      const good = await run(['kb', '-', '--format', 'n-triples'], '<http://a.example/s> <http://a.example/p> "x" .\n');
+      expect(good.code).toBe(0);
+      expect(JSON.parse(good.out)).toMatchObject({ ledger_id: 'kb:main', statements: 1, triples: 1, commits: 1 });
+      expect(good.semi).toBe(true);
+      const bad = await run(['kb', '-', '--format', 'n-triples'], '<http://a.example/s> <http://a.example/p> .\n');
+      expect(bad.code).toBe(2);
+      expect(bad.err).toMatch(/^ledgraph: stdin: N-Triples syntax error at line 1, column 43: expected an object$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

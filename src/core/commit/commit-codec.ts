@@ -17,23 +17,18 @@ import {
   nodeKey, prepObject, type PrepObject, type TaggedObject,
 } from './object-tags.js';
 import { quote } from '../excerpt.js';
-import { checkCid, checkGraphDelta, checkNonNegInt, comparePrep, writeObject, type Prep, type Ref } from './commit-prep.js';
+import {
+  COMMIT_HEADER_SIZE, COMMIT_MAGIC, COMMIT_VERSION, CommitSids, FLAKE_ASSERT, FLAKE_HAS_LANG, FLAKE_HAS_LIST_INDEX, MAX_PARENTS, NameTable,
+  checkCid, checkEnvelope, checkGraphDelta, checkNonNegInt, comparePrep, writeEnvelope, writeObject, type Prep, type Ref,
+} from './commit-prep.js';
 import type { TimeSlice } from '../util/next-turn.js';
 import { runSteps, runStepsSliced, sortSteps, type Steps } from '../util/steps.js';
 
 export { canonicalJson, compareCodePoints, formatDouble } from './object-tags.js';
 
-/** `LGC2`. */
-export const COMMIT_MAGIC: readonly number[] = [0x4c, 0x47, 0x43, 0x32];
-export const COMMIT_VERSION = 2;
-/** Fixed header: magic, version, flags, reserved, envelope_len, flakes_len. */
-export const COMMIT_HEADER_SIZE = 16;
-export const MAX_PARENTS = 16;
-
-/** Flake flag bits. */
-export const FLAKE_ASSERT = 1;
-export const FLAKE_HAS_LANG = 2;
-export const FLAKE_HAS_LIST_INDEX = 4;
+export {
+  COMMIT_HEADER_SIZE, COMMIT_MAGIC, COMMIT_VERSION, FLAKE_ASSERT, FLAKE_HAS_LANG, FLAKE_HAS_LIST_INDEX, MAX_PARENTS,
+} from './commit-prep.js';
 
 /** One flake of a commit; `t` is the commit's. Blank nodes travel as ns 0, local `_:label`. */
 export interface CommitFlake {
@@ -90,7 +85,6 @@ export interface CommitEnvelope extends CommitEnvelopeFields {
 }
 
 const WHAT = 'commit blob';
-const ID_SID: Sid = { ns: 0, local: ID_DATATYPE };
 const LANG_STRING = rdf.langString;
 
 // ---------------------------------------------------------------------------------------------
@@ -124,45 +118,11 @@ export function encodeCommitSliced(data: CommitData, nsTable: NamespaceTable, sl
 const STEP_FLAKES = 1024;
 
 function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable, sliced: boolean): Steps<EncodedCommit> {
-  const t = checkNonNegInt(data.t, 't');
-  const parents = (data.parents ?? []).map((c, k) => checkCid(c, Codec.commit, `parents[${k}]`));
-  if (parents.length > MAX_PARENTS) throw invalid(`${parents.length} parents (at most ${MAX_PARENTS})`);
-  if (new Set(parents.map(String)).size !== parents.length) throw invalid('duplicate parent');
-  if ((parents.length === 0) !== (t === 0)) throw invalid('t is 0 exactly for the genesis commit (no parents)');
-  if (!isCommitTime(data.time)) throw invalid(`time ${JSON.stringify(data.time)} is not RFC 3339 UTC with milliseconds`);
-  const txn = data.txn == null ? null : checkCid(data.txn, Codec.txn, 'txn');
-  if (typeof data.author !== 'string') throw invalid('author must be a string');
-  checkGraphDelta(data.graphDelta ?? [], invalid);
+  const { t, parents, txn } = checkEnvelope(data);
   const flakesIn = data.flakes ?? [];
   if (parents.length === 1 && flakesIn.length === 0) throw invalid('a non-merge commit needs at least one flake');
-
-  // Table: lazily cloned, so a commit that announces nothing shares the caller's table.
-  let table = nsTable;
-  const own = (): NamespaceTable => (table === nsTable ? (table = nsTable.clone()) : table);
-  const callerDelta = (data.nsDelta ?? []).map(([c, p]) => [c, p] as [number, string]);
-  if (nsTable.checkDelta(callerDelta).length > 0) own().applyDelta(callerDelta);
-  const allocated: [number, string][] = [];
-  // One SID per distinct IRI: subjects, predicates and datatypes repeat across flakes.
-  const refs = new Map<string, Ref>();
-  const sid = (key: string): Ref => {
-    let ref = refs.get(key);
-    if (ref) return ref;
-    let x: Sid;
-    if (key === ID_DATATYPE) x = ID_SID;
-    else if (key.startsWith('_:')) x = { ns: 0, local: key };
-    else {
-      const known = table.lookup(key);
-      if (known) x = known;
-      else {
-        const r = own().split(key);
-        if (r.isNew) allocated.push([r.ns, table.prefixOf(r.ns)!]);
-        x = r;
-      }
-    }
-    ref = { ns: x.ns, local: x.local, name: -1 };
-    refs.set(key, ref);
-    return ref;
-  };
+  const refs = new CommitSids(nsTable, data.nsDelta ?? []);
+  const sid = (key: string): Ref => refs.sid(key);
 
   // Metadata: prepared, sorted, SIDs assigned (before flakes: the envelope comes first).
   const meta = (data.meta ?? []).map((m, k): Prep => {
@@ -222,20 +182,8 @@ function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable, sliced: b
   }
 
   // Flake SIDs and the local-name table, both in write order (s, p, dt, o).
-  const names = new Map<string, number>();
-  const nameList: string[] = [];
-  const named = (ref: Ref): Ref => {
-    if (ref.name < 0) {
-      let idx = names.get(ref.local);
-      if (idx === undefined) {
-        idx = nameList.length;
-        names.set(ref.local, idx);
-        nameList.push(ref.local);
-      }
-      ref.name = idx;
-    }
-    return ref;
-  };
+  const names = new NameTable();
+  const named = (ref: Ref): Ref => names.name(ref);
   let prev: Prep | null = null;
   for (let k = 0; k < flakes.length; k++) {
     const f = flakes[k]!;
@@ -248,35 +196,12 @@ function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable, sliced: b
     if (k % STEP_FLAKES === STEP_FLAKES - 1) yield;
   }
 
-  const nsDelta = [...callerDelta, ...allocated];
+  const nsDelta = refs.delta();
   const w = new ByteWriter(64 + flakes.length * 24);
-  w.raw(Uint8Array.from(COMMIT_MAGIC)).u8(COMMIT_VERSION).u8(0).u16(0).u32(0).u32(0);
-
-  // Envelope.
-  w.varint(t);
-  w.varint(parents.length);
-  for (const p of parents) w.cid(p);
-  w.str(data.time);
-  if (txn) w.cid(txn); else w.varint(0);
-  w.str(data.author);
-  w.varint(nsDelta.length);
-  for (const [code, prefix] of nsDelta) w.varint(code).str(prefix);
-  const graphDelta = data.graphDelta ?? [];
-  w.varint(graphDelta.length);
-  for (const [g, iri] of graphDelta) w.varint(g).str(iri);
-  w.varint(meta.length);
-  for (const m of meta) {
-    const p = m.rp!, dt = m.rdt!, o = m.ro;
-    w.varint(p.ns).str(p.local).varint(dt.ns).str(dt.local);
-    w.u8(m.lang ? FLAKE_HAS_LANG : 0);
-    writeObject(w, m.o, () => w.varint(o!.ns).str(o!.local));
-    if (m.lang) w.str(m.lang);
-  }
-  const envelopeLen = w.length - COMMIT_HEADER_SIZE;
+  const envelopeLen = writeEnvelope(w, t, parents, txn, data, nsDelta, meta);
 
   // Flake section.
-  w.varint(nameList.length);
-  for (const n of nameList) w.str(n);
+  names.write(w);
   w.varint(flakes.length);
   const writeSid = (x: Ref) => w.varint(x.ns).varint(x.name);
   for (let k = 0; k < flakes.length; k++) {
@@ -292,7 +217,7 @@ function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable, sliced: b
   }
   const flakesLen = w.length - COMMIT_HEADER_SIZE - envelopeLen;
   w.setU32(8, envelopeLen).setU32(12, flakesLen);
-  return { bytes: w.finish(), nsTable: table, nsDelta };
+  return { bytes: w.finish(), nsTable: refs.table, nsDelta };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -155,6 +155,11 @@ export function prepObject(o: Term, at: Where): { o: PrepObject; dt: string; lan
   if (typeof dt !== 'string' || dt === '' || dt === ID_DATATYPE || dt.startsWith('_:')) throw invalid(`${where}: bad literal datatype ${JSON.stringify(dt)}`);
   if (typeof lex !== 'string') throw invalid(`${where}: literal value must be a string`);
   if ((lang !== '') !== (dt === LANG_STRING)) throw invalid(`${where}: a language tag goes with rdf:langString and only with it`);
+  return prepLiteral(lex, dt, lang);
+}
+
+/** Tag and value of a literal whose datatype and language were checked (prepObject's literal half). */
+export function prepLiteral(lex: string, dt: string, lang: string): { o: PrepObject; dt: string; lang: string } {
   if (dt === xsd.string || dt === LANG_STRING) return { o: { tag: 3, v: lex }, dt, lang };
   if (INTEGER_TYPES.has(dt) && CANONICAL_INT.test(lex)) {
     // Up to 15 digits is below 2^53: plain numbers, BigInt only for the rest of the 64-bit range.

@@ -7,13 +7,15 @@
  */
 import { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../commit/cid.js';
-import { encodeCommit, type CommitData, type CommitFlake } from '../commit/commit-codec.js';
+import type { CommitData } from '../commit/commit-codec.js';
+import { encodeCommitRows } from '../commit/commit-rows.js';
+import type { Sid } from '../commit/namespaces.js';
 import { GRAPH_TXN_META } from '../flake/flake.js';
 import { allocRun, cmpRows, copyRow, keyCols, type Run } from '../index/run.js';
 import type { DbView } from '../index/view.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerStores } from '../ledger/stores.js';
-import { keyToTerm, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
+import { termKey, type NamedNode, type Term } from '../rdf/terms.js';
 import { dropCurrent } from './bulk-index.js';
 import { dedupe, sortSpot } from './bulk-sort.js';
 import { nowIso } from './pipeline.js';
@@ -38,9 +40,8 @@ export class ChunkCommitter {
   private readonly announced = new Set<number>();
   private readonly metaTerms: { t: number; subject: NamedNode; meta: { p: NamedNode; o: Term }[] }[] = [];
   private writing: Promise<unknown> = Promise.resolve();
-  private lastTermS = -1;
-  private lastSTerm: NamedNode | BlankNode | undefined;
-  private readonly predTerms = new Map<number, NamedNode>();
+  /** SIDs per term id across the load's commits (the table grows only by their own allocations). */
+  private readonly sids = new Map<number, Sid>();
   t: number;
   prev: string;
   commitBytes = 0;
@@ -67,7 +68,6 @@ export class ChunkCommitter {
     spot.t.fill(t, 0, spot.n);
     this.note(spot);
     this.chunks.push(spot);
-    const flakes: CommitFlake[] = new Array(spot.n);
     const graphDelta: [number, string][] = [];
     for (let i = 0; i < spot.n; i++) {
       const g = spot.g[i]!;
@@ -75,15 +75,11 @@ export class ChunkCommitter {
         this.announced.add(g);
         for (const [iri, id] of this.newGraphs) if (id === g) graphDelta.push([g, iri]);
       }
-      const sid = spot.s[i]!, pid = spot.p[i]!;
-      if (sid !== this.lastTermS) { this.lastTermS = sid; this.lastSTerm = keyToTerm(dict.key(sid)) as NamedNode | BlankNode; }
-      let pTerm = this.predTerms.get(pid);
-      if (!pTerm) this.predTerms.set(pid, (pTerm = keyToTerm(dict.key(pid)) as NamedNode));
-      flakes[i] = { g, s: this.lastSTerm!, p: pTerm, o: keyToTerm(dict.key(spot.o[i]!)), op: true };
     }
     graphDelta.sort((a, b) => a[0] - b[0]);
-    const data: CommitData = { t, parents: [CID.parse(this.prev)], time: nowIso(), txn: null, author: '', nsDelta: [], graphDelta, meta: [], flakes };
-    const enc = encodeCommit(data, this.ledger.ns);
+    const data: CommitData = { t, parents: [CID.parse(this.prev)], time: nowIso(), txn: null, author: '', nsDelta: [], graphDelta, meta: [], flakes: [] };
+    // Encoded from the id columns: each distinct term prepared once, no term objects per flake.
+    const enc = encodeCommitRows(data, this.ledger.ns, spot, (id) => dict.key(id), this.sids);
     const cid = (await cidOf(Codec.commit, enc.bytes)).toString();
     this.commitBytes += enc.bytes.length;
     // Stored while the next chunk is read and encoded; nothing names them until the final publish.
