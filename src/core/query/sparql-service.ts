@@ -76,10 +76,11 @@ export function parseSparqlCached(text: string, baseIri?: string): Query {
 
 /**
  * Parsed shapes (sparql/shape.ts: the text with its absolute IRIs lifted out) by base IRI and
- * shape text; null marks a shape whose placeholder parse differs from its first text's own parse.
+ * shape text; SEEN marks a shape met once, null one whose placeholder parse differs from its text's own parse.
  * Charged four bytes per character of the shape (its algebra is of the order of its text).
  */
-const shapes = new ByteLru<string, Query | null>(1024 * 1024);
+const shapes = new ByteLru<string, Query | null | typeof SEEN>(1024 * 1024);
+const SEEN = 'seen';
 let shapeHits = 0;
 
 /** Texts parsed through an earlier text's shape in this process (for tests). */
@@ -87,8 +88,8 @@ export function sparqlShapeHits(): number { return shapeHits; }
 
 /**
  * Parse text through its shape: the algebra of an earlier text of the same shape with this text's
- * IRIs put in (BSBM-style workloads vary a query's IRIs on every request). A shape seen for the
- * first time is parsed twice, as it is and with placeholders, and used only when both agree.
+ * IRIs put in (BSBM-style workloads vary a query's IRIs on every request). The second text of a
+ * shape is parsed twice, as it is and with placeholders, and the shape is used only when both agree.
  */
 function parseByShape(text: string, baseIri: string | undefined): Query {
   const opts = baseIri !== undefined ? { baseIri } : {};
@@ -96,12 +97,15 @@ function parseByShape(text: string, baseIri: string | undefined): Query {
   if (!shape) return parseSparql(text, opts);
   const key = baseIri === undefined ? shape.text : `${baseIri}\u0000${shape.text}`;
   const template = shapes.get(key);
-  if (template) {
+  if (template && template !== SEEN) {
     shapeHits++;
     return bindShape(template, shape.iris);
   }
   const q = parseSparql(text, opts);
   if (template === undefined) {
+    // Seen once: a shape is parsed with placeholders only when it comes again (one-off texts pay one parse).
+    shapes.set(key, SEEN, key.length * 2);
+  } else if (template === SEEN) {
     let t: Query | null = null;
     try { t = parseSparql(shape.text, opts); } catch { /* a shape that does not parse is never used */ }
     shapes.set(key, t && sameAlgebra(bindShape(t, shape.iris), q) ? t : null, key.length * 4);

@@ -4,8 +4,8 @@
  * share one parse. A shape is parsed once with placeholder IRIs; each text of that shape gets the
  * algebra with its own IRIs put back in the placeholders' places. Only IRIs whose value cannot
  * change how the text parses are lifted (not a PREFIX or BASE IRI, not a datatype after `^^`, not
- * a function or cast name before `(`, not a text with `\u` escapes), and the first text of every
- * shape is also parsed as it is and must give the same algebra, or the shape is never used.
+ * a function or cast name before `(`, not a text with `\u` escapes), and a text of the shape is
+ * also parsed as it is and must give the same algebra, or the shape is never used.
  */
 import { namedNode } from '../../rdf/terms.js';
 import type { Query } from '../algebra/algebra.js';
