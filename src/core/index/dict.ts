@@ -145,9 +145,11 @@ export class TermDict {
 
   /** `termCacheBytes` bounds the decoded-term cache (at least 16 slots). */
   constructor(termCacheBytes = DEFAULT_TERM_CACHE_BYTES, readonly graceMs = DICT_PAGE_GRACE_MS) {
+    // Half the budget for the terms' slots, the rest for texts derived from them (the SPARQL JSON
+    // writer's fragments, termText), counted in characters.
     let slots = 16;
-    while (slots * 2 * TERM_SLOT_BYTES <= termCacheBytes) slots *= 2;
-    this.termCache = new TermCache(slots);
+    while (slots * 4 * TERM_SLOT_BYTES <= termCacheBytes) slots *= 2;
+    this.termCache = new TermCache(slots, Math.max(0, termCacheBytes - slots * TERM_SLOT_BYTES));
   }
 
   /** Number of ids assigned. */
@@ -257,8 +259,8 @@ export class TermDict {
     return {
       dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.fpBytes + (this.hits.size + this.oldHits.size) * 100 + this.absent.size * 64 + this.absentChars,
       dictPageBytes: this.recent.bytes,
-      termCacheBytes: this.termCache.slots * TERM_SLOT_BYTES,
-      termCacheLimitBytes: this.termCache.maxSlots * TERM_SLOT_BYTES,
+      termCacheBytes: this.termCache.slots * TERM_SLOT_BYTES + this.termCache.textLength,
+      termCacheLimitBytes: this.termCache.maxSlots * TERM_SLOT_BYTES + this.termCache.maxTextChars,
     };
   }
 
@@ -455,6 +457,23 @@ export class TermDict {
     this.termCache.put(id, t);
     return t;
   }
+  /**
+   * A text derived from the term of `id` by `derive`, cached beside the decoded term (one
+   * derivation per dictionary: the first function asked for is cached, any other is computed
+   * every time). The SPARQL JSON writer keeps each term's fragment here.
+   */
+  termText(id: number, derive: (t: Term) => string): string {
+    if (this.deriver !== derive) {
+      if (this.deriver !== null) return derive(this.term(id));
+      this.deriver = derive;
+    }
+    const hit = this.termCache.text(id);
+    if (hit !== undefined) return hit;
+    const text = derive(this.term(id));
+    this.termCache.putText(id, text);
+    return text;
+  }
+  private deriver: ((t: Term) => string) | null = null;
   /** 0 IRI, 1 blank node, 2 literal. */
   kind(id: number): 0 | 1 | 2 { return keyKind(this.key(id)); }
 

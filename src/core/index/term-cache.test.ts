@@ -78,13 +78,58 @@ describe('TermDict term cache', () => {
     const m = d.memory();
     expect(m.termCacheBytes).toBeLessThanOrEqual(budget);
     expect(m.termCacheLimitBytes).toBeLessThanOrEqual(budget);
-    expect(m.termCacheBytes).toBe(m.termCacheLimitBytes);
-    expect(m.termCacheBytes / TERM_SLOT_BYTES).toBe(512);
+    // Half the budget in term slots, the rest for derived texts (none asked for here).
+    expect(m.termCacheBytes / TERM_SLOT_BYTES).toBe(256);
+    expect(m.termCacheLimitBytes).toBe(budget);
   });
 
   it('a hit returns the same object (no allocation per hit)', () => {
     const d = new TermDict();
     const id = d.internKey(termKey(namedNode('http://ex.org/a')));
     expect(d.term(id)).toBe(d.term(id));
+  });
+});
+
+describe('derived texts beside the terms (SPARQL JSON fragments)', () => {
+  const show = (t: Term) => `<${t.value}>`;
+
+  it('follows its term: evicted with it, dropped with truncated ids, within its character budget', () => {
+    const c = new TermCache(16, 60); // 4 sets × 4 ways, 60 characters of text
+    c.get(0, 200);
+    c.put(1, iri(1));
+    c.putText(1, 'one');
+    expect(c.text(1)).toBe('one');
+    expect(c.text(2)).toBeUndefined();
+    c.putText(2, 'two'); // no term cached for 2: not kept
+    expect(c.text(2)).toBeUndefined();
+    // Evict id 1 by filling its set: its text goes with it and its characters are given back.
+    for (let id = 2; id < 400 && c.get(1, 400) !== undefined; id++) if (c.get(id, 400) === undefined) c.put(id, iri(id));
+    expect(c.text(1)).toBeUndefined();
+    expect(c.textLength).toBe(0);
+    c.put(5, iri(5));
+    c.putText(5, 'x'.repeat(61)); // over the budget: not kept
+    expect(c.text(5)).toBeUndefined();
+    c.putText(5, 'x'.repeat(60));
+    expect(c.textLength).toBe(60);
+    c.dropFrom(5);
+    expect(c.text(5)).toBeUndefined();
+    expect(c.textLength).toBe(0);
+  });
+
+  it('TermDict.termText: cached per id, recomputed after a truncated id is reused', () => {
+    const d = new TermDict(64 * TERM_SLOT_BYTES);
+    const a = d.intern(iri(1));
+    let calls = 0;
+    const derive = (t: Term) => { calls++; return show(t); };
+    expect(d.termText(a, derive)).toBe('<http://ex.org/t1>');
+    expect(d.termText(a, derive)).toBe('<http://ex.org/t1>');
+    expect(calls).toBe(1);
+    // Another derivation is computed every time, never served the first one's text.
+    expect(d.termText(a, (t) => t.value)).toBe('http://ex.org/t1');
+    d.truncate(a);
+    const b = d.intern(iri(2));
+    expect(b).toBe(a);
+    expect(d.termText(b, derive)).toBe('<http://ex.org/t2>');
+    expect(termKey(d.term(b))).toBe(termKey(iri(2)));
   });
 });

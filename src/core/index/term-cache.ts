@@ -4,6 +4,9 @@
  * how ids are spaced (after history churn the live terms' ids are scattered among replaced ones,
  * and a direct-mapped `id & mask` slot made them collide). A hit allocates nothing; a miss inserts
  * at the set's first way and shifts the others down (the oldest insert is evicted).
+ *
+ * A slot may also hold a text derived from its term (the SPARQL JSON writer's fragment for it),
+ * evicted with the term; those texts are bounded by `maxTextChars` in total.
  */
 import type { Term } from '../rdf/terms.js';
 
@@ -16,13 +19,16 @@ export class TermCache {
   /** ids[i] is the id whose term terms[i] holds (-1: empty); set s occupies [s·WAYS, s·WAYS + WAYS). */
   private ids: Int32Array = EMPTY;
   private terms: (Term | undefined)[] = [];
+  /** texts[i]: the derived text of the term in slot i, if computed. */
+  private texts: (string | undefined)[] = [];
+  private textChars = 0;
   /** 32 − log2(sets): the multiply-shift hash keeps the top bits. */
   private shift = 32;
   /** Ids below this are known to the sizing (the cache grows towards the budget as the dictionary does). */
   private sizedFor = 0;
 
   /** `maxSlots` (a power of two, at least TERM_CACHE_WAYS) bounds the slots. */
-  constructor(readonly maxSlots: number) {
+  constructor(readonly maxSlots: number, readonly maxTextChars = 0) {
     if (maxSlots < TERM_CACHE_WAYS || (maxSlots & (maxSlots - 1)) !== 0) throw new RangeError('term cache slots must be a power of two >= ' + TERM_CACHE_WAYS);
   }
 
@@ -45,16 +51,52 @@ export class TermCache {
   put(id: number, t: Term): void {
     if (this.ids.length === 0) return;
     const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
-    const ids = this.ids, terms = this.terms;
-    ids[b + 3] = ids[b + 2]!; terms[b + 3] = terms[b + 2];
-    ids[b + 2] = ids[b + 1]!; terms[b + 2] = terms[b + 1];
-    ids[b + 1] = ids[b]!; terms[b + 1] = terms[b];
-    ids[b] = id; terms[b] = t;
+    const ids = this.ids, terms = this.terms, texts = this.texts;
+    const evicted = texts[b + 3];
+    if (evicted !== undefined) this.textChars -= evicted.length;
+    ids[b + 3] = ids[b + 2]!; terms[b + 3] = terms[b + 2]; texts[b + 3] = texts[b + 2];
+    ids[b + 2] = ids[b + 1]!; terms[b + 2] = terms[b + 1]; texts[b + 2] = texts[b + 1];
+    ids[b + 1] = ids[b]!; terms[b + 1] = terms[b]; texts[b + 1] = texts[b];
+    ids[b] = id; terms[b] = t; texts[b] = undefined;
+  }
+
+  /** The derived text cached beside the term of `id`, or undefined. */
+  text(id: number): string | undefined {
+    const i = this.slotOf(id);
+    return i < 0 ? undefined : this.texts[i];
+  }
+
+  /** Keep `text` beside the cached term of `id` (nothing when the term is not cached or the text budget is spent). */
+  putText(id: number, text: string): void {
+    const i = this.slotOf(id);
+    if (i < 0 || this.texts[i] !== undefined || this.textChars + text.length > this.maxTextChars) return;
+    this.texts[i] = text;
+    this.textChars += text.length;
+  }
+
+  /** Characters of the derived texts held. */
+  get textLength(): number { return this.textChars; }
+
+  private slotOf(id: number): number {
+    if (this.ids.length === 0) return -1;
+    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
+    const ids = this.ids;
+    if (ids[b] === id) return b;
+    if (ids[b + 1] === id) return b + 1;
+    if (ids[b + 2] === id) return b + 2;
+    if (ids[b + 3] === id) return b + 3;
+    return -1;
   }
 
   /** Forget every id >= size (the dictionary was truncated). */
   dropFrom(size: number): void {
-    for (let i = 0; i < this.ids.length; i++) if (this.ids[i]! >= size) { this.ids[i] = -1; this.terms[i] = undefined; }
+    for (let i = 0; i < this.ids.length; i++) {
+      if (this.ids[i]! < size) continue;
+      this.ids[i] = -1;
+      this.terms[i] = undefined;
+      const x = this.texts[i];
+      if (x !== undefined) { this.textChars -= x.length; this.texts[i] = undefined; }
+    }
   }
 
   /** Size the cache to the dictionary (a power of two, up to the budget); cached terms are dropped. */
@@ -66,6 +108,8 @@ export class TermCache {
     if (n === this.ids.length) return;
     this.ids = new Int32Array(n).fill(-1);
     this.terms = new Array<Term | undefined>(n);
+    this.texts = new Array<string | undefined>(n);
+    this.textChars = 0;
     this.shift = 32 - (Math.log2(n) - LOG_WAYS);
   }
 }

@@ -13,9 +13,9 @@ import type { Query, TemplateTriple, TermOrVar } from './algebra/algebra.js';
 import { checkAlgebraShape } from './algebra/shape-limits.js';
 import { OVERFLOW_BASE } from './exec/ids.js';
 import { Runtime } from './exec/runtime.js';
-import { UNBOUND, type PNode } from './exec/types.js';
+import { UNBOUND, type Batch, type PNode } from './exec/types.js';
 import { Planner } from './plan/planner.js';
-import type { Binding, QueryResult } from './results/types.js';
+import type { Binding, IdSolutions, QueryResult } from './results/types.js';
 import { parseSparql } from './sparql/parse.js';
 
 export { parseSparql } from './sparql/parse.js';
@@ -134,7 +134,7 @@ export async function executeQuery(q: Query, ctx: QueryContext): Promise<QueryRe
   }
   const p = await withDictRetry(() => prepare(q, ctx));
   switch (q.form) {
-    case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables), batches: bindingBatches(p, q.variables) };
+    case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables), batches: bindingBatches(p, q.variables), ids: idSolutions(p, q.variables) };
     case 'ask': {
       running++;
       try {
@@ -206,6 +206,29 @@ async function* bindingBatches(p: Prepared, variables: string[]): AsyncIterable<
         out[r] = row;
       }
       yield out;
+    }
+  } finally { running--; p.done(); }
+}
+
+/** The same solutions as `bindings`, as term ids (for serialisers that cache text per term). */
+function idSolutions(p: Prepared, variables: string[]): IdSolutions {
+  const ids = p.rt.ids;
+  return {
+    width: p.rt.width,
+    slots: variables.map((v) => p.planner.top.map.get(v) ?? -1),
+    unbound: UNBOUND,
+    batches: idBatches(p),
+    text: (id, derive) => ids.text(id, derive),
+  };
+}
+
+async function* idBatches(p: Prepared): AsyncIterable<Batch> {
+  running++;
+  try {
+    for await (const b of p.root.exec(p.rt, null, { kind: 'default' })) {
+      if (p.rt.due()) await p.rt.pause();
+      if (p.rt.signal?.aborted) p.rt.check();
+      yield b;
     }
   } finally { running--; p.done(); }
 }

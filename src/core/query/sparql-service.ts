@@ -7,6 +7,8 @@ import type { Connection } from '../ledger/connection.js';
 import type { TimeSpec } from '../ledger/ledger-id.js';
 import { executeQuery, parseSparql, type QueryContext } from './engine.js';
 import { parseSparqlSliced } from './sparql/parse.js';
+import { bindShape, sameAlgebra, sparqlShape } from './sparql/shape.js';
+import { ByteLru } from '../util/byte-lru.js';
 import { resolveDataset, type DatasetOptions, type DatasetSpec } from './dataset.js';
 import type { QueryResult } from './results/types.js';
 import type { Query } from './algebra/algebra.js';
@@ -60,7 +62,7 @@ export function parseSparqlCached(text: string, baseIri?: string): Query {
   if (q) {
     parsed.delete(key);
   } else {
-    q = parseSparql(text, baseIri !== undefined ? { baseIri } : {});
+    q = parseByShape(text, baseIri);
     parsedChars += key.length;
     while (parsed.size >= PARSED_MAX || parsedChars > PARSED_MAX_TOTAL_CHARS) {
       const oldest = parsed.keys().next().value!;
@@ -69,6 +71,45 @@ export function parseSparqlCached(text: string, baseIri?: string): Query {
     }
   }
   parsed.set(key, q);
+  return q;
+}
+
+/**
+ * Parsed shapes (sparql/shape.ts: the text with its absolute IRIs lifted out) by base IRI and
+ * shape text; SEEN marks a shape met once, null one whose placeholder parse differs from its text's own parse.
+ * Charged four bytes per character of the shape (its algebra is of the order of its text).
+ */
+const shapes = new ByteLru<string, Query | null | typeof SEEN>(1024 * 1024);
+const SEEN = 'seen';
+let shapeHits = 0;
+
+/** Texts parsed through an earlier text's shape in this process (for tests). */
+export function sparqlShapeHits(): number { return shapeHits; }
+
+/**
+ * Parse text through its shape: the algebra of an earlier text of the same shape with this text's
+ * IRIs put in (BSBM-style workloads vary a query's IRIs on every request). The second text of a
+ * shape is parsed twice, as it is and with placeholders, and the shape is used only when both agree.
+ */
+function parseByShape(text: string, baseIri: string | undefined): Query {
+  const opts = baseIri !== undefined ? { baseIri } : {};
+  const shape = sparqlShape(text);
+  if (!shape) return parseSparql(text, opts);
+  const key = baseIri === undefined ? shape.text : `${baseIri}\u0000${shape.text}`;
+  const template = shapes.get(key);
+  if (template && template !== SEEN) {
+    shapeHits++;
+    return bindShape(template, shape.iris);
+  }
+  const q = parseSparql(text, opts);
+  if (template === undefined) {
+    // Seen once: a shape is parsed with placeholders only when it comes again (one-off texts pay one parse).
+    shapes.set(key, SEEN, key.length * 2);
+  } else if (template === SEEN) {
+    let t: Query | null = null;
+    try { t = parseSparql(shape.text, opts); } catch { /* a shape that does not parse is never used */ }
+    shapes.set(key, t && sameAlgebra(bindShape(t, shape.iris), q) ? t : null, key.length * 4);
+  }
   return q;
 }
 

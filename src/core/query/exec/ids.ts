@@ -23,6 +23,11 @@ export class QueryIds {
     return t;
   }
 
+  /** A text derived from the term of an id by `derive`, cached per stored term (TermDict.termText). */
+  text(id: number, derive: (t: Term) => string): string {
+    return id < OVERFLOW_BASE ? this.dict.termText(id, derive) : derive(this.term(id));
+  }
+
   /** The id of a term: the dictionary's when it has one, else an overflow id (stable per query). */
   intern(t: Term): number {
     const k = termKey(t);

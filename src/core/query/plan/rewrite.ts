@@ -22,8 +22,20 @@ export function conjoin(es: Expr[]): Expr {
   return es.reduce((a, b) => ({ type: 'call', fn: '&&', args: [a, b] }));
 }
 
-/** Apply the rewrites bottom-up. */
+/** Rewritten algebra by its input: a query parsed once (the parse caches) is rewritten once, and its ops' variable analysis (vars.ts, cached per op) is kept with them. */
+const rewritten = new WeakMap<Op, Op>();
+
+/** Apply the rewrites bottom-up (the algebra is immutable, so the result is kept per input op). */
 export function rewrite(op: Op): Op {
+  let r = rewritten.get(op);
+  if (r === undefined) {
+    r = rewriteOnce(op);
+    rewritten.set(op, r);
+  }
+  return r;
+}
+
+function rewriteOnce(op: Op): Op {
   switch (op.type) {
     case 'join': return rewriteJoin(op.inputs.map(rewrite));
     case 'union': return { ...op, inputs: op.inputs.map(rewrite) };

@@ -5,7 +5,7 @@
 import { badRequest, jsonParseError } from '../../errors.js';
 import { blankNode, literal, namedNode, type Term } from '../../rdf/terms.js';
 import { rdf, xsd } from '../../rdf/vocab.js';
-import type { Binding, QueryResult } from './types.js';
+import type { Binding, IdSolutions, QueryResult } from './types.js';
 import { quote } from '../../excerpt.js';
 
 /** A fully materialised SELECT or ASK result (parsed result documents, buffered results). */
@@ -87,26 +87,16 @@ export async function* writeSparqlJsonChunked(result: QueryResult, chunkChars = 
     return;
   }
   const vars = result.variables;
-  const row = rowWriter(vars);
   let buf = `{"head":{"vars":${JSON.stringify(vars)}},"results":{"bindings":[`;
   let first = true;
-  if (result.batches) {
-    // A batch at a time: one await per batch of the plan's output, not per row.
-    for await (const bs of result.batches) {
-      for (let i = 0; i < bs.length; i++) {
-        buf += (first ? '\n' : ',\n') + row(bs[i]!);
-        first = false;
-      }
-      if (buf.length >= chunkChars) {
-        yield buf;
-        buf = '';
-      }
-    }
-    yield buf + (first ? ']}}\n' : '\n]}}\n');
-    return;
-  }
-  for await (const b of result.rows) {
-    buf += (first ? '\n' : ',\n') + row(b);
+  const keys = directKeys(vars);
+  // A batch of the plan's output at a time (one await per batch, not per row) where the result has them.
+  const texts = result.ids && keys ? idBatchTexts(result.ids, keys)
+    : result.batches ? bindingBatchTexts(result.batches, rowWriter(vars))
+      : rowTexts(result.rows, rowWriter(vars));
+  for await (const t of texts) {
+    if (t === '') continue;
+    buf += (first ? '\n' : ',\n') + t;
     first = false;
     if (buf.length >= chunkChars) {
       yield buf;
@@ -116,15 +106,51 @@ export async function* writeSparqlJsonChunked(result: QueryResult, chunkChars = 
   yield buf + (first ? ']}}\n' : '\n]}}\n');
 }
 
+/** The rows of each id batch as text (rows joined by ",\n"): each term's fragment is built once and kept beside the decoded term. */
+async function* idBatchTexts(ids: IdSolutions, keys: string[]): AsyncIterable<string> {
+  const { width, slots, unbound, text } = ids;
+  for await (const b of ids.batches) {
+    const rows = b.rows;
+    let out = '';
+    for (let r = 0, at = 0; r < b.n; r++, at += width) {
+      out += r === 0 ? '{' : ',\n{';
+      let sep = '';
+      for (let i = 0; i < slots.length; i++) {
+        const s = slots[i]!;
+        if (s < 0) continue;
+        const id = rows[at + s]!;
+        if (id === unbound) continue;
+        out += sep + keys[i]! + text(id, termJson);
+        sep = ',';
+      }
+      out += '}';
+    }
+    yield out;
+  }
+}
+
+/** The rows of each batch of bindings as text (rows joined by ",\n"). */
+async function* bindingBatchTexts(batches: AsyncIterable<Binding[]>, row: (b: Binding) => string): AsyncIterable<string> {
+  for await (const bs of batches) {
+    let out = '';
+    for (let i = 0; i < bs.length; i++) out += (i === 0 ? '' : ',\n') + row(bs[i]!);
+    yield out;
+  }
+}
+
+/** Each row as text. */
+async function* rowTexts(rows: AsyncIterable<Binding>, row: (b: Binding) => string): AsyncIterable<string> {
+  for await (const b of rows) yield row(b);
+}
+
 /**
  * A serialiser of one solution, equal to `JSON.stringify(bindingToSparqlJson(b, vars))` but
  * written directly. Variable names that a JS object would reorder or drop (array indices,
  * `__proto__`) or repeat take the object route, so the output is the same either way.
  */
 function rowWriter(vars: string[]): (b: Binding) => string {
-  const direct = new Set(vars).size === vars.length && vars.every((v) => v !== '__proto__' && !/^(?:0|[1-9]\d*)$/.test(v));
-  if (!direct) return (b) => JSON.stringify(bindingToSparqlJson(b, vars));
-  const keys = vars.map((v) => JSON.stringify(v) + ':');
+  const keys = directKeys(vars);
+  if (!keys) return (b) => JSON.stringify(bindingToSparqlJson(b, vars));
   return (b) => {
     let out = '{';
     for (let i = 0; i < vars.length; i++) {
@@ -135,6 +161,15 @@ function rowWriter(vars: string[]): (b: Binding) => string {
     }
     return out + '}';
   };
+}
+
+/**
+ * The `"name":` prefixes of the variables when a row can be written directly in their order, or
+ * null when a JS object would reorder or drop them (array indices, `__proto__`) or they repeat.
+ */
+function directKeys(vars: string[]): string[] | null {
+  const direct = new Set(vars).size === vars.length && vars.every((v) => v !== '__proto__' && !/^(?:0|[1-9]\d*)$/.test(v));
+  return direct ? vars.map((v) => JSON.stringify(v) + ':') : null;
 }
 
 /** Characters JSON.stringify escapes in a string: quote, backslash, controls, and surrogates (lone ones). */

@@ -10,9 +10,25 @@ export type QueryResult =
     type: 'bindings'; variables: string[]; rows: AsyncIterable<Binding>;
     /** The same solutions a batch at a time, when the producer has them so; a consumer reads `rows` or `batches`, never both. */
     batches?: AsyncIterable<Binding[]>;
+    /** The same solutions as term ids, when the producer has them so; a consumer reads one of `rows`, `batches`, `ids`. */
+    ids?: IdSolutions;
   }
   | { type: 'boolean'; value: boolean }
   | { type: 'quads'; quads: AsyncIterable<Quad> };
+
+/**
+ * Solutions as term ids, a batch of the plan's output at a time: in a batch of `n` rows, variable
+ * i of row r is `rows[r * width + slots[i]]` (no slot: -1), `unbound` when unbound. The rows are
+ * valid until the next batch is pulled.
+ */
+export interface IdSolutions {
+  width: number;
+  slots: readonly number[];
+  unbound: number;
+  batches: AsyncIterable<{ n: number; rows: Int32Array }>;
+  /** A text derived from the term of an id, cached per stored term (serialisers' per-term fragments). */
+  text(id: number, derive: (t: Term) => string): string;
+}
 
 /** Drain a result's rows into an array (tests, buffered responses). */
 export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { DbView } from '../../index/view.js';
+import { querySparql } from '../engine.js';
+import { writeSparqlJsonChunked } from './sparql-json.js';
+import type { QueryResult } from './types.js';
+
+// The fixture lives outside src (tsconfig rootDir), so it is loaded by a path tsc does not follow.
+const FIXTURE = '../../../../test/support/fixture-view.js';
+const { viewFromRdf } = (await import(/* @vite-ignore */ FIXTURE)) as { viewFromRdf(text: string): DbView };
+
+const DATA = String.raw`
+@prefix : <http://ex/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+:a :p "plain", "chat"@fr, "1"^^xsd:integer, "quote \" backslash \\ tab \t newline \n", "\u00e9t\u00e9 \u2603", _:b1, :a .
+:b :p "x"^^<http://ex/dt> ; :q "only b" .
+_:b1 :p "in a blank node" .
+`;
+const view = viewFromRdf(DATA);
+
+async function text(q: string, path: 'ids' | 'batches' | 'rows'): Promise<string> {
+  const r = await querySparql('PREFIX : <http://ex/> ' + q, { view });
+  if (r.type !== 'bindings') throw new Error('not bindings');
+  const res: QueryResult = path === 'ids' ? r : path === 'batches'
+    ? { type: 'bindings', variables: r.variables, rows: r.rows, ...(r.batches ? { batches: r.batches } : {}) }
+    : { type: 'bindings', variables: r.variables, rows: r.rows };
+  if (path === 'ids') expect(r.ids).toBeDefined();
+  let s = '';
+  for await (const c of writeSparqlJsonChunked(res, 64)) s += c;
+  return s;
+}
+
+const QUERIES = [
+  'SELECT ?s ?p ?o WHERE { ?s ?p ?o }',
+  'SELECT ?o ?s WHERE { ?s :p ?o } ORDER BY ?o',
+  // Unbound variables (OPTIONAL, a variable the pattern never binds) are omitted.
+  'SELECT ?s ?q ?nothing WHERE { ?s :p ?o OPTIONAL { ?s :q ?q } }',
+  // Terms the query computes (overflow ids) beside stored ones.
+  'SELECT ?s ?len ?up WHERE { ?s :p ?o BIND(STRLEN(STR(?o)) AS ?len) BIND(UCASE(STR(?o)) AS ?up) }',
+  'SELECT * WHERE { VALUES ?v { :a "new" 42 } OPTIONAL { ?v :q ?q } }',
+  // Variable names a JS object would reorder take the object route.
+  'SELECT ?b ?1 ?0 WHERE { ?b :p ?1 BIND(1 AS ?0) }',
+  'SELECT ?s WHERE { ?s :p :nothing }',
+];
+
+describe('SPARQL JSON from term ids', () => {
+  for (const q of QUERIES) {
+    it(`writes the same document as from bindings: ${q}`, async () => {
+      const fromRows = await text(q, 'rows');
+      expect(await text(q, 'batches')).toBe(fromRows);
+      expect(await text(q, 'ids')).toBe(fromRows);
+      // Again, with every fragment cached now.
+      expect(await text(q, 'ids')).toBe(fromRows);
+      expect(JSON.parse(fromRows)).toBeTruthy();
+    });
+  }
+});
