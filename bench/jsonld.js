@@ -14,7 +14,7 @@
  * 1.2x). CPU-time medians (process.cpuUsage) and 10th percentiles are reported beside the wall
  * medians: on a shared box other sessions only ever add wall time.
  *
- *   node bench/jsonld.js [--data bench/data/bsbm-265.nt] [--reps 41] [--warmup 200] [--only C1,C2] [--consume text|objects]
+ *   node bench/jsonld.js [--data bench/data/bsbm-265.nt] [--reps 101] [--warmup 1000] [--warmup-seconds 5] [--only C1,C2] [--consume text|objects]
  *
  * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
  */
@@ -22,11 +22,16 @@ import { bsbmData, fromDist, loadLedgraphInMemory, parseArgs } from './measure.j
 import { loadQueries } from './queries.js';
 
 const args = parseArgs(process.argv.slice(2));
-const REPS = Number(args.reps ?? 41);
-// Steady state, as a server sees it: 200 untimed calls per side first. With 10, C1 (timed first,
-// ~50 calls after start) caught the JSON-LD service's setup code not yet optimised by V8: 3-8 µs
-// more per call for a while, which decides a 0.2 ms query's ratio.
-const WARMUP = Number(args.warmup ?? 200);
+const REPS = Number(args.reps ?? 101);
+// Steady state, as a server sees it: up to 1,000 untimed calls per side first (fewer when they
+// take over --warmup-seconds, 5 s, which only the slow analytic shapes reach). 200 was not enough:
+// per-call times kept falling until about 1,000 calls (C2, BSBM 265: 0.10 ms after 200 calls,
+// 0.04 ms from about 1,000 on), and V8 was still compiling both sides' and the shared engine's
+// functions with TurboFan during the timed runs, on background threads whose CPU time
+// process.cpuUsage charges to whichever side was running then. With 10, C1 (timed first) caught
+// the JSON-LD service's setup code not yet optimised: 3-8 µs more per call.
+const WARMUP = Number(args.warmup ?? 1000);
+const WARMUP_MS = 1000 * Number(args['warmup-seconds'] ?? 5);
 const LEDGER = 'bench:main';
 
 const { data, params } = bsbmData(args.data);
@@ -111,7 +116,8 @@ async function rowCounts(sparqlText, body) {
 
 /** Median ms of each of two runners, run alternately (warm-up first) so drift and GC hit both alike. */
 async function timePair(a, b) {
-  for (let i = 0; i < WARMUP; i++) { await a(); await b(); }
+  const until = performance.now() + WARMUP_MS;
+  for (let i = 0; i < WARMUP && (i < 200 || performance.now() < until); i++) { await a(); await b(); }
   const ms = [[], []], cpu = [[], []];
   const counts = [0, 0];
   for (let i = 0; i < REPS; i++) {
