@@ -23,7 +23,7 @@ import { EventView, bindEventFunctions, usesEventFunctions } from './history.js'
 import { type PolicyInputs, type Tracking, parseQueryOpts } from './opts.js';
 import { type ParsedQuery, effectiveContext, isHistoryBody, parseQuery } from './parse.js';
 import { type CompiledSelect, compileSelect } from './query.js';
-import { type Collected, collectValues, shapeRows } from './shape.js';
+import { type Collected, batchesOf, collectValues, shapeRows } from './shape.js';
 import { isObject } from './util.js';
 import { WhereCompiler } from './where.js';
 import { checkJsonTextDepth, checkJsonValueDepth } from '../../json-depth.js';
@@ -87,8 +87,8 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
         charge: (n) => run.charge(n), ...(req.signal ? { signal: req.signal } : {}),
       })
       : undefined;
-    const rows = rowsOf(await run.execute({ form: 'select', op: c.op, variables: c.projected }));
-    const shaped = await shapeRows(c, rows, fmt, crawler, collected);
+    const r = selectResult(await run.execute({ form: 'select', op: c.op, variables: c.projected }));
+    const shaped = await shapeRows(c, batchesOf(r.rows, r.batches), fmt, crawler, collected);
     result = q.form === 'selectOne' ? shaped[0] ?? null : shaped;
   }
   if (req.agent) result = agentJson(result, q.contextJson, req.agent.maxBytes, q.query.offset);
@@ -171,10 +171,15 @@ interface Run {
   execute(q: Query): ReturnType<typeof executeQuery>;
 }
 
-/** The rows of a select's result (awaited by the caller, so a run costs no extra async step). */
-function rowsOf(r: QueryResult): AsyncIterable<Binding> {
+/** A select's result (awaited by the caller, so a run costs no extra async step). */
+function selectResult(r: QueryResult): QueryResult & { type: 'bindings' } {
   if (r.type !== 'bindings') throw new Error('select did not produce bindings');
-  return r.rows;
+  return r;
+}
+
+/** The rows of a select's result. */
+function rowsOf(r: QueryResult): AsyncIterable<Binding> {
+  return selectResult(r).rows;
 }
 
 /**

@@ -33,63 +33,78 @@ export function collectValues(rows: Binding[], c: CompiledSelect): Collected {
 }
 
 /**
- * Shape every row of a select as it streams from the engine. `collected` (grouped arrays and
- * statistics) must be complete before shaping starts; crawl nodes are read per row.
+ * Shape every row of a select as it streams from the engine, a batch of solutions at a time (one
+ * await per batch of the plan's output, as the SPARQL JSON writer reads them, not one per row).
+ * `collected` (grouped arrays and statistics) must be complete before shaping starts; crawl nodes
+ * are read per row.
  */
-export function shapeRows(c: CompiledSelect, rows: AsyncIterable<Binding>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
+export function shapeRows(c: CompiledSelect, batches: AsyncIterable<Binding[]>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined): Promise<unknown[]> {
   // Each common shape has a loop of its own: a small function is optimised after far fewer
   // calls than one holding every shape, which matters for queries repeated a few hundred times.
-  if (c.wildcard) return wildcardRows(rows, fmt, c.projected);
+  if (c.wildcard) return wildcardRows(batches, fmt, c.projected);
   // typed-json rows are objects keyed by variable name (§13); a lone crawl column stays a node.
   const keyed = fmt.format === 'typed-json' && !(c.flat && c.columns[0]!.kind === 'crawl');
-  if (!keyed && c.varNames) return c.flat ? flatRows(rows, fmt, c.varNames[0]!) : tableRows(rows, fmt, c.varNames);
-  return shapedRows(c, rows, fmt, crawler, collected, keyed);
+  if (!keyed && c.varNames) return c.flat ? flatRows(batches, fmt, c.varNames[0]!) : tableRows(batches, fmt, c.varNames);
+  return shapedRows(c, batches, fmt, crawler, collected, keyed);
+}
+
+/** The solutions of a select result a batch at a time (single-row batches when it offers only rows). */
+export function batchesOf(rows: AsyncIterable<Binding>, batches: AsyncIterable<Binding[]> | undefined): AsyncIterable<Binding[]> {
+  return batches ?? (async function* () { for await (const row of rows) yield [row]; })();
 }
 
 /** `"*"`: an object per row keyed by `?var`, unbound variables left out. */
-async function wildcardRows(rows: AsyncIterable<Binding>, fmt: Formatter, vars: string[]): Promise<unknown[]> {
+async function wildcardRows(batches: AsyncIterable<Binding[]>, fmt: Formatter, vars: string[]): Promise<unknown[]> {
   const out: unknown[] = [];
   const keys = vars.map((v) => '?' + v);
-  for await (const row of rows) {
-    const o: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) { const t = row[vars[i]!]; if (t !== undefined) o[keys[i]!] = fmt.cell(t); }
-    out.push(o);
+  for await (const rows of batches) {
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      const o: Record<string, unknown> = {};
+      for (let i = 0; i < keys.length; i++) { const t = row[vars[i]!]; if (t !== undefined) o[keys[i]!] = fmt.cell(t); }
+      out.push(o);
+    }
   }
   return out;
 }
 
 /** One variable selected bare: a value per row. */
-async function flatRows(rows: AsyncIterable<Binding>, fmt: Formatter, name: string): Promise<unknown[]> {
+async function flatRows(batches: AsyncIterable<Binding[]>, fmt: Formatter, name: string): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const row of rows) out.push(fmt.cell(row[name]));
+  for await (const rows of batches) for (let r = 0; r < rows.length; r++) out.push(fmt.cell(rows[r]![name]));
   return out;
 }
 
 /** Variables only: an array of values per row (the hot loop of large selects). */
-async function tableRows(rows: AsyncIterable<Binding>, fmt: Formatter, names: string[]): Promise<unknown[]> {
+async function tableRows(batches: AsyncIterable<Binding[]>, fmt: Formatter, names: string[]): Promise<unknown[]> {
   const out: unknown[] = [];
   const width = names.length;
-  for await (const row of rows) {
-    const cells = new Array<unknown>(width);
-    for (let i = 0; i < width; i++) cells[i] = fmt.cell(row[names[i]!]);
-    out.push(cells);
+  for await (const rows of batches) {
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      const cells = new Array<unknown>(width);
+      for (let i = 0; i < width; i++) cells[i] = fmt.cell(row[names[i]!]);
+      out.push(cells);
+    }
   }
   return out;
 }
 
 /** Crawl columns, grouped value arrays, statistics and typed-json row objects. */
-async function shapedRows(c: CompiledSelect, rows: AsyncIterable<Binding>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined, keyed: boolean): Promise<unknown[]> {
+async function shapedRows(c: CompiledSelect, batches: AsyncIterable<Binding[]>, fmt: Formatter, crawler: Crawler | undefined, collected: Collected | undefined, keyed: boolean): Promise<unknown[]> {
   const out: unknown[] = [];
   const order = c.columns.map((col, i) => [columnName(col, fmt), i] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  for await (const row of rows) {
-    const group = collected?.get(groupKeyOf(row, c.groupKeys));
-    const cells: unknown[] = [];
-    for (const col of c.columns) cells.push(await cell(col, row, fmt, crawler, group));
-    if (keyed) {
-      const o: Record<string, unknown> = {};
-      for (const [name, i] of order) o[name] = cells[i];
-      out.push(o);
-    } else out.push(c.flat ? cells[0] : cells);
+  for await (const rows of batches) {
+    for (const row of rows) {
+      const group = collected?.get(groupKeyOf(row, c.groupKeys));
+      const cells: unknown[] = [];
+      for (const col of c.columns) cells.push(await cell(col, row, fmt, crawler, group));
+      if (keyed) {
+        const o: Record<string, unknown> = {};
+        for (const [name, i] of order) o[name] = cells[i];
+        out.push(o);
+      } else out.push(c.flat ? cells[0] : cells);
+    }
   }
   return out;
 }
