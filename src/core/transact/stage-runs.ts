@@ -108,7 +108,10 @@ export class RunStager extends Stager {
   override *idFlakeSteps(t: number): Steps<Flake[]> {
     const r = this.rows;
     const out = new Array<Flake>(r.n);
-    for (let k = 0; k < r.n; k++) out[k] = { g: r.g[k]!, s: r.s[k]!, p: r.p[k]!, o: r.o[k]!, m: -1, t, op: true };
+    for (let k = 0; k < r.n; k++) {
+      out[k] = { g: r.g[k]!, s: r.s[k]!, p: r.p[k]!, o: r.o[k]!, m: -1, t, op: true };
+      if ((k & 4095) === 4095) yield;
+    }
     return out;
   }
 }
