@@ -11,7 +11,8 @@ import { runSparql } from '../../src/core/query/sparql-service.js';
 import { blankNode, defaultGraph, literal, namedNode, termKey, type Term } from '../../src/core/rdf/terms.js';
 import { xsd } from '../../src/core/rdf/vocab.js';
 import { parseRdfTxn } from '../../src/core/transact/parse-rdf.js';
-import { RUN_STAGING_MIN_QUADS, setRunStagingMinQuads } from '../../src/core/transact/stage-runs.js';
+import { RUN_STAGING_MIN_QUADS, RunStager, setRunStagingMinQuads } from '../../src/core/transact/stage-runs.js';
+import { stageRequest } from '../../src/core/transact/stage-request.js';
 import type { TxnQuad, TxnRequest } from '../../src/core/transact/txn-request.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
 
@@ -104,5 +105,23 @@ describe('run staging of large inserts', () => {
     const a = await run(req, true), b = await run(req, false);
     expect(a).toEqual(b);
     expect((a.out as { flakes_added: number }).flakes_added).toBeGreaterThan(4096);
+  });
+
+  it('leaves a policy-restricted write and a ledger with shapes to the ordinary path, and small inserts too', async () => {
+    const conn = await twin();
+    const ledger = await conn.ledger('x');
+    const quads = bigQuads();
+    const staged = async (req: TxnRequest, identity?: string) => {
+      const size = ledger.dict.size;
+      try { return await stageRequest(await ledger.db(), ledger, req, ledger.t + 1, {}, identity); } finally { ledger.dict.truncate(size); }
+    };
+    expect(await staged(insert(quads))).toBeInstanceOf(RunStager);
+    expect(await staged(insert(quads.slice(0, RUN_STAGING_MIN_QUADS)))).not.toBeInstanceOf(RunStager);
+    expect(await staged(insert(quads), 'http://example.org/alice')).not.toBeInstanceOf(RunStager);
+    expect(await staged({ ...insert(quads), opts: { policyClass: ['http://example.org/Reader'] } })).not.toBeInstanceOf(RunStager);
+    expect(await staged(insert([...quads, { ...q(ex('l'), 'p', literal('x')), listIndex: 0 }]))).not.toBeInstanceOf(RunStager);
+    const sh = (s: string) => namedNode('http://www.w3.org/ns/shacl#' + s);
+    await conn.transact('x', insert([{ subject: ex('Shape'), predicate: sh('targetClass'), object: ex('C'), graph: defaultGraph }]));
+    expect(await staged(insert(quads))).not.toBeInstanceOf(RunStager);
   });
 });
