@@ -83,7 +83,7 @@ export class RunStager extends Stager {
     }
     await slice.pause();
     // A fact with a term new to this request cannot be current; the others are checked per subject.
-    const fresh = await dropCurrent(this.db, firstOfEach(sortSpot(run)), dictBefore);
+    const fresh = await dropCurrentSliced(this.db, firstOfEach(sortSpot(run)), dictBefore, slice);
     if (fresh.n >= this.limit) {
       throw noveltyDeltaTooLarge(`the transaction stages at least ${fresh.n} flakes, at least ${fresh.n * MIN_FLAKE_BYTES} bytes of novelty, at or above reindex_max_bytes; split it into smaller transactions`);
     }
@@ -129,6 +129,31 @@ function firstOfEach(r: Run): Run {
     } else {
       copyRow(out, r, i);
     }
+  }
+  return out;
+}
+
+/** Rows checked against the head per slice before the event loop may get a turn. */
+const CHECK_ROWS = 4096;
+
+/**
+ * dropCurrent over a SPOT-sorted run in pieces of about CHECK_ROWS rows (cut between subjects),
+ * with a turn between pieces when the slice is used up: a request restating facts the ledger
+ * holds checks each of its subjects, resolving through microtasks only.
+ */
+async function dropCurrentSliced(db: Db, r: Run, dictBefore: number, slice: TimeSlice): Promise<Run> {
+  if (r.n <= CHECK_ROWS) return dropCurrent(db, r, dictBefore);
+  const out = allocRun(r.n);
+  let i = 0;
+  while (i < r.n) {
+    let end = Math.min(r.n, i + CHECK_ROWS);
+    while (end < r.n && r.s[end] === r.s[end - 1] && r.g[end] === r.g[end - 1]) end++;
+    const piece = allocRun(end - i);
+    for (let k = i; k < end; k++) copyRow(piece, r, k);
+    const kept = await dropCurrent(db, piece, dictBefore);
+    for (let k = 0; k < kept.n; k++) copyRow(out, kept, k);
+    i = end;
+    if (slice.due()) await slice.pause();
   }
   return out;
 }
