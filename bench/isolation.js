@@ -28,7 +28,7 @@
  * after the cut no query execution is left running (the cancellation latency). Acceptance (issue 20): p99 ≤ 50 ms with the
  * aggressors and no failure.
  *
- * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex; also update, bigquery, template, manyops, bigunion), --parse, --triples <n>
+ * Flags: --duration <s> per phase (10), --aggressors <list> (cross,nest,regex; also update, insert, bigquery, template, manyops, bigunion), --parse, --triples <n>
  * (10000), --update-triples <n> (20000; the server's reindex_max_bytes is 64 MiB so a 50,000-triple commit fits), --query-timeout-ms <ms> (5000),
  * --server-node-args=<a,b> (Node flags for the server process, e.g. --cpu-prof,--cpu-prof-dir=DIR). Prints one JSON result line on stdout.
  */
@@ -145,6 +145,8 @@ const AGGRESSORS = {
   regex: (api, signal) => sparql(api, `SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER REGEX("${'a'.repeat(30)}!", "^(a+)+$") }`, signal),
   // A 20,000-triple INSERT DATA, then the same as DELETE DATA (parse, stage and commit each time).
   update: (api, signal, k) => sparqlUpdate(api, `${k % 2 ? 'DELETE' : 'INSERT'} DATA {\n${UPDATE_DATA ??= bigData()}}`, signal),
+  // POST /insert of --update-triples N-Triples, new subjects each time (a large insert's path: stage-runs.ts).
+  insert: (api, signal, k) => fetch(`${api}/insert/iso`, { method: 'POST', headers: { 'content-type': 'application/n-triples' }, body: (UPDATE_DATA ??= bigData()).replaceAll(`<${EX}big`, `<${EX}ins${k}-`), signal }),
   bigquery: (api, signal) => sparql(api, BIG_QUERY ??= bigQuery(), signal),
   template: (api, signal) => sparqlUpdate(api, TEMPLATE ??= bigTemplate(), signal),
   manyops: (api, signal) => sparqlUpdate(api, MANY ??= manyOps(), signal),

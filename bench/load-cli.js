@@ -38,6 +38,8 @@ const chunk = Number(args.chunk ?? 50_000);
 const phases = new Set(String(args.phases ?? 'parse,empty,single,existing,insert').split(','));
 // Node flags for the insert phase's server, e.g. `--server-node-args=--cpu-prof,--cpu-prof-dir=/tmp/p`.
 const serverNodeArgs = args['server-node-args'] ? String(args['server-node-args']).split(',') : [];
+// The insert phase's route: `insert` (default) or `load` (POST /load per request: the bulk path, for comparison).
+const insertRoute = String(args['insert-route'] ?? 'insert');
 const CLI = join(ROOT_DIR, 'bin', 'ledgraph.js');
 const CPU_REPORT = new URL('./cpu-report.js', import.meta.url).href;
 // The node flags bin/ledgraph.cjs launches `ledgraph load` with (LOAD_SEMI_SPACE_MIB there): the
@@ -176,13 +178,13 @@ async function insertPhase(dir) {
       return res.json();
     };
     await post('/create', JSON.stringify({ ledger: 'bench' }), 'application/json');
-    log(`load-cli: insert: POST /insert of ${chunk} triples each`);
+    log(`load-cli: insert: POST /${insertRoute} of ${chunk} triples each`);
     const cpu0 = srv.cpuSeconds();
     const t0 = performance.now();
     let lines = [], requests = 0, added = 0, last = null;
     const send = async () => {
-      last = await post('/insert/bench', lines.join('\n') + '\n', 'application/n-triples');
-      added += last.flakes_added;
+      last = await post(`/${insertRoute}/bench`, lines.join('\n') + '\n', 'application/n-triples');
+      added += last.flakes_added ?? last.triples;
       if (++requests % 5 === 0) log(`load-cli: insert: ${requests} requests, ${added} triples, ${round((performance.now() - t0) / 1000)} s`);
       lines = [];
     };

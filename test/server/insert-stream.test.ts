@@ -79,6 +79,31 @@ describe('streamed RDF bodies', () => {
     expect(((await utf8.json()) as { error: string }).error).toBe('the request body is not valid UTF-8');
   });
 
+  it('commits a big insert all or nothing: a bad line 49,999 leaves no commit, a resend of current facts commits nothing', async () => {
+    await createLedger(srv, 'atom');
+    const lines = Array.from({ length: 50_000 }, (_, i) => `<http://ex.org/a${i >> 1}> <http://ex.org/p${i & 1}> "v${i}" .`);
+    const bad = [...lines];
+    bad[49_998] = '<http://ex.org/a1> <http://ex.org/p0> "unterminated .';
+    const e = await post('/insert/atom', 'application/n-triples', chunked(new TextEncoder().encode(bad.join('\n') + '\n'), 65_536));
+    expect(e.status).toBe(400);
+    expect(((await e.json()) as { error: string }).error).toMatch(/line 49999/);
+    expect((await srv.conn.ledger('atom')).t).toBe(0);
+    const count = async () => {
+      const q = await fetch(`${srv.api}/query/atom`, {
+        method: 'POST', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: 'SELECT (COUNT(*) AS ?n) { ?s ?p ?o }',
+      });
+      return Number(((await q.json()) as { results: { bindings: { n: { value: string } }[] } }).results.bindings[0]!.n.value);
+    };
+    expect(await count()).toBe(0);
+    const text = lines.join('\n') + '\n';
+    const ok = (await (await post('/insert/atom', 'application/n-triples', text)).json()) as Record<string, unknown>;
+    expect(ok).toMatchObject({ t: 1, flakes_added: 50_000 });
+    // Every fact already current: no commit, the receipt names the head (as for a small insert).
+    const again = (await (await post('/insert/atom', 'application/n-triples', text)).json()) as Record<string, unknown>;
+    expect(again).toMatchObject({ t: 1, flakes_added: 0, commit_id: ok.commit_id });
+    expect(await count()).toBe(50_000);
+  });
+
   it('still refuses a chunked body past the body limit with 413', async () => {
     await createLedger(srv, 'lim');
     const big = new Uint8Array(33 * 1024 * 1024).fill(0x20);

@@ -1,0 +1,187 @@
+/**
+ * Staging a large plain insert through sorted id runs (docs/bulk-load.md "Large inserts"): the
+ * bulk load's shape for one transaction. Each fact's terms are resolved to dictionary ids once
+ * (new terms interned in the order the ordinary Stager interns them), the facts become one run of
+ * id columns, sorted in SPOT order, cleared of duplicates and of facts already current — instead
+ * of a map keyed by a string per fact. The result is the ordinary Stager's, fact for fact and in
+ * the same order: the same flakes, events, new graphs and errors (test/core/stage-runs.test.ts
+ * checks that both paths commit the same bytes).
+ */
+import { MIN_FLAKE_BYTES, type CommitFlake } from '../commit/commit-codec.js';
+import { noveltyDeltaTooLarge } from '../errors.js';
+import type { Flake } from '../flake/flake.js';
+import { isDictMiss, type TermDict } from '../index/dict.js';
+import { allocRun, cmpRows, copyRow, keyCols, type Run } from '../index/run.js';
+import type { Db } from '../ledger/db.js';
+import { termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
+import { TimeSlice } from '../util/next-turn.js';
+import { runSteps, type Steps } from '../util/steps.js';
+import { dropCurrent } from './bulk-index.js';
+import { sortSpot } from './bulk-sort.js';
+import { checkLiteralSize, Stager, type StageOptions } from './stage.js';
+import type { TxnQuad } from './txn-request.js';
+
+/**
+ * An insert of more quads than this stages through id runs. Below it the ordinary Stager's cost
+ * is small against a request's fixed costs, and its path stays the one small writes take.
+ */
+export const RUN_STAGING_MIN_QUADS = 4096;
+let minQuads = RUN_STAGING_MIN_QUADS;
+
+/** Change the threshold (Infinity: never stage as runs); for differential tests and A/B runs. Returns the old one. */
+export function setRunStagingMinQuads(n: number): number {
+  const old = minQuads;
+  minQuads = n;
+  return old;
+}
+
+/** Longest stretch (ms) resolving terms runs without giving the event loop a turn. */
+const STAGE_SLICE_MS = 5;
+
+/** True when `quads` (of an insert) stage through id runs: many of them, and no list items. */
+export function stagesAsRuns(quads: readonly TxnQuad[]): boolean {
+  if (quads.length <= minQuads) return false;
+  for (const q of quads) if (q.listIndex !== undefined) return false;
+  return true;
+}
+
+/** The staged delta of a large insert, with the ordinary Stager's interface. */
+export class RunStager extends Stager {
+  /** The new facts in request order; `t` holds each fact's quad index (idFlakes sets the real t). */
+  private rows: Run = allocRun(0);
+  private quads: readonly TxnQuad[] = [];
+  private readonly limit: number;
+
+  constructor(db: Db, nextGraphId: number, opts: StageOptions = {}) {
+    super(db, nextGraphId, opts);
+    this.limit = opts.maxDeltaBytes !== undefined ? Math.ceil(opts.maxDeltaBytes / MIN_FLAKE_BYTES) : Infinity;
+  }
+
+  /** Stage the assertion of every quad (blank nodes already renamed). */
+  async insertAll(quads: readonly TxnQuad[]): Promise<void> {
+    const dict = this.db.dict;
+    const dictBefore = dict.size;
+    const slice = new TimeSlice(STAGE_SLICE_MS);
+    const run = allocRun(quads.length);
+    // Consecutive facts usually share a subject, and predicates are few: their ids are remembered.
+    let lastS: Term | null = null, lastSId = -1;
+    const preds = new Map<string, number>();
+    for (let i = 0; i < quads.length; i++) {
+      if ((i & 1023) === 0 && slice.due()) await slice.pause();
+      const q = quads[i]!;
+      checkLiteralSize(q.object);
+      const g = this.graphId(q.graph);
+      let s: number;
+      if (q.subject === lastS) s = lastSId;
+      else { s = lastSId = idOf(dict, termKey(q.subject)) ?? await interned(dict, termKey(q.subject)); lastS = q.subject; }
+      let p = preds.get(q.predicate.value);
+      if (p === undefined) preds.set(q.predicate.value, (p = idOf(dict, q.predicate.value) ?? await interned(dict, q.predicate.value)));
+      const ok = termKey(q.object);
+      const o = idOf(dict, ok) ?? await interned(dict, ok);
+      const j = run.n++;
+      run.g[j] = g; run.s[j] = s; run.p[j] = p; run.o[j] = o; run.m[j] = -1; run.t[j] = i; run.op[j] = 1;
+    }
+    await slice.pause();
+    // A fact with a term new to this request cannot be current; the others are checked per subject.
+    const fresh = await dropCurrentSliced(this.db, firstOfEach(sortSpot(run)), dictBefore, slice);
+    if (fresh.n >= this.limit) {
+      throw noveltyDeltaTooLarge(`the transaction stages at least ${fresh.n} flakes, at least ${fresh.n * MIN_FLAKE_BYTES} bytes of novelty, at or above reindex_max_bytes; split it into smaller transactions`);
+    }
+    this.rows = inRequestOrder(fresh, quads.length);
+    this.quads = quads;
+  }
+
+  override flakes(): CommitFlake[] {
+    const r = this.rows;
+    const out = new Array<CommitFlake>(r.n);
+    for (let k = 0; k < r.n; k++) {
+      const q = this.quads[r.t[k]!]!;
+      out[k] = { g: r.g[k]!, s: q.subject as NamedNode | BlankNode, p: q.predicate, o: q.object, op: true };
+    }
+    return out;
+  }
+
+  override idFlakes(t: number): Flake[] {
+    return runSteps(this.idFlakeSteps(t));
+  }
+
+  override *idFlakeSteps(t: number): Steps<Flake[]> {
+    const r = this.rows;
+    const out = new Array<Flake>(r.n);
+    for (let k = 0; k < r.n; k++) {
+      out[k] = { g: r.g[k]!, s: r.s[k]!, p: r.p[k]!, o: r.o[k]!, m: -1, t, op: true };
+      if ((k & 4095) === 4095) yield;
+    }
+    return out;
+  }
+}
+
+/**
+ * One row per fact of a SPOT-sorted run: of equal rows, the one of the earliest quad (`t` holds
+ * the quad index), as the ordinary Stager keeps a fact where the request first states it.
+ */
+function firstOfEach(r: Run): Run {
+  const cols = keyCols(r, 'spot');
+  const out = allocRun(r.n);
+  for (let i = 0; i < r.n; i++) {
+    if (out.n > 0 && cmpRows(cols, i, cols, i - 1) === 0) {
+      if (r.t[i]! < out.t[out.n - 1]!) out.t[out.n - 1] = r.t[i]!;
+    } else {
+      copyRow(out, r, i);
+    }
+  }
+  return out;
+}
+
+/** Rows checked against the head per slice before the event loop may get a turn. */
+const CHECK_ROWS = 4096;
+
+/**
+ * dropCurrent over a SPOT-sorted run in pieces of about CHECK_ROWS rows (cut between subjects),
+ * with a turn between pieces when the slice is used up: a request restating facts the ledger
+ * holds checks each of its subjects, resolving through microtasks only.
+ */
+async function dropCurrentSliced(db: Db, r: Run, dictBefore: number, slice: TimeSlice): Promise<Run> {
+  if (r.n <= CHECK_ROWS) return dropCurrent(db, r, dictBefore);
+  const out = allocRun(r.n);
+  let i = 0;
+  while (i < r.n) {
+    let end = Math.min(r.n, i + CHECK_ROWS);
+    while (end < r.n && r.s[end] === r.s[end - 1] && r.g[end] === r.g[end - 1]) end++;
+    const piece = allocRun(end - i);
+    for (let k = i; k < end; k++) copyRow(piece, r, k);
+    const kept = await dropCurrent(db, piece, dictBefore);
+    for (let k = 0; k < kept.n; k++) copyRow(out, kept, k);
+    i = end;
+    if (slice.due()) await slice.pause();
+  }
+  return out;
+}
+
+/**
+ * The rows in the order the request first states them (quad indexes are distinct and below
+ * `quads`): the flakes and events come out in the ordinary Stager's order, so the commit, policy
+ * and SHACL see exactly what they see there.
+ */
+function inRequestOrder(r: Run, quads: number): Run {
+  const at = new Int32Array(quads).fill(-1);
+  for (let k = 0; k < r.n; k++) at[r.t[k]!] = k;
+  const out = allocRun(r.n);
+  for (let i = 0; i < quads; i++) if (at[i]! >= 0) copyRow(out, r, at[i]!);
+  return out;
+}
+
+/** A key's id when the dictionary can answer now (undefined: new, or a page to load first). */
+function idOf(dict: TermDict, key: string): number | undefined {
+  try {
+    return dict.idOfKey(key);
+  } catch (e) {
+    if (!isDictMiss(e)) throw e;
+    return undefined;
+  }
+}
+
+/** A key's id, loading its dictionary pages when needed, interned when new. */
+async function interned(dict: TermDict, key: string): Promise<number> {
+  return (await dict.lookupKey(key)) ?? dict.internKey(key);
+}
