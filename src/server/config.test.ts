@@ -28,14 +28,14 @@ describe('--memory-limit and the budgets it derives', () => {
     const c = run([]);
     expect(c.memoryLimitBytes).toBe(512 * MiB);
     expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes, c.maxLoadedLedgers])
-      .toEqual([128 * MiB, 8 * MiB, 16 * MiB, 24 * MiB, 8 * MiB, 64]);
+      .toEqual([128 * MiB, 12 * MiB, 16 * MiB, 24 * MiB, 8 * MiB, 64]);
   });
 
   it('derives the budgets not given from --memory-limit (flag or environment)', () => {
     for (const c of [run(['--memory-limit', '2GiB']), run([], { LEDGRAPH_MEMORY_LIMIT: '2GiB' })]) {
       expect(c.memoryLimitBytes).toBe(2048 * MiB);
       expect([c.leafCacheBytes, c.termCacheBytes, c.commitCacheBytes, c.parseCacheBytes, c.idempotencyCacheBytes, c.maxLoadedLedgers])
-        .toEqual([512 * MiB, 32 * MiB, 64 * MiB, 96 * MiB, 32 * MiB, 256]);
+        .toEqual([512 * MiB, 48 * MiB, 64 * MiB, 96 * MiB, 32 * MiB, 256]);
     }
   });
 
@@ -45,7 +45,7 @@ describe('--memory-limit and the budgets it derives', () => {
     expect(c.leafCacheBytes).toBe(100 * MiB);
     expect(c.parseCacheBytes).toBe(1 * MiB);
     expect(c.commitCacheBytes).toBe(32 * MiB);
-    expect(c.termCacheBytes).toBe(16 * MiB);
+    expect(c.termCacheBytes).toBe(24 * MiB);
     expect(c.idempotencyCacheBytes).toBe(16 * MiB);
   });
 

@@ -9,7 +9,7 @@ describe('memoryPlan', () => {
   it('gives the historical cache defaults and a 192 MiB old space for the 512 MiB default', () => {
     expect(DEFAULT_MEMORY_LIMIT).toBe(512 * MiB);
     expect(memoryPlan(DEFAULT_MEMORY_LIMIT)).toEqual({
-      total: 512 * MiB, leafCacheBytes: 128 * MiB, termCacheBytes: 8 * MiB, commitCacheBytes: 16 * MiB,
+      total: 512 * MiB, leafCacheBytes: 128 * MiB, termCacheBytes: 12 * MiB, commitCacheBytes: 16 * MiB,
       parseCacheBytes: 24 * MiB, idempotencyCacheBytes: 8 * MiB, maxLoadedLedgers: 64, oldSpaceMiB: 192, semiSpaceMiB: 8,
     });
     expect(heapFlags(DEFAULT_MEMORY_LIMIT)).toEqual(['--max-old-space-size=192', '--max-semi-space-size=8']);

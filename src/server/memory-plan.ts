@@ -36,7 +36,7 @@ export interface MemoryPlan {
 
 /**
  * Shares of a total T: leaf cache T/4 (its held dictionary pages another T/16, in the heap),
- * parse caches 3T/64, commit envelopes T/32, term cache and idempotency T/64 each, V8 old space
+ * parse caches 3T/64, commit envelopes T/32, term cache 3T/128, idempotency T/64, V8 old space
  * 3T/8 and the young generation 3 × T/64 (at most 3 × 16 MiB); the rest (≈ 1/3) is the process
  * itself: code, Node's native memory, request buffers, allocator slack. One loaded ledger per
  * 8 MiB of the total (64 at 512 MiB; at least 4).
@@ -46,7 +46,7 @@ export function memoryPlan(total: number): MemoryPlan {
   return {
     total,
     leafCacheBytes: part(1, 4),
-    termCacheBytes: part(1, 64),
+    termCacheBytes: part(3, 128),
     commitCacheBytes: part(1, 32),
     parseCacheBytes: part(3, 64),
     idempotencyCacheBytes: part(1, 64),
