@@ -144,6 +144,8 @@ export class TermDict {
    * may evict them while the call reads more pages, and its answers are decided with them.
    */
   private callFps: Map<string, Int32Array> | null = null;
+  /** Fingerprints of the keys the running resolveKeys looks for: a page read for its fingerprints that holds one is cached after all. */
+  private callWant: Set<number> | null = null;
   private resolving = 0;
   /** Key → id lookups that reached the pages (measurement). */
   readonly probes: DictProbeStats = { absent: 0, candidates: 0, pagesRead: 0 };
@@ -526,11 +528,11 @@ export class TermDict {
   /** Load the filters and candidate pages of keys, so idOfKey/internKey answer synchronously. */
   async resolveKeys(keys: Iterable<string>): Promise<void> {
     if (this.from === 0) return;
-    if (this.resolving++ === 0 && this.shared) this.callFps = new Map();
+    if (this.resolving++ === 0 && this.shared) { this.callFps = new Map(); this.callWant = new Set(); }
     try {
       await this.resolveKeysNow(keys);
     } finally {
-      if (--this.resolving === 0) this.callFps = null;
+      if (--this.resolving === 0) { this.callFps = null; this.callWant = null; }
     }
   }
 
@@ -554,6 +556,7 @@ export class TermDict {
       for (const key of todo) {
         keyHashes(key, this.h);
         fp = fingerprint(this.h);
+        this.callWant?.add(fp);
         this.slices.candidates(this.h, pages, note);
       }
       if (hold.size === 0 && probe.size === 0) break;
@@ -634,7 +637,15 @@ export class TermDict {
     return page;
   }
 
-  /** Read page k (once, however many ask) and learn its fingerprints; cache the decoded page when `cache`. */
+  /** True when a page's fingerprints hold one a running resolveKeys looks for (its page is about to be needed). */
+  private holdsWantedKey(fps: Int32Array): boolean {
+    const w = this.callWant;
+    if (!w || w.size === 0) return false;
+    for (let i = 0; i < fps.length; i++) if (w.has(fps[i]!)) return true;
+    return false;
+  }
+
+  /** Read page k (once, however many ask) and learn its fingerprints; cache the decoded page when `cache` (or a running resolveKeys wants it). */
   private fetchPage(k: number, cache = true): Promise<Page> {
     let p = this.loading.get(k);
     if (p) return p;
@@ -653,8 +664,9 @@ export class TermDict {
         if (keys.length < want) { if (this.base !== base) continue; throw internalError(`dictionary page ${k} holds ${keys.length} keys, expected ${want}`); }
         const kept = keys.length > want ? keys.slice(0, want) : keys;
         const page: Page = { keys: kept, used: this.clock, cid, bytes: pageBytes(kept) };
-        if (this.base === base) this.setFps(k, pageFingerprints(kept), cid);
-        if (cache) this.shared?.setObject(cid, page, page.bytes);
+        const fps = pageFingerprints(kept);
+        if (this.base === base) this.setFps(k, fps, cid);
+        if (cache || this.holdsWantedKey(fps)) this.shared?.setObject(cid, page, page.bytes);
         return page;
       }
     })().finally(() => this.loading.delete(k));
