@@ -270,7 +270,7 @@ export class TermDict {
     return true;
   }
 
-  /** Estimated bytes held: delta, filters and fingerprints (grow with terms), pages in use (bounded), the term cache (bounded). */
+  /** Estimated bytes held: delta, filters (grow with terms) and fingerprints when there is no shared cache, pages in use (bounded), the term cache (bounded). */
   memory(): { dictBytes: number; dictPageBytes: number; termCacheBytes: number; termCacheLimitBytes: number } {
     return {
       dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.fpBytes + (this.hits.size + this.oldHits.size) * 100 + this.absent.size * 64 + this.absentChars,
