@@ -25,6 +25,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { ROOT_DIR, labelledSubjects, log, parseArgs } from './measure.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -137,6 +138,11 @@ process.on('message', async (msg) => {
   }
   else if (msg.type === 'mix') process.send({ type: 'mix', ...(await inProcessMix(msg.reps)) });
   else if (msg.type === 'idle') { await conn.idle(); process.send({ type: 'idle' }); }
+  else if (msg.type === 'snapshot') {
+    // A heap snapshot (after full GCs, so it holds what the server retains) for bench/heap-diff.js.
+    for (let i = 0; i < 3; i++) { global.gc?.(); await new Promise((r) => setTimeout(r, 20)); }
+    process.send({ type: 'snapshot', file: writeHeapSnapshot(msg.file) });
+  }
   else if (msg.type === 'gc') {
     for (let i = 0; i < 3; i++) { global.gc?.(); await new Promise((r) => setTimeout(r, 20)); }
     process.send(mem());

@@ -17,7 +17,9 @@
  *            --node-args="--max-old-space-size=256" (the server process's V8 flags, replacing the
  *            launcher's heap sizing when they size the heap),
  *            --live (after each sample, force full GCs and record the live heap, ArrayBuffers and
- *            RSS too: what the server really retains, apart from V8's garbage headroom)
+ *            RSS too: what the server really retains, apart from V8's garbage headroom),
+ *            --snapshots (heap snapshots after a third of the run and at the end, in bench/out/,
+ *            for `node bench/heap-diff.js A B`: what the retained heap grew by, per kind of object)
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -30,6 +32,7 @@ const sampleSec = Number(args.sample ?? 10);
 const connections = Number(args.connections ?? 16);
 const writeShare = Number(args['write-share'] ?? 0.2);
 const live = args.live === true || args.live === 'true';
+const snapshots = args.snapshots === true || args.snapshots === 'true';
 
 const workerArgs = ['--stream-rows', '0'];
 if (args.data) workerArgs.push('--data', String(args.data));
@@ -129,6 +132,11 @@ try {
     const s = await sample(t0);
     samples.push(s);
     log(`soak: ${JSON.stringify(s)}`);
+    const first = done < duration / 3 && done + sampleSec >= duration / 3;
+    if (snapshots && (first || done + sampleSec >= duration)) {
+      const file = join(BENCH_DIR, 'out', `soak-heap-${s.sec}s-${s.commits}.heapsnapshot`);
+      log(`soak: heap snapshot ${(await ask({ type: 'snapshot', file })).file}`);
+    }
   }
   const afterGc = await ask({ type: 'gc' });
   worker.send({ type: 'stop' });

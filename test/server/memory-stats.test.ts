@@ -29,6 +29,7 @@ interface Report {
   leaf_cache: { bytes: number; leaves: number; limit_bytes: number };
   dict_pages_held: { bytes: number; limit_bytes: number };
   commit_cache: { bytes: number; limit_bytes: number };
+  root_headers: { bytes: number; headers: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
   ledgers: {
     ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number;
@@ -72,6 +73,11 @@ describe('GET /stats/memory', () => {
     expect(m.commit_cache.limit_bytes).toBe(16 * 1024 * 1024);
     expect(m.commit_cache.bytes).toBeGreaterThan(2 * 200);
     expect(m.commit_cache.bytes).toBeLessThan(2 * 500);
+    // Headers of the index roots written so far, each charged 512 + 88 bytes per dictionary blob, within 4 MiB.
+    expect(m.root_headers.limit_bytes).toBe(4 * 1024 * 1024);
+    expect(m.root_headers.headers).toBeGreaterThan(0);
+    expect(m.root_headers.bytes).toBeGreaterThanOrEqual(m.root_headers.headers * (512 + 2 * 88));
+    expect(m.root_headers.bytes).toBeLessThanOrEqual(m.root_headers.limit_bytes);
   });
 
   it('counts the new terms of a write as absent lookups that read no page', async () => {

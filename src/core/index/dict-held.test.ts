@@ -41,7 +41,8 @@ afterEach(() => { vi.useRealTimers(); });
 describe('paged TermDict memory', () => {
   it('interns many new keys under a small cache budget without holding a page, and reads each page at most once to reject keys', async () => {
     const { root, store } = await pagedDict();
-    const cache = new LeafCache(512 * 1024);
+    const BUDGET = 512 * 1024;
+    const cache = new LeafCache(BUDGET);
     const d = open(root, store, cache);
     const before = store.reads;
     const NEW = 20_000;
@@ -50,7 +51,7 @@ describe('paged TermDict memory', () => {
       await d.resolveKeys(keys);
       for (let i = 0; i < keys.length; i++) expect(d.internKey(keys[i]!)).toBe(N + b + i);
       expect(d.memory().dictPageBytes).toBe(0);
-      expect(cache.size.bytes).toBeLessThanOrEqual(512 * 1024);
+      expect(cache.size.bytes).toBeLessThanOrEqual(BUDGET);
     }
     expect(d.size).toBe(N + NEW);
     // Bloom false positives named candidate pages; the fingerprints rejected every one of them.
@@ -112,5 +113,46 @@ describe('paged TermDict memory', () => {
     // Ids of pages no longer held are still decoded (from the cache or the store).
     await d.ensureIds([[0], [N - 1]], 2);
     expect([d.key(0), d.key(N - 1)]).toEqual([key(0), key(N - 1)]);
+  });
+
+  it('keeps page fingerprints in the shared cache under its budget; after they are evicted lookups stay exact', async () => {
+    const { root, store } = await pagedDict();
+    // Fingerprints of all 48 pages take 48 × (4 KiB + 192) bytes; the cache holds about half of them.
+    const BUDGET = 100 * 1024;
+    const cache = new LeafCache(BUDGET);
+    const d = open(root, store, cache);
+    const filterBytes = d.memory().dictBytes;
+    const NEW = 3_000;
+    for (let b = 0; b < NEW; b += 500) {
+      const keys = Array.from({ length: 500 }, (_, i) => fresh(b + i));
+      await d.resolveKeys(keys);
+      for (let i = 0; i < keys.length; i++) expect(d.internKey(keys[i]!)).toBe(N + b + i);
+      expect(cache.size.bytes).toBeLessThanOrEqual(BUDGET);
+    }
+    // The fingerprints are the cache's, not the dictionary's: the same work on a dictionary without
+    // a shared cache counts exactly 4 bytes per key of every page it learned them for on top.
+    const own = new TermDict();
+    own.attachBase(root, { get: async (c) => store.blobs.get(c)! }, null);
+    expect(own.memory().dictBytes).toBe(filterBytes);
+    for (let b = 0; b < NEW; b += 500) {
+      const keys = Array.from({ length: 500 }, (_, i) => fresh(b + i));
+      await own.resolveKeys(keys);
+      for (const k of keys) own.internKey(k);
+    }
+    const extra = own.memory().dictBytes - d.memory().dictBytes;
+    expect(extra).toBeGreaterThan(0);
+    expect(extra % (PAGE_IDS * 4)).toBe(0);
+    // Push every fingerprint out of the cache; keys in pages and absent keys are still answered exactly.
+    for (let i = 0; i < 8; i++) cache.setObject(`filler-${i}`, {}, BUDGET / 4);
+    const reads = store.reads;
+    await d.resolveKeys([key(7), key(40 * PAGE_IDS + 3), fresh(NEW + 5)]);
+    expect(store.reads).toBeGreaterThan(reads);
+    expect([d.idOfKey(key(7)), d.idOfKey(key(40 * PAGE_IDS + 3)), d.idOfKey(fresh(NEW + 5))]).toEqual([7, 40 * PAGE_IDS + 3, undefined]);
+    expect(d.internKey(fresh(NEW + 5))).toBe(N + NEW);
+    expect(d.internKey(fresh(0))).toBe(N);
+    // A synchronous lookup that needs an evicted fingerprint misses (DictMiss) and resolves, never answers wrongly.
+    for (let i = 0; i < 8; i++) cache.setObject(`filler2-${i}`, {}, BUDGET / 4);
+    expect(await d.lookupKey(key(20 * PAGE_IDS + 9))).toBe(20 * PAGE_IDS + 9);
+    expect(await d.lookupKey(fresh(NEW + 77))).toBeUndefined();
   });
 });

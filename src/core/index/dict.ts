@@ -95,6 +95,10 @@ const ABSENT_KEYS = 16_384;
 const ABSENT_CHARS = 4 * 1024 * 1024;
 /** Most page lookups remembered (≈ 100 bytes each). */
 const HIT_KEYS = 16_384;
+/** Bytes charged for a fingerprint entry of the shared cache besides its array (object, map entry, key). */
+const FP_ENTRY_BYTES = 192;
+/** The shared-cache key of a page's fingerprints. */
+const fpKey = (cid: string): string => 'fp:' + cid;
 
 /**
  * A flat copy of a key. Keys arrive concatenated (termKey) or sliced out of a parsed document, and
@@ -127,9 +131,22 @@ export class TermDict {
   private shared: DictObjectCache | null = null;
   /** Pages used within the grace window, by page number (bounded in bytes with the other dictionaries of the cache). */
   private readonly recent = new HeldPages(new HoldBound(DEFAULT_DICT_HOLD_BYTES));
-  /** Fingerprints of the keys of each base page seen so far (dict-held.ts): 4 bytes per key. */
+  /**
+   * Fingerprints of the keys of each base page seen so far (dict-held.ts): 4 bytes per key. With a
+   * shared cache they live in it (under `fp:<page cid>`, charged their bytes), so they share its
+   * budget and are evicted like pages; a candidate page whose fingerprints were evicted is read
+   * again to reject a key. Without one (a dictionary of its own), here by page number.
+   */
   private fps: (Int32Array | undefined)[] = [];
   private fpBytes = 0;
+  /**
+   * Fingerprints learned while resolveKeys runs (by page CID), kept until it ends: the shared cache
+   * may evict them while the call reads more pages, and its answers are decided with them.
+   */
+  private callFps: Map<string, Int32Array> | null = null;
+  /** Fingerprints of the keys the running resolveKeys looks for: a page read for its fingerprints that holds one is cached after all. */
+  private callWant: Set<number> | null = null;
+  private resolving = 0;
   /** Key → id lookups that reached the pages (measurement). */
   readonly probes: DictProbeStats = { absent: 0, candidates: 0, pagesRead: 0 };
   private readonly loading = new Map<number, Promise<Page>>();
@@ -178,6 +195,7 @@ export class TermDict {
     this.absentChars = 0;
     this.src = src;
     this.shared = shared;
+    if (shared) { this.fps = []; this.fpBytes = 0; } // fingerprints live in the shared cache from now on
     if (shared?.holdBound) this.recent.useBound(shared.holdBound);
     const S = root.size, pages = root.pages.length;
     if (this.size === 0) {
@@ -223,10 +241,10 @@ export class TermDict {
         const have = this.recent.get(k);
         if (have && start + have.keys.length === oldFrom) keys = have.keys.concat(this.keys.slice(0, end - oldFrom));
       }
-      if (!keys) { this.recent.delete(k); this.setFps(k, undefined); continue; }
+      if (!keys) { this.recent.delete(k); this.setFps(k, undefined, root.pages[k]); continue; }
       const page: Page = { keys, used: this.clock, cid: root.pages[k]!, bytes: pageBytes(keys) };
       this.recent.set(k, page);
-      this.setFps(k, pageFingerprints(keys));
+      this.setFps(k, pageFingerprints(keys), page.cid);
       this.shared?.setObject(page.cid, page, page.bytes);
     }
     // A large delta (a bulk load) just made many pages at once: keep the held ones within their
@@ -255,7 +273,7 @@ export class TermDict {
     return true;
   }
 
-  /** Estimated bytes held: delta, filters and fingerprints (grow with terms), pages in use (bounded), the term cache (bounded). */
+  /** Estimated bytes held: delta, filters (grow with terms) and fingerprints when there is no shared cache, pages in use (bounded), the term cache (bounded). */
   memory(): { dictBytes: number; dictPageBytes: number; termCacheBytes: number; termCacheLimitBytes: number } {
     return {
       dictBytes: this.keyChars + this.keys.length * DICT_ENTRY_OVERHEAD_BYTES + this.slices.byteLength + this.fpBytes + (this.hits.size + this.oldHits.size) * 100 + this.absent.size * 64 + this.absentChars,
@@ -285,14 +303,30 @@ export class TermDict {
     return cid !== undefined ? this.shared?.getObject(cid) as Page | undefined : undefined;
   }
 
-  private setFps(k: number, f: Int32Array | undefined): void {
+  private setFps(k: number, f: Int32Array | undefined, cid = this.base?.pages[k]): void {
+    if (this.shared) {
+      // Under the page's CID: a page rewritten by a newer root has a new one, so nothing goes stale.
+      if (f && cid !== undefined) {
+        this.shared.setObject(fpKey(cid), { fps: f }, f.byteLength + FP_ENTRY_BYTES);
+        this.callFps?.set(cid, f);
+      }
+      return;
+    }
     this.fpBytes += (f?.byteLength ?? 0) - (this.fps[k]?.byteLength ?? 0);
     this.fps[k] = f;
   }
 
+  /** Page k's fingerprints if known (in the shared cache, or here). */
+  private knownFps(k: number): Int32Array | undefined {
+    if (!this.shared) return this.fps[k];
+    const cid = this.base?.pages[k];
+    if (cid === undefined) return undefined;
+    return this.callFps?.get(cid) ?? (this.shared.getObject(fpKey(cid)) as { fps: Int32Array } | undefined)?.fps;
+  }
+
   /** Page k's fingerprints, taken from the page when not known yet (undefined: unknown and the page is not resident). */
   private fpsOf(k: number): Int32Array | undefined {
-    let f = this.fps[k];
+    let f = this.knownFps(k);
     if (f === undefined) {
       const p = this.peek(k);
       if (p === undefined) return undefined;
@@ -514,6 +548,15 @@ export class TermDict {
   /** Load the filters and candidate pages of keys, so idOfKey/internKey answer synchronously. */
   async resolveKeys(keys: Iterable<string>): Promise<void> {
     if (this.from === 0) return;
+    if (this.resolving++ === 0 && this.shared) { this.callFps = new Map(); this.callWant = new Set(); }
+    try {
+      await this.resolveKeysNow(keys);
+    } finally {
+      if (--this.resolving === 0) { this.callFps = null; this.callWant = null; }
+    }
+  }
+
+  private async resolveKeysNow(keys: Iterable<string>): Promise<void> {
     this.tick();
     if (!this.filtersReady()) await this.loadFilters();
     const todo: string[] = [];
@@ -533,10 +576,13 @@ export class TermDict {
       for (const key of todo) {
         keyHashes(key, this.h);
         fp = fingerprint(this.h);
+        this.callWant?.add(fp);
         this.slices.candidates(this.h, pages, note);
       }
       if (hold.size === 0 && probe.size === 0) break;
-      await Promise.all([...[...hold].map((k) => this.loadPage(k, true)), ...[...probe].map((k) => this.loadPage(k, false))]);
+      // A page read only for its fingerprints is not cached: it would push out leaves and the
+      // fingerprints themselves, and its keys are needed again only if a key turns out to be in it.
+      await Promise.all([...[...hold].map((k) => this.loadPage(k, true)), ...[...probe].map((k) => this.fetchPage(k, false))]);
       // Learning fingerprints may name pages to hold: one more pass (more only when a newer root came meanwhile).
       if (probe.size === 0 || pass > 100) break;
     }
@@ -611,7 +657,16 @@ export class TermDict {
     return page;
   }
 
-  private fetchPage(k: number): Promise<Page> {
+  /** True when a page's fingerprints hold one a running resolveKeys looks for (its page is about to be needed). */
+  private holdsWantedKey(fps: Int32Array): boolean {
+    const w = this.callWant;
+    if (!w || w.size === 0) return false;
+    for (let i = 0; i < fps.length; i++) if (w.has(fps[i]!)) return true;
+    return false;
+  }
+
+  /** Read page k (once, however many ask) and learn its fingerprints; cache the decoded page when `cache` (or a running resolveKeys wants it). */
+  private fetchPage(k: number, cache = true): Promise<Page> {
     let p = this.loading.get(k);
     if (p) return p;
     p = (async () => {
@@ -629,8 +684,9 @@ export class TermDict {
         if (keys.length < want) { if (this.base !== base) continue; throw internalError(`dictionary page ${k} holds ${keys.length} keys, expected ${want}`); }
         const kept = keys.length > want ? keys.slice(0, want) : keys;
         const page: Page = { keys: kept, used: this.clock, cid, bytes: pageBytes(kept) };
-        if (this.base === base) this.setFps(k, pageFingerprints(kept));
-        this.shared?.setObject(cid, page, page.bytes);
+        const fps = pageFingerprints(kept);
+        if (this.base === base) this.setFps(k, fps, cid);
+        if (cache || this.holdsWantedKey(fps)) this.shared?.setObject(cid, page, page.bytes);
         return page;
       }
     })().finally(() => this.loading.delete(k));

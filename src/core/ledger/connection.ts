@@ -2,6 +2,7 @@
  * Connection: ledgers over one ContentStore + NameService — create, drop, exists, list, load (with
  * a cache of loaded ledgers), snapshots by ledger reference, writes and background indexing.
  */
+import { ROOT_HEADER_BYTES, rootHeaderCacheSize } from '../index/root-headers.js';
 import type { FederationOptions } from '../query/federation/service.js';
 import { ledgerExists, notFound } from '../errors.js';
 import { DEFAULT_LEAF_CACHE_BYTES, LeafCache } from '../index/tree.js';
@@ -66,6 +67,8 @@ export interface MemoryReport {
   /** Dictionary pages held for their grace window by every loaded ledger, against their bound (a quarter of the leaf cache's). */
   dict_pages_held: { bytes: number; limit_bytes: number };
   term_cache_limit_bytes_per_ledger: number;
+  /** Index-root headers cached for root-chain walks (fork, index GC), against their fixed bound (root-headers.ts). */
+  root_headers: { bytes: number; headers: number; limit_bytes: number };
   ledgers: {
     ledger: string; terms: number; dict_bytes: number; dict_page_bytes: number; term_cache_bytes: number; novelty_bytes: number; novelty_encoded_bytes: number;
     /** Key → id lookups of keys not in the pages: the Bloom filters' candidate pages for them, and the pages read anyway (fingerprints matched or unknown). */
@@ -392,7 +395,8 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
       leaf_cache: { bytes: leaf.bytes, leaves: leaf.leaves, limit_bytes: this.leafCache.maxBytes },
       commit_cache: { bytes: this.envelopes.cachedBytes, limit_bytes: this.envelopes.maxBytes },
       dict_pages_held: { bytes: this.leafCache.holdBound.bytes(), limit_bytes: this.leafCache.holdBound.max },
-      term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes, ledgers };
+      term_cache_limit_bytes_per_ledger: this.opts.termCacheBytes,
+      root_headers: { ...rootHeaderCacheSize(), limit_bytes: ROOT_HEADER_BYTES }, ledgers };
   }
 
   /** Forget a loaded ledger (its head moved off its first-parent chain); the next use loads it afresh. */
