@@ -86,17 +86,27 @@ async function idTableRows(ids: IdSolutions, fmt: Formatter, cache: IdCells, slo
   const out: unknown[] = [];
   const { width, unbound } = ids;
   const n = slots.length;
+  const cellAt = (rows: Int32Array, at: number, s: number): unknown => {
+    const id = s < 0 ? unbound : rows[at + s]!;
+    return id === unbound ? null : idCell(id, ids, fmt, cache);
+  };
+  // Rows are array literals (or filled by push): packed arrays, which JSON.stringify writes on its
+  // fast path (a holey `new Array(n)` goes element by element through the slow one), and literals
+  // of their exact size (an empty array's first push reserves 17 elements).
+  const [s0, s1, s2, s3] = slots as [number, number, number, number];
   for await (const b of ids.batches) {
     const rows = b.rows;
     for (let r = 0, at = 0; r < b.n; r++, at += width) {
-      // Filled by push, so the array stays packed: JSON.stringify writes holey arrays element by element through the slow path.
-      const cells: unknown[] = [];
-      for (let i = 0; i < n; i++) {
-        const s = slots[i]!;
-        const id = s < 0 ? unbound : rows[at + s]!;
-        cells.push(id === unbound ? null : idCell(id, ids, fmt, cache));
+      switch (n) {
+        case 2: out.push([cellAt(rows, at, s0), cellAt(rows, at, s1)]); break;
+        case 3: out.push([cellAt(rows, at, s0), cellAt(rows, at, s1), cellAt(rows, at, s2)]); break;
+        case 4: out.push([cellAt(rows, at, s0), cellAt(rows, at, s1), cellAt(rows, at, s2), cellAt(rows, at, s3)]); break;
+        default: {
+          const cells: unknown[] = [];
+          for (let i = 0; i < n; i++) cells.push(cellAt(rows, at, slots[i]!));
+          out.push(cells);
+        }
       }
-      out.push(cells);
     }
   }
   return out;
