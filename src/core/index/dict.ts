@@ -509,6 +509,12 @@ export class TermDict {
     return text;
   }
   private deriver: ((t: Term) => string) | null = null;
+  /**
+   * The identity of what ids mean in this dictionary, for caches outside it keyed by id (JSON-LD
+   * result cells): replaced when `truncate` frees ids that may later name other terms.
+   */
+  get space(): object { return this.idSpace; }
+  private idSpace: object = {};
   /** 0 IRI, 1 blank node, 2 literal. */
   kind(id: number): 0 | 1 | 2 { return keyKind(this.key(id)); }
 
@@ -707,6 +713,7 @@ export class TermDict {
       this.ids.delete(this.keys[i]!);
       this.keyChars -= this.keys[i]!.length;
     }
+    if (size < this.size) this.idSpace = {};
     this.keys.length = size - this.from;
     this.termCache.dropFrom(size);
   }

@@ -219,6 +219,9 @@ function idSolutions(p: Prepared, variables: string[]): IdSolutions {
     unbound: UNBOUND,
     batches: idBatches(p),
     text: (id, derive) => ids.text(id, derive),
+    term: (id) => ids.term(id),
+    space: ids.dict.space,
+    computed: OVERFLOW_BASE,
   };
 }
 

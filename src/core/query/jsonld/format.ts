@@ -4,6 +4,7 @@
  * effective context (§2.3).
  */
 import type { ActiveContext } from '../../rdf/jsonld-context.js';
+import { IdCells } from './id-cells.js';
 import { INTEGER_TYPES } from '../../rdf/datatypes.js';
 import type { Term } from '../../rdf/terms.js';
 import { rdf, xsd } from '../../rdf/vocab.js';
@@ -24,6 +25,11 @@ export interface Formatter {
   id(t: Term): string;
   /** An IRI in property-key / `@type` / datatype position (terms, prefixes, then `@vocab`). */
   vocab(iri: string): string;
+  /**
+   * `cell` results by stored term id for the ids of `space` (the `json` form only: typed-json
+   * cells are objects, never kept); undefined in typed-json.
+   */
+  cellsFor?(space: object): IdCells;
 }
 
 /**
@@ -115,8 +121,12 @@ function makeFormatter(ctx: ActiveContext, format: OutputFormat): Formatter {
     if (!t.language && t.datatype.value === xsd.string) return t.value;
     return scalars.get(t) ?? plain(t);
   };
+  // One cache, of the last id space asked for: another space's query starts a new one (the old
+  // one lives on only in queries still shaping with it), so the bound is one cache per context.
+  let cells: IdCells | undefined;
+  const cellsFor = (space: object): IdCells => (cells?.space === space ? cells : (cells = new IdCells(space)));
   return {
-    format, ctx, id, vocab, valueObject, cell,
+    format, ctx, id, vocab, valueObject, cell, cellsFor,
     nodeValue: (t) => (t.termType === 'Literal' ? plain(t) : { '@id': id(t) }),
   };
 }

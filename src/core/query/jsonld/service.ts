@@ -23,7 +23,7 @@ import { EventView, bindEventFunctions, usesEventFunctions } from './history.js'
 import { type PolicyInputs, type Tracking, parseQueryOpts } from './opts.js';
 import { type ParsedQuery, effectiveContext, isHistoryBody, parseQuery } from './parse.js';
 import { type CompiledSelect, compileSelect } from './query.js';
-import { type Collected, batchesOf, collectValues, shapeRows } from './shape.js';
+import { type Collected, batchesOf, collectValues, shapeIdRows, shapeRows } from './shape.js';
 import { isObject } from './util.js';
 import { WhereCompiler } from './where.js';
 import { checkJsonTextDepth, checkJsonValueDepth } from '../../json-depth.js';
@@ -88,7 +88,7 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
       })
       : undefined;
     const r = selectResult(await run.execute({ form: 'select', op: c.op, variables: c.projected }));
-    const shaped = await shapeRows(c, batchesOf(r.rows, r.batches), fmt, crawler, collected);
+    const shaped = await (shapeIdRows(c, r.ids, fmt) ?? shapeRows(c, batchesOf(r.rows, r.batches), fmt, crawler, collected));
     result = q.form === 'selectOne' ? shaped[0] ?? null : shaped;
   }
   if (req.agent) result = agentJson(result, q.contextJson, req.agent.maxBytes, q.query.offset);

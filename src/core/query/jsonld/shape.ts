@@ -6,7 +6,8 @@
 import type { Term } from '../../rdf/terms.js';
 import { termKey } from '../../rdf/terms.js';
 import { doubleLiteral, numericToNumber, numericValue } from '../../rdf/values.js';
-import type { Binding } from '../results/types.js';
+import type { Binding, IdSolutions } from '../results/types.js';
+import type { IdCells } from './id-cells.js';
 import type { Crawler } from './crawl.js';
 import type { Formatter } from './format.js';
 import type { Column, CompiledSelect, StatName } from './query.js';
@@ -48,6 +49,102 @@ export function shapeRows(c: CompiledSelect, batches: AsyncIterable<Binding[]>, 
   return shapedRows(c, batches, fmt, crawler, collected, keyed);
 }
 
+/** Whether shapeIdRows may be used (tests turn it off to compare the id path with the row path). */
+let idShaping = true;
+/** Turn shaping from term ids on or off (for tests comparing the two paths; on by default). */
+export function setIdShaping(on: boolean): void { idShaping = on; }
+
+/**
+ * Shape a select from the engine's term-id solutions, when its shape allows (`json` form; variables
+ * only or `"*"`): each stored term's cell comes from the formatter's id cache, so repeated terms
+ * are neither decoded nor shaped again. Undefined when the query needs the row path; the result
+ * is then untouched and the caller reads its rows.
+ */
+export function shapeIdRows(c: CompiledSelect, ids: IdSolutions | undefined, fmt: Formatter): Promise<unknown[]> | undefined {
+  if (!idShaping || ids === undefined || fmt.cellsFor === undefined) return undefined;
+  const cache = fmt.cellsFor(ids.space);
+  const slotOf = (name: string): number => { const i = c.projected.indexOf(name); return i < 0 ? -1 : ids.slots[i]!; };
+  if (c.wildcard) return idWildcardRows(ids, fmt, cache, c.projected.map(slotOf), c.projected.map((v) => '?' + v));
+  if (!c.varNames) return undefined;
+  const slots = c.varNames.map(slotOf);
+  return c.flat ? idFlatRows(ids, fmt, cache, slots[0]!) : idTableRows(ids, fmt, cache, slots);
+}
+
+/** The cell of a bound id: a stored term's from the cache (shaped and kept on a miss), a computed term's shaped anew. */
+function idCell(id: number, ids: IdSolutions, fmt: Formatter, cache: IdCells): unknown {
+  if (id >= ids.computed) return fmt.cell(ids.term(id));
+  let cell = cache.get(id);
+  if (cell === undefined) {
+    cell = fmt.cell(ids.term(id));
+    cache.put(id, cell);
+  }
+  return cell;
+}
+
+/** Variables only, from ids: an array of values per row. */
+async function idTableRows(ids: IdSolutions, fmt: Formatter, cache: IdCells, slots: number[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const { width, unbound } = ids;
+  const n = slots.length;
+  const cellAt = (rows: Int32Array, at: number, s: number): unknown => {
+    const id = s < 0 ? unbound : rows[at + s]!;
+    return id === unbound ? null : idCell(id, ids, fmt, cache);
+  };
+  // Rows are array literals (or filled by push): packed arrays, which JSON.stringify writes on its
+  // fast path (a holey `new Array(n)` goes element by element through the slow one), and literals
+  // of their exact size (an empty array's first push reserves 17 elements).
+  const [s0, s1, s2, s3] = slots as [number, number, number, number];
+  for await (const b of ids.batches) {
+    const rows = b.rows;
+    for (let r = 0, at = 0; r < b.n; r++, at += width) {
+      switch (n) {
+        case 2: out.push([cellAt(rows, at, s0), cellAt(rows, at, s1)]); break;
+        case 3: out.push([cellAt(rows, at, s0), cellAt(rows, at, s1), cellAt(rows, at, s2)]); break;
+        case 4: out.push([cellAt(rows, at, s0), cellAt(rows, at, s1), cellAt(rows, at, s2), cellAt(rows, at, s3)]); break;
+        default: {
+          const cells: unknown[] = [];
+          for (let i = 0; i < n; i++) cells.push(cellAt(rows, at, slots[i]!));
+          out.push(cells);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** One variable selected bare, from ids: a value per row. */
+async function idFlatRows(ids: IdSolutions, fmt: Formatter, cache: IdCells, slot: number): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const { width, unbound } = ids;
+  for await (const b of ids.batches) {
+    const rows = b.rows;
+    for (let r = 0, at = 0; r < b.n; r++, at += width) {
+      const id = slot < 0 ? unbound : rows[at + slot]!;
+      out.push(id === unbound ? null : idCell(id, ids, fmt, cache));
+    }
+  }
+  return out;
+}
+
+/** `"*"` from ids: an object per row keyed by `?var`, unbound variables left out. */
+async function idWildcardRows(ids: IdSolutions, fmt: Formatter, cache: IdCells, slots: number[], keys: string[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const { width, unbound } = ids;
+  for await (const b of ids.batches) {
+    const rows = b.rows;
+    for (let r = 0, at = 0; r < b.n; r++, at += width) {
+      const o: Record<string, unknown> = {};
+      for (let i = 0; i < slots.length; i++) {
+        const s = slots[i]!;
+        const id = s < 0 ? unbound : rows[at + s]!;
+        if (id !== unbound) o[keys[i]!] = idCell(id, ids, fmt, cache);
+      }
+      out.push(o);
+    }
+  }
+  return out;
+}
+
 /** The solutions of a select result a batch at a time (single-row batches when it offers only rows). */
 export function batchesOf(rows: AsyncIterable<Binding>, batches: AsyncIterable<Binding[]> | undefined): AsyncIterable<Binding[]> {
   return batches ?? (async function* () { for await (const row of rows) yield [row]; })();
@@ -82,8 +179,8 @@ async function tableRows(batches: AsyncIterable<Binding[]>, fmt: Formatter, name
   for await (const rows of batches) {
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
-      const cells = new Array<unknown>(width);
-      for (let i = 0; i < width; i++) cells[i] = fmt.cell(row[names[i]!]);
+      const cells: unknown[] = []; // packed (see idTableRows)
+      for (let i = 0; i < width; i++) cells.push(fmt.cell(row[names[i]!]));
       out.push(cells);
     }
   }

@@ -15,8 +15,20 @@ const SCHEMES = new Set([
 
 const COMPACT = /^([A-Za-z][A-Za-z0-9_.-]*):(.*)$/s;
 
+/**
+ * Strict views by context: one per processed context, so the queries parsed under it share it, and
+ * with it their formatter and its result-cell cache (format.ts), which the parse cache bounds.
+ */
+const stricts = new WeakMap<ActiveContext, ActiveContext>();
+
 /** The context, with IRI expansion that refuses an undefined prefix (the original stays usable through `expandLenient`). */
 export function strictContext(ctx: ActiveContext): ActiveContext {
+  let strict = stricts.get(ctx);
+  if (strict === undefined) stricts.set(ctx, strict = makeStrict(ctx));
+  return strict;
+}
+
+function makeStrict(ctx: ActiveContext): ActiveContext {
   const strict = Object.create(ctx) as ActiveContext;
   strict.expandIri = (s: string, vocab: boolean): string => {
     const out = ActiveContext.prototype.expandIri.call(strict, s, vocab);

@@ -28,6 +28,15 @@ export interface IdSolutions {
   batches: AsyncIterable<{ n: number; rows: Int32Array }>;
   /** A text derived from the term of an id, cached per stored term (serialisers' per-term fragments). */
   text(id: number, derive: (t: Term) => string): string;
+  /** The term of an id. */
+  term(id: number): Term;
+  /**
+   * The identity of what stored ids mean: while two results have the same `space`, an id below
+   * `computed` names the same term in both, so a consumer may cache what it derives per id.
+   */
+  space: object;
+  /** Ids from here on name terms computed by this query (BIND, VALUES, aggregates): never cache them beyond it. */
+  computed: number;
 }
 
 /** Drain a result's rows into an array (tests, buffered responses). */
