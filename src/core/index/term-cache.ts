@@ -9,6 +9,7 @@
  * evicted with the term; those texts are bounded by `maxTextChars` in total.
  */
 import type { Term } from '../rdf/terms.js';
+import { setBase, wayOf } from '../util/set-assoc.js';
 
 /** Ways per set. */
 export const TERM_CACHE_WAYS = 4;
@@ -38,19 +39,14 @@ export class TermCache {
   /** The cached term of `id`, or undefined. `dictSize` lets the cache grow with the dictionary. */
   get(id: number, dictSize: number): Term | undefined {
     if (id >= this.sizedFor && this.ids.length < this.maxSlots) this.grow(dictSize);
-    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
-    const ids = this.ids;
-    if (ids[b] === id) return this.terms[b];
-    if (ids[b + 1] === id) return this.terms[b + 1];
-    if (ids[b + 2] === id) return this.terms[b + 2];
-    if (ids[b + 3] === id) return this.terms[b + 3];
-    return undefined;
+    const i = wayOf(this.ids, setBase(id, this.shift), id);
+    return i < 0 ? undefined : this.terms[i];
   }
 
   /** Cache the term of `id` (call after a `get` miss for the same id). */
   put(id: number, t: Term): void {
     if (this.ids.length === 0) return;
-    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
+    const b = setBase(id, this.shift);
     const ids = this.ids, terms = this.terms, texts = this.texts;
     const evicted = texts[b + 3];
     if (evicted !== undefined) this.textChars -= evicted.length;
@@ -78,14 +74,7 @@ export class TermCache {
   get textLength(): number { return this.textChars; }
 
   private slotOf(id: number): number {
-    if (this.ids.length === 0) return -1;
-    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
-    const ids = this.ids;
-    if (ids[b] === id) return b;
-    if (ids[b + 1] === id) return b + 1;
-    if (ids[b + 2] === id) return b + 2;
-    if (ids[b + 3] === id) return b + 3;
-    return -1;
+    return this.ids.length === 0 ? -1 : wayOf(this.ids, setBase(id, this.shift), id);
   }
 
   /** Forget every id >= size (the dictionary was truncated). */

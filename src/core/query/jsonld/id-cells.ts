@@ -7,6 +7,8 @@
  * (another ledger's dictionary, or ids freed by an undone write).
  */
 
+import { setBase, wayOf } from '../../util/set-assoc.js';
+
 /** Slots of one cache (4 ways per set; allocated on first use). C6 of bench/jsonld.js (about 7,400 distinct terms) missed 30% at 8,192 slots, 2.4% at 16,384. */
 export const ID_CELL_SLOTS = 16384;
 /** Bytes charged per slot: the id and the reference (12), and a cell: a compacted IRI string of about 40 characters, a shared literal value or a number. */
@@ -37,13 +39,8 @@ export class IdCells {
 
   /** The cell of `id`, or undefined. */
   get(id: number): unknown {
-    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
-    const ids = this.ids;
-    if (ids[b] === id) return this.cells[b];
-    if (ids[b + 1] === id) return this.cells[b + 1];
-    if (ids[b + 2] === id) return this.cells[b + 2];
-    if (ids[b + 3] === id) return this.cells[b + 3];
-    return undefined;
+    const i = wayOf(this.ids, setBase(id, this.shift), id);
+    return i < 0 ? undefined : this.cells[i];
   }
 
   /** Keep the cell of `id` (after a `get` miss) when it is immutable and small; the set's oldest entry makes room. */
@@ -51,12 +48,12 @@ export class IdCells {
     const kind = typeof cell;
     if (kind !== 'string' && kind !== 'number' && kind !== 'boolean') return;
     if (kind === 'string' && (cell as string).length > MAX_CELL_CHARS) return;
-    if (this.ids[((Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS) + 3] !== -1 && ++this.evictions > this.ids.length >> 1 && this.ids.length < ID_CELL_SLOTS) this.grow();
+    if (this.ids[setBase(id, this.shift) + 3] !== -1 && ++this.evictions > this.ids.length >> 1 && this.ids.length < ID_CELL_SLOTS) this.grow();
     this.insert(id, cell);
   }
 
   private insert(id: number, cell: unknown): void {
-    const b = (Math.imul(id, 0x9e3779b1) >>> this.shift) << LOG_WAYS;
+    const b = setBase(id, this.shift);
     const ids = this.ids, cells = this.cells;
     ids[b + 3] = ids[b + 2]!; cells[b + 3] = cells[b + 2];
     ids[b + 2] = ids[b + 1]!; cells[b + 2] = cells[b + 1];
