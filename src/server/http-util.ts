@@ -9,7 +9,7 @@ import {
   badRequest, isLedgraphError, jsonParseError, LedgraphError, payloadTooLarge, unsupportedMediaType,
 } from '../core/errors.js';
 import { parseJsonWithinLimits } from '../core/json-depth.js';
-import type { AppEnv } from './app.js';
+import type { AppEnv } from './app-env.js';
 import { memoryGuard } from './memory-guard.js';
 import { chooseMediaType } from './negotiate.js';
 

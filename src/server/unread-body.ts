@@ -20,13 +20,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
+import { SMALL_BODY_BYTES } from './http-util.js';
 
 /**
  * Largest declared body whose unread rest is discarded on a kept-alive connection: a body this
  * small is in the socket buffers once the client has sent it, so discarding it is immediate.
- * (64 KiB, as http-util.ts SMALL_BODY_BYTES; not imported: http-util.ts depends on app.ts.)
  */
-export const DISCARD_MAX_BYTES = 64 * 1024;
+export const DISCARD_MAX_BYTES = SMALL_BODY_BYTES;
 
 /** How long a `Connection: close` answer's connection keeps discarding what the client still sends. */
 export const LINGER_MS = 5_000;
