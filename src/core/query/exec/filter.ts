@@ -65,7 +65,8 @@ export class FilterNode implements PNode {
 }
 
 /** One BIND of an extend chain. */
-export interface Bind { slot: number; fn: ExprFn; text: string }
+/** One bound expression; `src` is the slot of the variable when the expression is a plain variable (else -1). */
+export interface Bind { slot: number; fn: ExprFn; text: string; src: number }
 
 /**
  * BIND / select expressions. A chain of them runs as one node so that every expression of a
@@ -92,10 +93,17 @@ export class ExtendNode implements PNode {
         f.r = r;
         this.fctx.nextSolution();
         for (const bind of this.binds) {
-          const t = tryEval(bind.fn, f);
-          if (t === undefined) continue;
           let id: number;
-          try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
+          if (bind.src >= 0) {
+            // `(?x AS ?y)`: the id is the term's id already; decoding and re-interning it (a key
+            // string per row) was most of what a select expression over an aggregate allocated.
+            id = out.rows[at + bind.src]!;
+            if (id === UNBOUND) continue;
+          } else {
+            const t = tryEval(bind.fn, f);
+            if (t === undefined) continue;
+            try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
+          }
           const cur = out.rows[at + bind.slot]!;
           // A seeded row may already bind the variable: join semantics keep it only when equal.
           if (cur !== UNBOUND && cur !== id) { out.pop(); continue rows; }

@@ -76,6 +76,14 @@ describe('grouping and aggregates', () => {
     expect(await q('SELECT (SUM(?v) AS ?s) (AVG(?v) AS ?a) { :a :d ?v FILTER(datatype(?v) = <http://www.w3.org/2001/XMLSchema#double>) }')).toEqual(['1.002E2 5.01E1']);
     expect(await q('SELECT (SUM(?v) AS ?s) (AVG(?v) AS ?a) { :b :d ?v }')).toEqual(['8.5 4.25']);
   });
+  it('a count shared by several groups is one term; GROUP_CONCAT of nothing is the empty string', async () => {
+    expect(await rows('SELECT ?c (COUNT(?o) AS ?n) (?n AS ?m) (SAMPLE(?n) AS ?s) { ?o :cust ?c } GROUP BY ?c HAVING (COUNT(?o) = 2)')).toEqual([':c1 2 2 -', ':c2 2 2 -']);
+    expect(await rows('SELECT (GROUP_CONCAT(?t) AS ?g) (COUNT(?t) AS ?n) { ?o :none ?t }')).toEqual([' 0']);
+  });
+  it('a select expression that is a plain variable copies it, unbound or bound', async () => {
+    expect(await rows('SELECT ?o (?t AS ?u) (?u AS ?v) { ?o :cust ?c OPTIONAL { ?o :total ?t } }')).toEqual([':o1 10 10', ':o2 20 20', ':o3 5 5', ':o4 x x', ':o5 - -']);
+    expect(await rows('SELECT ?o ?c { ?o :cust ?c BIND(?c AS ?d) FILTER(?d = :c2) }')).toEqual([':o3 :c2', ':o4 :c2']);
+  });
   it('joins a grouped subquery with the outer pattern', async () => {
     expect(await rows('SELECT ?o ?n { ?o :cust ?c { SELECT ?c (COUNT(*) AS ?n) { ?x :cust ?c } GROUP BY ?c } } ')).toEqual([':o1 2', ':o2 2', ':o3 2', ':o4 2', ':o5 1']);
   });

@@ -59,7 +59,8 @@ class Acc {
   fast = 0;
   fnum = 0;
   error = false;
-  parts: string[] = [];
+  /** GROUP_CONCAT's parts, made on its first input (one array less per group of the other aggregates). */
+  parts: string[] | undefined;
   seen: Set<number | string> | undefined;
   /** MIN/MAX/SAMPLE over a plain variable: the id of `value`, so the result needs no re-interning. */
   valueId: number | undefined;
@@ -115,7 +116,7 @@ class Acc {
         case 'sample': this.value ??= t; break;
         case 'group_concat':
           if (t.termType === 'BlankNode') { this.error = true; return; }
-          this.parts.push(t.value);
+          (this.parts ??= []).push(t.value);
           break;
       }
     } catch (e) {
@@ -134,7 +135,7 @@ class Acc {
         if (this.count === 0 || this.sum === undefined) return ZERO;
         try { return numericLiteral(arithmetic('/', this.sum, { kind: 'integer', big: BigInt(this.count) })); } catch (e) { if (isExprError(e)) return undefined; throw e; }
       case 'min': case 'max': case 'sample': return this.value;
-      case 'group_concat': return stringLiteral(this.parts.join(this.agg.separator));
+      case 'group_concat': return stringLiteral(this.parts?.join(this.agg.separator) ?? '');
     }
   }
 }
@@ -243,17 +244,16 @@ export class GroupNode implements PNode {
       const at = out.pushEmpty();
       this.keys.forEach((k, i) => { if (k.slot >= 0) out.rows[at + k.slot] = grp.keyIds[i]!; });
       for (const acc of grp.accs) {
+        // Counts repeat across groups: the id of an already interned count needs no new literal.
+        const counted = acc.agg.name === 'count' && !acc.error ? countIds.get(acc.count) : undefined;
+        if (counted !== undefined) { out.rows[at + acc.agg.slot] = counted; continue; }
         const t = acc.result(this.fctx);
         if (t === undefined) continue;
         // a selected input keeps its id; counts repeat, so each is interned once
         if (acc.valueId !== undefined && t === acc.value) { out.rows[at + acc.agg.slot] = acc.valueId; continue; }
-        const cached = acc.agg.name === 'count' ? countIds.get(acc.count) : undefined;
         let id: number;
-        if (cached !== undefined) id = cached;
-        else {
-          try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
-          if (acc.agg.name === 'count') countIds.set(acc.count, id);
-        }
+        try { id = rt.ids.intern(t); } catch (e) { id = await rt.ids.internMissed(t, e); }
+        if (acc.agg.name === 'count') countIds.set(acc.count, id);
         out.rows[at + acc.agg.slot] = id;
       }
       if (out.full) {

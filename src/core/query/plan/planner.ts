@@ -106,7 +106,8 @@ export class Planner implements JoinPlanner {
           const r = this.compile(x.expr, c, seen);
           exists.push(...r.exists);
           seen.add(x.variable);
-          return { slot: c.scope.slot(x.variable), fn: r.fn, text: exprText(x.expr) };
+          const src = x.expr.type === 'var' ? c.scope.slot(x.expr.name) : -1;
+          return { slot: c.scope.slot(x.variable), fn: r.fn, text: exprText(x.expr), src };
         });
         return new ExtendNode(input, binds, exists, this.fctx);
       }
