@@ -18,10 +18,11 @@
  * 1.2x). CPU-time medians (process.cpuUsage) and 10th percentiles are reported beside the wall
  * medians: on a shared box other sessions only ever add wall time.
  *
- *   node bench/jsonld.js [--data bench/data/bsbm-265.nt] [--reps 101] [--warmup 1000] [--warmup-seconds 5] [--only C1,C2] [--consume bytes|text|objects]
+ *   node bench/jsonld.js [--data bench/data/bsbm-265.nt] [--reps 101] [--warmup 1000] [--warmup-seconds 5] [--only C1,C2] [--consume bytes|text|objects] [--order random|abba] [--seed N]
  *
  * Needs dist/ (npx tsc -p tsconfig.build.json). Prints one JSON line with the results.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { bsbmData, fromDist, loadLedgraphInMemory, parseArgs } from './measure.js';
 import { loadQueries } from './queries.js';
 
@@ -125,27 +126,57 @@ async function rowCounts(sparqlText, body) {
   return [n, Array.isArray(shaped) ? shaped.length : 1];
 }
 
+// Collections, by start time, to charge each to the timed call it fell in (reported per side).
+const gcs = [];
+new PerformanceObserver((list) => { for (const e of list.getEntries()) gcs.push([e.startTime, e.duration]); }).observe({ entryTypes: ['gc'] });
+
+/**
+ * Which runner goes first in each pair. --order abba (the old protocol) alternates strictly; a
+ * query that triggers a young-generation collection every few calls (C5: one per ≈4 calls, each
+ * side allocating alike) then meets it at a fixed phase of the a-b-b-a cycle, i.e. always on the
+ * same side, and that side's median carries the collection. --order random (the default) draws
+ * each pair's order from a seeded generator, so collections fall on either side by chance.
+ */
+const ORDER = String(args.order ?? 'random');
+if (ORDER !== 'random' && ORDER !== 'abba') throw new Error('--order is random or abba');
+let seed = Number(args.seed ?? 0x9e3779b9) >>> 0;
+/** xorshift32: the same order sequence in every run of the same --seed. */
+function coin() {
+  seed ^= seed << 13; seed >>>= 0; seed ^= seed >>> 17; seed ^= seed << 5; seed >>>= 0;
+  return (seed & 1) === 0;
+}
+
 /** Median ms of each of two runners, run alternately (warm-up first) so drift and GC hit both alike. */
 async function timePair(a, b) {
   const until = performance.now() + WARMUP_MS;
   for (let i = 0; i < WARMUP && (i < 200 || performance.now() < until); i++) { await a(); await b(); }
-  const ms = [[], []], cpu = [[], []];
+  const ms = [[], []], cpu = [[], []], spans = [[], []];
   const counts = [0, 0];
   for (let i = 0; i < REPS; i++) {
-    const order = i % 2 === 0 ? [0, 1] : [1, 0];
-    for (const k of order) {
+    const first = ORDER === 'abba' ? i % 2 : coin() ? 0 : 1;
+    for (const k of [first, 1 - first]) {
       const c0 = process.cpuUsage();
       const t = performance.now();
       counts[k] = await (k === 0 ? a() : b());
-      ms[k].push(performance.now() - t);
+      const t1 = performance.now();
+      ms[k].push(t1 - t);
+      spans[k].push([t, t1]);
       const c = process.cpuUsage(c0);
       cpu[k].push((c.user + c.system) / 1000);
     }
   }
+  await new Promise((r) => setTimeout(r, 10)); // the observer's entries arrive asynchronously
   const sorted = (xs) => [...xs].sort((x, y) => x - y);
   const median = (xs) => +sorted(xs)[xs.length >> 1].toFixed(3);
   const p10 = (xs) => +sorted(xs)[Math.floor((xs.length - 1) / 10)].toFixed(3);
-  return [0, 1].map((k) => ({ medianMs: median(ms[k]), cpuMs: median(cpu[k]), p10Ms: p10(ms[k]), count: counts[k] }));
+  /** Collections that started inside one of this side's timed calls, and their total ms. */
+  const gcOf = (k) => {
+    const mine = gcs.filter(([s]) => spans[k].some(([t0, t1]) => s >= t0 && s < t1));
+    return { gcCount: mine.length, gcMs: +mine.reduce((x, [, d]) => x + d, 0).toFixed(2) };
+  };
+  const result = [0, 1].map((k) => ({ medianMs: median(ms[k]), cpuMs: median(cpu[k]), p10Ms: p10(ms[k]), count: counts[k], ...gcOf(k) }));
+  gcs.length = 0;
+  return result;
 }
 
 // --only C1,C2: a subset (for profiling one shape with --cpu-prof and many --reps).
@@ -159,15 +190,16 @@ for (const name of Object.keys(JSONLD).filter((n) => !only || only.has(n))) {
   const ratio = +(jsonld.medianMs / sparql.medianMs).toFixed(2);
   const cpuRatio = +(jsonld.cpuMs / sparql.cpuMs).toFixed(2);
   const p10Ratio = +(jsonld.p10Ms / sparql.p10Ms).toFixed(2);
-  process.stderr.write(`${name}: sparql ${sparql.medianMs} ms, json-ld ${jsonld.medianMs} ms (x${ratio}; cpu x${cpuRatio}; p10 x${p10Ratio}), ${sparql.rows} rows\n`);
+  process.stderr.write(`${name}: sparql ${sparql.medianMs} ms, json-ld ${jsonld.medianMs} ms (x${ratio}; cpu x${cpuRatio}; p10 x${p10Ratio}), ${sparql.rows} rows; gc in timed calls ${sparql.gcCount} / ${jsonld.gcCount} (${sparql.gcMs} / ${jsonld.gcMs} ms)\n`);
   queries.push({
     name, rows: sparql.rows, sparqlMs: sparql.medianMs, jsonldMs: jsonld.medianMs, ratio,
     sparqlCpuMs: sparql.cpuMs, jsonldCpuMs: jsonld.cpuMs, cpuRatio, sparqlP10Ms: sparql.p10Ms, jsonldP10Ms: jsonld.p10Ms, p10Ratio,
+    sparqlGc: sparql.gcCount, jsonldGc: jsonld.gcCount, sparqlGcMs: sparql.gcMs, jsonldGcMs: jsonld.gcMs,
   });
 }
 await conn.close();
 const result = {
-  suite: 'jsonld', data, triples: receipt.triples, loadSeconds: +loadSeconds.toFixed(1), reps: REPS, consume: CONSUME,
+  suite: 'jsonld', data, triples: receipt.triples, loadSeconds: +loadSeconds.toFixed(1), reps: REPS, consume: CONSUME, order: ORDER,
   queries, maxRatio: Math.max(...queries.map((q) => q.ratio)), maxCpuRatio: Math.max(...queries.map((q) => q.cpuRatio)),
 };
 result.pass = queries.every((q) => q.ratio <= 1.05);
