@@ -17,6 +17,7 @@ import { decodeDictPage, decodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, key
 import { fingerprint, HeldPages, HoldBound, pageBytes, pageFingerprints, type Page } from './dict-held.js';
 import { SlicedFilters } from './dict-slices.js';
 import { TermCache } from './term-cache.js';
+import { inParallel } from './build.js';
 
 /** Estimated bytes of one term cache slot: the decoded Term object, its value string, the slot. */
 export const TERM_SLOT_BYTES = 128;
@@ -90,6 +91,8 @@ export async function withDictRetry<T>(fn: () => T | Promise<T>, undo?: () => vo
   }
 }
 
+/** Base pages read at once by baseKeyIds (each a file read and an inflate). */
+const BASE_READS = 8;
 /** Most keys (and their characters) remembered as absent from the base pages. */
 const ABSENT_KEYS = 16_384;
 const ABSENT_CHARS = 4 * 1024 * 1024;
@@ -469,6 +472,23 @@ export class TermDict {
     }
     return id;
   }
+  /**
+   * internFlatKey for a caller that holds the id of every base key (`base`, built from keysOf):
+   * a key not in it is new or in the delta, so no filter, fingerprint or page is probed. A bulk
+   * load into a ledger with data interns each distinct key of its input this way.
+   */
+  internFlatKeyOver(base: ReadonlyMap<string, number>, key: string): number {
+    const b = base.get(key);
+    if (b !== undefined) return b;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.size;
+      this.keys.push(key);
+      this.ids.set(key, id);
+      this.keyChars += key.length;
+    }
+    return id;
+  }
   /** Id of a term, assigning when new. */
   intern(term: Term): number { return this.internKey(termKey(term)); }
 
@@ -612,6 +632,25 @@ export class TermDict {
       const end = Math.min(to, (k + 1) << PAGE_SHIFT, this.from);
       for (; id < end; id++) out.push(p.keys[id & (PAGE_IDS - 1)]!);
     }
+    return out;
+  }
+
+  /**
+   * Every base key with its id, the pages read a few at a time (and cached, as keysOf does), and
+   * the filters loaded so other synchronous lookups answer: a bulk load into a ledger with data
+   * interns its input against this map (internFlatKeyOver) instead of probing pages per key.
+   */
+  async baseKeyIds(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (this.from === 0) return out;
+    const filters = this.filtersReady() ? null : this.loadFilters();
+    const pages = Array.from({ length: ((this.from - 1) >>> PAGE_SHIFT) + 1 }, (_, k) => k);
+    const keys = await inParallel(pages, BASE_READS, async (k) => (this.peek(k) ?? await this.loadPage(k, false)).keys);
+    for (let k = 0; k < keys.length; k++) {
+      const page = keys[k]!, from = k << PAGE_SHIFT, n = Math.min(page.length, this.from - from);
+      for (let i = 0; i < n; i++) out.set(page[i]!, from + i);
+    }
+    await filters;
     return out;
   }
 
