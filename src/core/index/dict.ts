@@ -17,7 +17,7 @@ import { decodeDictPage, decodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, key
 import { fingerprint, HeldPages, HoldBound, pageBytes, pageFingerprints, type Page } from './dict-held.js';
 import { SlicedFilters } from './dict-slices.js';
 import { TermCache } from './term-cache.js';
-import { inParallel } from './build.js';
+import { inParallel } from '../util/in-parallel.js';
 
 /** Estimated bytes of one term cache slot: the decoded Term object, its value string, the slot. */
 export const TERM_SLOT_BYTES = 128;
@@ -645,7 +645,8 @@ export class TermDict {
     if (this.from === 0) return out;
     const filters = this.filtersReady() ? null : this.loadFilters();
     const pages = Array.from({ length: ((this.from - 1) >>> PAGE_SHIFT) + 1 }, (_, k) => k);
-    const keys = await inParallel(pages, BASE_READS, async (k) => (this.peek(k) ?? await this.loadPage(k, false)).keys);
+    // Their fingerprints are not computed: lookups through the map need none (a probe computes them when it needs them).
+    const keys = await inParallel(pages, BASE_READS, async (k) => (this.peek(k) ?? await this.fetchPage(k, true, false)).keys);
     for (let k = 0; k < keys.length; k++) {
       const page = keys[k]!, from = k << PAGE_SHIFT, n = Math.min(page.length, this.from - from);
       for (let i = 0; i < n; i++) out.set(page[i]!, from + i);
@@ -710,8 +711,8 @@ export class TermDict {
     return false;
   }
 
-  /** Read page k (once, however many ask) and learn its fingerprints; cache the decoded page when `cache` (or a running resolveKeys wants it). */
-  private fetchPage(k: number, cache = true): Promise<Page> {
+  /** Read page k (once, however many ask) and learn its fingerprints (unless not `learn`); cache the decoded page when `cache` (or a running resolveKeys wants it). */
+  private fetchPage(k: number, cache = true, learn = true): Promise<Page> {
     let p = this.loading.get(k);
     if (p) return p;
     p = (async () => {
@@ -729,9 +730,9 @@ export class TermDict {
         if (keys.length < want) { if (this.base !== base) continue; throw internalError(`dictionary page ${k} holds ${keys.length} keys, expected ${want}`); }
         const kept = keys.length > want ? keys.slice(0, want) : keys;
         const page: Page = { keys: kept, used: this.clock, cid, bytes: pageBytes(kept) };
-        const fps = pageFingerprints(kept);
-        if (this.base === base) this.setFps(k, fps, cid);
-        if (cache || this.holdsWantedKey(fps)) this.shared?.setObject(cid, page, page.bytes);
+        const fps = learn ? pageFingerprints(kept) : null;
+        if (fps && this.base === base) this.setFps(k, fps, cid);
+        if (cache || (fps && this.holdsWantedKey(fps))) this.shared?.setObject(cid, page, page.bytes);
         return page;
       }
     })().finally(() => this.loading.delete(k));
