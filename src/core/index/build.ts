@@ -149,11 +149,20 @@ export function mergeAsserts(order: IndexOrder, cur: Run, hist: Run | null, ev: 
   return { cur: out, hist: hist ?? allocRun(0) };
 }
 
-/** Append rows [from, to) of `src` to `dst` column by column (capacity must suffice). */
+/**
+ * Append rows [from, to) of `src` to `dst` (capacity must suffice): a long block column by column,
+ * a short one row by row (in POST a load's rows interleave with the leaf's a few at a time, and a
+ * subarray per column costs more than the copy).
+ */
 function copyRows(dst: Run, src: Run, from: number, to: number): void {
-  if (to <= from) return;
-  for (const k of ['g', 's', 'p', 'o', 'm', 't'] as const) dst[k].set(src[k].subarray(from, to), dst.n);
-  dst.op.set(src.op.subarray(from, to), dst.n);
+  if (to - from < 64) {
+    for (let i = from; i < to; i++) copyRow(dst, src, i);
+    return;
+  }
+  const at = dst.n;
+  dst.g.set(src.g.subarray(from, to), at); dst.s.set(src.s.subarray(from, to), at); dst.p.set(src.p.subarray(from, to), at);
+  dst.o.set(src.o.subarray(from, to), at); dst.m.set(src.m.subarray(from, to), at); dst.t.set(src.t.subarray(from, to), at);
+  dst.op.set(src.op.subarray(from, to), at);
   dst.n += to - from;
 }
 
