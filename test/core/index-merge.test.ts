@@ -239,3 +239,25 @@ describe('bulk load into a ledger with data', () => {
     expect(await select(conn, `merged@t:${r1.t}`, q)).toEqual(await select(first, 'first', q));
   }, 60_000);
 });
+
+describe('bulk interning against the indexed dictionary', () => {
+  it('maps every indexed key of a reopened ledger to its id; interning through the map agrees with the dictionary', async () => {
+    const storage = openMemoryStorage();
+    const conn = new Connection(storage);
+    await conn.create('dict');
+    await conn.bulkLoad('dict', text(quads(rng(5), 0, 1500).join('\n')), { format: 'n-quads' });
+    const dict = (await new Connection(storage).ledger('dict')).dict; // cold: every key in pages
+    expect(dict.baseSize).toBeGreaterThan(1024); // more than one page
+    const base = await dict.baseKeyIds();
+    const keys = await dict.keysOf(0, dict.baseSize);
+    expect(base.size).toBe(keys.length);
+    for (let id = 0; id < keys.length; id += 97) expect(base.get(keys[id]!)).toBe(id);
+    const size = dict.size;
+    expect(dict.internFlatKeyOver(base, keys[1234]!)).toBe(1234);
+    expect(dict.internFlatKeyOver(base, 'http://ex.org/new')).toBe(size);
+    expect(dict.internFlatKeyOver(base, 'http://ex.org/new')).toBe(size);
+    expect(dict.idOfKey('http://ex.org/new')).toBe(size);
+    expect(dict.internFlatKey(keys[77]!)).toBe(77);
+    expect(dict.size).toBe(size + 1);
+  });
+});
