@@ -13,6 +13,7 @@
  *   --engines a,b    subset of oxigraph,n3,ledgraph (default all three)
  *   --seed S         generator seed (default the generator's)
  *   --no-cli         load: skip bench/load-cli.js (ledgraph load, a 2nd 1M into it, POST /insert chunks)
+ *   --load-phases P  load: only these phases of bench/load-cli.js (e.g. parse,empty,existing; default all)
  *   --chunk N        load: triples per POST /insert request in load-cli.js (default 50,000)
  *   --no-build       skip `npx tsc -p tsconfig.build.json` before the ledgraph workers
  *   --timeout SEC    kill a worker after SEC seconds (default 3600)
@@ -207,7 +208,8 @@ async function runLoad(data) {
  */
 async function runLoadCli(data, ox) {
   console.error('bench: load-cli (ledgraph load, second 1M, POST /insert chunks)');
-  const r = await runWorker('load-cli.js', ['--data', data.nt, ...(args.chunk ? ['--chunk', String(args.chunk)] : [])]);
+  // --load-phases picks load-cli.js's phases (default: all of them), e.g. parse,empty,existing.
+  const r = await runWorker('load-cli.js', ['--data', data.nt, ...(args.chunk ? ['--chunk', String(args.chunk)] : []), ...(args['load-phases'] ? ['--phases', String(args['load-phases'])] : [])]);
   if (r.status !== 'ok') {
     console.log(`\nload-cli: ${describe(r)}`);
     return r;

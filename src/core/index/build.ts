@@ -9,6 +9,9 @@ import { encodeLeaf } from './leaf-codec.js';
 import { canonicalJsonBytes, type BranchNode, type ChildRef } from './root-codec.js';
 import { allocRun, cmpRows, copyRow, keyCols, mergeRuns, sortRun, type Run } from './run.js';
 import type { IndexTree, LeafRef } from './tree.js';
+import { inParallel } from '../util/in-parallel.js';
+
+export { inParallel };
 
 /** Target current rows per leaf; a leaf splits above twice this. */
 export const TARGET_LEAF_ROWS = 16384;
@@ -71,20 +74,6 @@ export async function writeLeaves(store: ContentStore, order: IndexOrder, cur: R
   return inParallel(parts, WRITE_CONCURRENCY, ([c, hs]) => writeLeaf(store, order, c, hs));
 }
 
-/** Map with at most `limit` promises in flight; results keep the input order. */
-export async function inParallel<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
 /** Write branch nodes over leaf references; returns the top node's CID string, or null when empty. */
 export async function writeBranches(store: ContentStore, order: IndexOrder, leaves: LeafRef[]): Promise<string | null> {
   if (leaves.length === 0) return null;
@@ -134,8 +123,58 @@ export function applyEvents(order: IndexOrder, cur: Run, hist: Run | null, ev: R
 }
 
 /**
+ * applyEvents when every event asserts a fact the leaf does not hold and no fact comes twice (a
+ * bulk load's new facts): one merge that copies runs of rows from either side as blocks, the
+ * history unchanged. Null when the events are not of that kind; the general path decides them.
+ */
+export function mergeAsserts(order: IndexOrder, cur: Run, hist: Run | null, ev: Run): { cur: Run; hist: Run } | null {
+  for (let e = 0; e < ev.n; e++) if (ev.op[e] !== 1) return null;
+  const cc = keyCols(cur, order), ec = keyCols(ev, order);
+  for (let e = 1; e < ev.n; e++) if (cmpRows(ec, e - 1, ec, e) === 0) return null;
+  const out = allocRun(cur.n + ev.n);
+  let i = 0, j = 0;
+  while (i < cur.n && j < ev.n) {
+    let i2 = i;
+    while (i2 < cur.n && cmpRows(cc, i2, ec, j) < 0) i2++;
+    if (i2 > i) { copyRows(out, cur, i, i2); i = i2; continue; }
+    if (cmpRows(cc, i, ec, j) === 0) return null; // the leaf holds the fact already
+    let j2 = j + 1;
+    while (j2 < ev.n && cmpRows(ec, j2, cc, i) < 0) j2++;
+    copyRows(out, ev, j, j2);
+    j = j2;
+  }
+  copyRows(out, cur, i, cur.n);
+  copyRows(out, ev, j, ev.n);
+  out.op.fill(1, 0, out.n);
+  return { cur: out, hist: hist ?? allocRun(0) };
+}
+
+/**
+ * Append rows [from, to) of `src` to `dst` (capacity must suffice): a long block column by column,
+ * a short one row by row (in POST a load's rows interleave with the leaf's a few at a time, and a
+ * subarray per column costs more than the copy).
+ */
+function copyRows(dst: Run, src: Run, from: number, to: number): void {
+  if (to - from < 64) {
+    for (let i = from; i < to; i++) copyRow(dst, src, i);
+    return;
+  }
+  const at = dst.n;
+  dst.g.set(src.g.subarray(from, to), at); dst.s.set(src.s.subarray(from, to), at); dst.p.set(src.p.subarray(from, to), at);
+  dst.o.set(src.o.subarray(from, to), at); dst.m.set(src.m.subarray(from, to), at); dst.t.set(src.t.subarray(from, to), at);
+  dst.op.set(src.op.subarray(from, to), at);
+  dst.n += to - from;
+}
+
+/** Touched leaves merged and written at once: reads, compression and fsyncs of one overlap the merge of another. */
+const LEAF_CONCURRENCY = 4;
+
+/**
  * Copy-on-write update of one order: events are partitioned by leaf key range; only leaves that
- * receive events are rewritten (split when oversized, dropped when empty). Returns the new leaf list.
+ * receive events are rewritten (split when oversized, dropped when empty), a few at a time. A leaf
+ * whose events are all new facts after its last key (an append, as a load of new subjects makes in
+ * SPOT) is kept by reference and the events become leaves of their own after it, when they are
+ * enough to fill one. Returns the new leaf list.
  */
 export async function updateOrder(tree: IndexTree | null, store: ContentStore, order: IndexOrder, events: Run): Promise<LeafRef[]> {
   const refs = tree ? tree.leaves[order] : [];
@@ -145,7 +184,8 @@ export async function updateOrder(tree: IndexTree | null, store: ContentStore, o
     return writeLeaves(store, order, cur, hist);
   }
   const ec = keyCols(events, order);
-  const out: LeafRef[] = [];
+  // Per leaf, the event range [from, to) it receives.
+  const parts: { ref: LeafRef; from: number; to: number }[] = [];
   let j = 0;
   for (let li = 0; li < refs.length; li++) {
     const ref = refs[li]!;
@@ -156,15 +196,23 @@ export async function updateOrder(tree: IndexTree | null, store: ContentStore, o
       const next = refs[li + 1]!.first;
       while (k < events.n && cmpEventKey(ec, k, next) < 0) k++;
     }
-    if (k === j) { out.push(ref); continue; }
-    const leaf = await tree!.leaf(ref);
-    const hist = await tree!.history(leaf);
-    const merged = applyEvents(order, leaf.run, hist, slice(events, j, k));
-    if (merged.cur.n === 0 && merged.hist.n === 0) { j = k; continue; }
-    out.push(...(await writeLeaves(store, order, merged.cur, merged.hist)));
+    parts.push({ ref, from: j, to: k });
     j = k;
   }
-  return out;
+  const written = await inParallel(parts, LEAF_CONCURRENCY, async ({ ref, from, to }): Promise<LeafRef[]> => {
+    if (to === from) return [ref];
+    const ev = slice(events, from, to);
+    if (to - from >= TARGET_LEAF_ROWS && cmpEventKey(ec, from, ref.last) > 0) {
+      const fresh = mergeAsserts(order, allocRun(0), null, ev);
+      if (fresh) return [ref, ...(await writeLeaves(store, order, fresh.cur, fresh.hist))];
+    }
+    const leaf = await tree!.leaf(ref);
+    const hist = await tree!.history(leaf);
+    const merged = mergeAsserts(order, leaf.run, hist, ev) ?? applyEvents(order, leaf.run, hist, ev);
+    if (merged.cur.n === 0 && merged.hist.n === 0) return [];
+    return writeLeaves(store, order, merged.cur, merged.hist);
+  });
+  return written.flat();
 }
 
 function cmpEventKey(cols: Int32Array[], i: number, key: number[]): number {

@@ -17,6 +17,7 @@ import { decodeDictPage, decodeFilterGroup, FILTER_WORDS, FILTERS_PER_GROUP, key
 import { fingerprint, HeldPages, HoldBound, pageBytes, pageFingerprints, type Page } from './dict-held.js';
 import { SlicedFilters } from './dict-slices.js';
 import { TermCache } from './term-cache.js';
+import { inParallel } from '../util/in-parallel.js';
 
 /** Estimated bytes of one term cache slot: the decoded Term object, its value string, the slot. */
 export const TERM_SLOT_BYTES = 128;
@@ -90,6 +91,8 @@ export async function withDictRetry<T>(fn: () => T | Promise<T>, undo?: () => vo
   }
 }
 
+/** Base pages read at once by baseKeyIds (each a file read and an inflate). */
+const BASE_READS = 8;
 /** Most keys (and their characters) remembered as absent from the base pages. */
 const ABSENT_KEYS = 16_384;
 const ABSENT_CHARS = 4 * 1024 * 1024;
@@ -469,6 +472,23 @@ export class TermDict {
     }
     return id;
   }
+  /**
+   * internFlatKey for a caller that holds the id of every base key (`base`, built from keysOf):
+   * a key not in it is new or in the delta, so no filter, fingerprint or page is probed. A bulk
+   * load into a ledger with data interns each distinct key of its input this way.
+   */
+  internFlatKeyOver(base: ReadonlyMap<string, number>, key: string): number {
+    const b = base.get(key);
+    if (b !== undefined) return b;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.size;
+      this.keys.push(key);
+      this.ids.set(key, id);
+      this.keyChars += key.length;
+    }
+    return id;
+  }
   /** Id of a term, assigning when new. */
   intern(term: Term): number { return this.internKey(termKey(term)); }
 
@@ -615,6 +635,26 @@ export class TermDict {
     return out;
   }
 
+  /**
+   * Every base key with its id, the pages read a few at a time (and cached, as keysOf does), and
+   * the filters loaded so other synchronous lookups answer: a bulk load into a ledger with data
+   * interns its input against this map (internFlatKeyOver) instead of probing pages per key.
+   */
+  async baseKeyIds(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (this.from === 0) return out;
+    const filters = this.filtersReady() ? null : this.loadFilters();
+    const pages = Array.from({ length: ((this.from - 1) >>> PAGE_SHIFT) + 1 }, (_, k) => k);
+    // Their fingerprints are not computed: lookups through the map need none (a probe computes them when it needs them).
+    const keys = await inParallel(pages, BASE_READS, async (k) => (this.peek(k) ?? await this.fetchPage(k, true, false)).keys);
+    for (let k = 0; k < keys.length; k++) {
+      const page = keys[k]!, from = k << PAGE_SHIFT, n = Math.min(page.length, this.from - from);
+      for (let i = 0; i < n; i++) out.set(page[i]!, from + i);
+    }
+    await filters;
+    return out;
+  }
+
   /** Page k's filter words (FILTER_WORDS; loaded on first need), to write its filter group again. */
   async pageFilter(k: number): Promise<Uint32Array> {
     if (!this.filtersReady()) await this.loadFilters();
@@ -671,8 +711,8 @@ export class TermDict {
     return false;
   }
 
-  /** Read page k (once, however many ask) and learn its fingerprints; cache the decoded page when `cache` (or a running resolveKeys wants it). */
-  private fetchPage(k: number, cache = true): Promise<Page> {
+  /** Read page k (once, however many ask) and learn its fingerprints (unless not `learn`); cache the decoded page when `cache` (or a running resolveKeys wants it). */
+  private fetchPage(k: number, cache = true, learn = true): Promise<Page> {
     let p = this.loading.get(k);
     if (p) return p;
     p = (async () => {
@@ -690,9 +730,9 @@ export class TermDict {
         if (keys.length < want) { if (this.base !== base) continue; throw internalError(`dictionary page ${k} holds ${keys.length} keys, expected ${want}`); }
         const kept = keys.length > want ? keys.slice(0, want) : keys;
         const page: Page = { keys: kept, used: this.clock, cid, bytes: pageBytes(kept) };
-        const fps = pageFingerprints(kept);
-        if (this.base === base) this.setFps(k, fps, cid);
-        if (cache || this.holdsWantedKey(fps)) this.shared?.setObject(cid, page, page.bytes);
+        const fps = learn ? pageFingerprints(kept) : null;
+        if (fps && this.base === base) this.setFps(k, fps, cid);
+        if (cache || (fps && this.holdsWantedKey(fps))) this.shared?.setObject(cid, page, page.bytes);
         return page;
       }
     })().finally(() => this.loading.delete(k));

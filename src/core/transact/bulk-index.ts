@@ -123,7 +123,9 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   const dictRoot = await writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
   const orders = await (typeof x.runs === 'function' ? x.runs() : x.runs);
   let spotRun = empty;
-  for (const order of ORDERS) {
+  let done = 0;
+  // The four orders at once: one's leaf reads, compression and fsyncs overlap another's merging.
+  await Promise.all(ORDERS.map(async (order) => {
     // The commit metadata joins each order where its graph sorts (see withMeta).
     let meta = sortRun(x.meta, order);
     if (order === 'opst') meta = refsOnly(meta, (o) => dict.kind(o) !== 2);
@@ -132,8 +134,8 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
     if (order === 'spot') spotRun = run;
     leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
     tops[order] = await writeBranches(content, order, leaves[order]);
-    x.onProgress?.({ phase: 'index', done: ORDERS.indexOf(order) + 1, total: ORDERS.length });
-  }
+    x.onProgress?.({ phase: 'index', done: ++done, total: ORDERS.length });
+  }));
   // A fresh index holds every fact in spotRun: its class summary is one pass over it. Over an
   // older index the root goes without one; derivation scans, and the next index job writes it.
   const classSummary = fresh ? await storeSummary(content, await summarizeFacts(dict, [spotRun], [spotRun])) : undefined;

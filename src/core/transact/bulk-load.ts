@@ -83,9 +83,12 @@ class Growing {
 export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: readonly BulkDocument[], opts: BulkLoadOptions = {}): Promise<BulkLoadResult> {
   const perCommit = opts.commitFlakes ?? 100_000;
   const dict = ledger.dict;
-  // Terms already indexed are loaded (the reader interns synchronously): a page for a new ledger,
-  // the whole dictionary for a load into a ledger with data.
-  if (dict.baseSize > 0) { await dict.filterWords(); await dict.keysOf(0, dict.baseSize); }
+  // In a ledger with data, the id of every indexed term (the reader interns synchronously, against
+  // this map rather than the page filters), read while the first document is being parsed.
+  const baseLoading = dict.baseSize > 0 ? dict.baseKeyIds() : null;
+  baseLoading?.catch(() => undefined); // awaited before the first batch is applied
+  let base: Map<string, number> | null = null;
+  const baseReady = async (): Promise<void> => { if (baseLoading && !base) base = await baseLoading; };
   const startRecord = ledger.record;
   const startHead = ledger.head.cid;
   const t0 = ledger.t;
@@ -103,7 +106,8 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
   let ids: number[] = [];
   let graphIds: number[] = [];
   const apply = (b: StatementBatch): void => {
-    for (const k of b.keys) ids.push(dict.internFlatKey(k));
+    if (base) for (const k of b.keys) ids.push(dict.internFlatKeyOver(base, k));
+    else for (const k of b.keys) ids.push(dict.internFlatKey(k));
     for (const iri of b.graphs) {
       let id = ledger.graphs.id(iri) ?? newGraphs.get(iri);
       if (id === undefined) { id = nextGraph++; newGraphs.set(iri, id); }
@@ -133,8 +137,10 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
       graphIds = [];
       const doc = docs[d]!;
       if (doc.batches) {
-        for await (const b of doc.batches(scope)) { apply(b); await commitFull(); }
+        // The first batch is asked for (a worker starts parsing) before the base ids are awaited.
+        for await (const b of doc.batches(scope)) { await baseReady(); apply(b); await commitFull(); }
       } else if (doc.source) {
+        await baseReady();
         await readBatches(doc.source, doc.format ?? opts.format ?? 'n-triples', doc.base ?? opts.base, scope, apply);
         await commitFull();
       } else {
@@ -144,6 +150,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     if (statements === 0) throw badRequest('bulk load: the input holds no statements');
     if (rows.run.n > 0) await committer.commit(rows.run);
     rows = new Growing(0);
+    base = null; // the reading is done: the map of indexed terms is not needed for the index
     if (committer.facts === 0) {
       // Everything is there already: nothing to commit (a rerun of a finished load is a no-op).
       dict.truncate(dictBefore);
