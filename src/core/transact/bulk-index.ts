@@ -65,7 +65,10 @@ async function currentOf(head: DbView, g: number, s: number): Promise<Map<number
 export interface BulkIndexInput {
   /** Loaded facts, t set, in any order. */
   rows: Run;
-  /** The loaded facts in the four orders (OPST: reference objects only), from `loadOrders`; asked for after the dictionary pages. */
+  /**
+   * The loaded and metadata facts in the four orders (OPST: reference objects only), from
+   * `loadOrders`; asked for after the dictionary pages.
+   */
   runs: Promise<LoadOrders> | (() => LoadOrders);
   /** Commit-metadata facts of the load's commits. */
   meta: Run;
@@ -81,14 +84,23 @@ export interface LoadOrders { spot: Run; psot: Run; post: Run; opst: Run }
 
 /**
  * The four orders of a run of unique facts (OPST: only rows whose object's `objKind` entry is not
- * LITERAL): pure work on the id columns, which a caller may run on another thread
- * (src/server/load-threads.ts) while this one writes the dictionary.
+ * LITERAL), each with the commit-metadata facts of `meta` (from `metaOrders`) joined in: pure work
+ * on the id columns, which a caller may run on another thread (src/server/load-threads.ts) while
+ * this one writes the dictionary.
  */
-export function loadOrders(rows: Run, objKind: Uint8Array): LoadOrders {
+export function loadOrders(rows: Run, objKind: Uint8Array, meta: LoadOrders): LoadOrders {
   const spot = sortSpot(rows);
   const refs = allocRun(spot.n);
   for (let i = 0; i < spot.n; i++) if (objKind[spot.o[i]!] !== LITERAL) copyRow(refs, spot, i);
-  return { spot, psot: orderFromSpot(spot, 'psot'), post: orderFromSpot(spot, 'post'), opst: orderFromSpot(refs, 'opst') };
+  return {
+    spot: withMeta(spot, meta.spot, 'spot'), psot: withMeta(orderFromSpot(spot, 'psot'), meta.psot, 'psot'),
+    post: withMeta(orderFromSpot(spot, 'post'), meta.post, 'post'), opst: withMeta(orderFromSpot(refs, 'opst'), meta.opst, 'opst'),
+  };
+}
+
+/** The commit-metadata facts in each order (OPST: reference objects only), for `loadOrders`. */
+export function metaOrders(dict: Ledger['dict'], meta: Run): LoadOrders {
+  return { spot: sortRun(meta, 'spot'), psot: sortRun(meta, 'psot'), post: sortRun(meta, 'post'), opst: refsOnly(sortRun(meta, 'opst'), (o) => dict.kind(o) !== 2) };
 }
 
 const LITERAL = 1;
@@ -124,10 +136,7 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   const orders = await (typeof x.runs === 'function' ? x.runs() : x.runs);
   let spotRun = empty;
   for (const order of ORDERS) {
-    // The commit metadata joins each order where its graph sorts (see withMeta).
-    let meta = sortRun(x.meta, order);
-    if (order === 'opst') meta = refsOnly(meta, (o) => dict.kind(o) !== 2);
-    let run = withMeta(orders[order], meta, order);
+    let run = orders[order];
     if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
     if (order === 'spot') spotRun = run;
     leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
