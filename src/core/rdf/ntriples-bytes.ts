@@ -39,7 +39,11 @@ class SpanTable {
   private len = new Int32Array(1024);
   private val = new Int32Array(1024);
   private arena = new Uint8Array(1 << 16);
+  private arenaView = new DataView(this.arena.buffer);
   private used = 0;
+  /** A view of the bytes last looked up (a chunk, or the carried line), for comparing words. */
+  private view: DataView | null = null;
+  private viewOf: Uint8Array | null = null;
   /** The empty slot where the last missed span would go. */
   private slot = 0;
 
@@ -57,8 +61,11 @@ class SpanTable {
       const e = slots[i]!;
       if (e === 0) { this.slot = i; return -1; }
       if (hashes[i] === h && this.len[e - 1] === n) {
-        const a = this.arena;
+        // Four bytes at a time, then the rest.
+        if (b !== this.viewOf) { this.viewOf = b; this.view = new DataView(b.buffer, b.byteOffset, b.byteLength); }
+        const av = this.arenaView, bv = this.view!, a = this.arena;
         let o = this.off[e - 1]!, k = start;
+        while (k + 4 <= end && av.getInt32(o) === bv.getInt32(k)) { o += 4; k += 4; }
         while (k < end && a[o] === b[k]) { o++; k++; }
         if (k === end) return this.val[e - 1]!;
       }
@@ -78,6 +85,7 @@ class SpanTable {
       const a = new Uint8Array(Math.max(this.arena.length * 2, this.used + n));
       a.set(this.arena.subarray(0, this.used));
       this.arena = a;
+      this.arenaView = new DataView(a.buffer);
     }
     this.arena.set(b.subarray(start, end), this.used);
     const e = this.count++;
