@@ -132,20 +132,35 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   addStats(ledger, x.rows);
   addStats(ledger, x.meta);
   ledger.stats.size += x.commitBytes;
-  const dictRoot = await writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
+  // The dictionary pages are stored while the orders arrive and the leaves are written: this
+  // thread encodes one while the disk takes another (nothing below reads the pages).
+  const dictWritten = writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
+  dictWritten.catch(() => undefined); // awaited below; a failure there fails the load either way
   const orders = await (typeof x.runs === 'function' ? x.runs() : x.runs);
-  let spotRun = empty;
-  for (const order of ORDERS) {
-    let run = orders[order];
-    if (novelty.size > 0) run = mergeFew(novelty.all(order, x.t), run, order);
-    if (order === 'spot') spotRun = run;
-    leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
+  const runs = {} as Record<IndexOrder, Run>;
+  for (const order of ORDERS) runs[order] = novelty.size > 0 ? mergeFew(novelty.all(order, x.t), orders[order], order) : orders[order];
+  let done = 0;
+  const writeOrder = async (order: IndexOrder): Promise<void> => {
+    leaves[order] = fresh ? await writeLeaves(content, order, runs[order], empty) : await updateOrder(tree, content, order, runs[order]);
     tops[order] = await writeBranches(content, order, leaves[order]);
-    x.onProgress?.({ phase: 'index', done: ORDERS.indexOf(order) + 1, total: ORDERS.length });
+    x.onProgress?.({ phase: 'index', done: ++done, total: ORDERS.length });
+  };
+  // A fresh index holds every fact in the SPOT run: its class summary is one pass over it, counted
+  // while the leaves of the four orders are written side by side. Over an older index the root goes
+  // without one (derivation scans, and the next index job writes it), and the orders are merged
+  // into the old leaves one at a time.
+  let summary: Promise<string> | undefined;
+  if (fresh) {
+    const written = Promise.all(ORDERS.map(writeOrder));
+    written.catch(() => undefined); // awaited below, after the summary has started
+    summary = (async () => storeSummary(content, await summarizeFacts(dict, [runs.spot], [runs.spot])))();
+    summary.catch(() => undefined);
+    await written;
+  } else {
+    for (const order of ORDERS) await writeOrder(order);
   }
-  // A fresh index holds every fact in spotRun: its class summary is one pass over it. Over an
-  // older index the root goes without one; derivation scans, and the next index job writes it.
-  const classSummary = fresh ? await storeSummary(content, await summarizeFacts(dict, [spotRun], [spotRun])) : undefined;
+  const classSummary = await summary;
+  const dictRoot = await dictWritten;
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: x.t, base_t: 0, commit_id: x.commitId, commit_time: ledger.head.time, ns: ledger.ns.allocated(),
     graphs: ledger.graphs.named(), datatypes: [...ledger.datatypes].sort(), dict: dictRoot, orders: tops,
