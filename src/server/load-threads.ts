@@ -12,7 +12,7 @@ import { internalError, LedgraphError } from '../core/errors.js';
 import type { StatementBatch } from '../core/transact/bulk-batches.js';
 import type { Run } from '../core/index/run.js';
 import type { LoadOrders } from '../core/transact/bulk-index.js';
-import type { BulkDocument } from '../core/transact/bulk-load.js';
+import type { BulkDocument, OrdersJob } from '../core/transact/bulk-load.js';
 import type { BulkFormat } from '../core/transact/bulk-sources.js';
 
 /**
@@ -42,7 +42,7 @@ export function loadDocument(source: AsyncIterable<string | Uint8Array>, format:
   return { format, ...(base ? { base } : {}), batches: (scope) => workerBatches(source, format, base, scope) };
 }
 
-/** Load options that put the sorting of the other index orders on a worker thread, when one can run. */
+/** Load options that put the sorting of the index orders on a worker thread, when one can run. */
 export function threadOptions(useWorker = true): { orders?: typeof ordersInWorker } {
   return useWorker && readWorkerAvailable() ? { orders: ordersInWorker } : {};
 }
@@ -56,23 +56,35 @@ function rebuilt(err: WorkerError): Error {
 }
 
 /**
- * The four index orders of a load's facts (bulk-index.ts `loadOrders`), sorted by a worker thread
- * while this one writes the dictionary. The columns are copied to the worker (this thread keeps
+ * The index orders of a load's facts (bulk-index.ts `loadOrders`) on a worker thread, started when
+ * the load starts so that it has loaded its code by the time the facts are read; it then sorts
+ * while this thread writes the dictionary. The columns are copied to it (this thread keeps
  * counting statistics over them) and the sorted runs' columns transferred back.
  */
-export function ordersInWorker(rows: Run, objKind: Uint8Array): Promise<LoadOrders> {
-  const n = rows.n;
-  const cols = { g: rows.g.slice(0, n), s: rows.s.slice(0, n), p: rows.p.slice(0, n), o: rows.o.slice(0, n), t: rows.t.slice(0, n), objKind: objKind.slice() };
-  const worker = new Worker(WORKER, { workerData: { job: 'orders', n, ...cols }, transferList: Object.values(cols).map((c) => c.buffer as ArrayBuffer) });
-  return new Promise<LoadOrders>((ok, fail) => {
-    worker.on('message', (m: WorkerMessage) => {
-      if (m.orders) ok(m.orders);
-      if (m.error) fail(rebuilt(m.error));
-      void worker.terminate();
-    });
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(internalError(`the bulk-load sorting thread exited (${code}) without a result`)));
+export function ordersInWorker(): OrdersJob {
+  const worker = new Worker(WORKER, { workerData: { job: 'orders' } });
+  let settle: { ok: (o: LoadOrders) => void; fail: (e: unknown) => void } | null = null;
+  let early: unknown = null;
+  const fail = (e: unknown) => { if (settle) settle.fail(e); else early ??= e; };
+  worker.on('message', (m: WorkerMessage) => {
+    if (m.orders) settle?.ok(m.orders);
+    if (m.error) fail(rebuilt(m.error));
+    void worker.terminate();
   });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(internalError(`the bulk-load sorting thread exited (${code}) without a result`)));
+  return {
+    run(rows: Run, objKind: Uint8Array, meta: LoadOrders): Promise<LoadOrders> {
+      return new Promise<LoadOrders>((ok, no) => {
+        if (early) { no(early); return; }
+        settle = { ok, fail: no };
+        const n = rows.n;
+        const cols = { g: rows.g.slice(0, n), s: rows.s.slice(0, n), p: rows.p.slice(0, n), o: rows.o.slice(0, n), t: rows.t.slice(0, n), objKind: objKind.slice() };
+        worker.postMessage({ n, ...cols, meta }, Object.values(cols).map((c) => c.buffer as ArrayBuffer));
+      });
+    },
+    close(): void { void worker.terminate(); },
+  };
 }
 
 /** The statement batches of one document, read by a worker thread. */

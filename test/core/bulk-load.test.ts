@@ -132,4 +132,23 @@ describe('bulk sorting', () => {
       for (const order of ['spot', 'psot', 'post', 'opst'] as const) expect(cols(orderFromSpot(uniq, order))).toEqual(cols(sortUniqueRun(uniq, order)));
     }
   });
+
+  it('merges a few rows into a large run as mergeRuns does (ties, t and retractions included)', async () => {
+    const { allocRun, mergeRuns, sortRun } = await import('../../src/core/index/run.js');
+    const { mergeFew } = await import('../../src/core/transact/bulk-index.js');
+    let seed = 11;
+    const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+    const run = (n: number) => {
+      const r = allocRun(n);
+      for (let i = 0; i < n; i++) { r.g[i] = rnd(3); r.s[i] = rnd(40); r.p[i] = rnd(4); r.o[i] = rnd(30); r.m[i] = -1; r.t[i] = 1 + rnd(3); r.op[i] = rnd(2); r.n++; }
+      return r;
+    };
+    const rows = (x: { n: number; g: Int32Array; s: Int32Array; p: Int32Array; o: Int32Array; t: Int32Array; op: Uint8Array }) => Array.from({ length: x.n }, (_, i) => `${x.g[i]} ${x.s[i]} ${x.p[i]} ${x.o[i]} ${x.t[i]} ${x.op[i]}`);
+    for (const order of ['spot', 'psot', 'post', 'opst'] as const) {
+      for (const few of [0, 1, 7, 40]) {
+        const a = sortRun(run(few), order), b = sortRun(run(3000), order);
+        expect(rows(mergeFew(a, b, order))).toEqual(rows(mergeRuns(a, b, order)));
+      }
+    }
+  });
 });

@@ -10,7 +10,7 @@
  * use, so a candidate page whose fingerprints lack the key's is rejected without the page
  * (≈ 2.4·10⁻⁷ false positives per page), and a match gives the key's position in the page.
  */
-import { FILTER_BITS, keyHashes } from './dict-page.js';
+import { FILTER_BITS, FILTER_WORDS, filterAdd, keyHashes } from './dict-page.js';
 
 /** A decoded page as the dictionary holds it. */
 export interface Page {
@@ -68,6 +68,17 @@ export function pageFingerprints(keys: readonly string[]): Int32Array {
     out[i] = fingerprint(h);
   }
   return out;
+}
+
+/** A page's filter (dict-page.ts `pageFilter`) and fingerprints from one hashing of each key. */
+export function pageFilterAndFingerprints(keys: readonly string[]): { filter: Uint32Array; fps: Int32Array } {
+  const h = new Uint32Array(2), filter = new Uint32Array(FILTER_WORDS), fps = new Int32Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    keyHashes(keys[i]!, h);
+    filterAdd(filter, 0, h);
+    fps[i] = fingerprint(h);
+  }
+  return { filter, fps };
 }
 
 /**

@@ -7,7 +7,8 @@
 import { Codec } from '../commit/cid.js';
 import type { ContentStore } from '../store.js';
 import type { DictRootJson, TermDict } from './dict.js';
-import { encodeDictPage, encodeFilterGroup, FILTERS_PER_GROUP, PAGE_IDS, PAGE_SHIFT, pageFilter } from './dict-page.js';
+import { encodeDictPage, encodeFilterGroup, FILTERS_PER_GROUP, PAGE_IDS, PAGE_SHIFT } from './dict-page.js';
+import { pageFilterAndFingerprints } from './dict-held.js';
 
 /**
  * The dictionary of ids [0, size) as pages on top of `prev` (the root the dictionary's base came
@@ -21,11 +22,15 @@ export async function writeDictPages(store: ContentStore, dict: TermDict, prev: 
   const groups = paged ? prev!.filters!.slice() : [];
   const firstPage = oldSize >>> PAGE_SHIFT;
   const fresh = new Map<number, Uint32Array>();
+  const fps = new Map<number, Int32Array>();
   const writes: Promise<void>[] = [];
   for (let k = firstPage; k << PAGE_SHIFT < size; k++) {
     const start = k << PAGE_SHIFT;
     const keys = await dict.keysOf(start, Math.min(size, start + PAGE_IDS));
-    fresh.set(k, pageFilter(keys));
+    // Each key hashed once for its page's filter and the fingerprints attachBase keeps.
+    const f = pageFilterAndFingerprints(keys);
+    fresh.set(k, f.filter);
+    fps.set(k, f.fps);
     writes.push(store.put(Codec.dict, encodeDictPage(start, keys)).then((cid) => { pages[k] = cid.toString(); }));
   }
   // Filters of unchanged pages in a rewritten group come from the loaded base.
@@ -39,6 +44,6 @@ export async function writeDictPages(store: ContentStore, dict: TermDict, prev: 
     writes.push(store.put(Codec.dict, encodeFilterGroup(g * FILTERS_PER_GROUP, filters)).then((cid) => { groups[g] = cid.toString(); }));
   }
   await Promise.all(writes);
-  dict.noteWrittenFilters(size, fresh);
+  dict.noteWrittenFilters(size, fresh, fps);
   return { size, chunks: [], pages, filters: groups };
 }

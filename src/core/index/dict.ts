@@ -178,12 +178,12 @@ export class TermDict {
   /** First id not in base pages (the delta starts here). */
   get baseSize(): number { return this.from; }
 
-  /** Page filters just written for a root of `size` terms (writeDictPages), for attachBase to reuse. */
-  private freshFilters: { size: number; filters: ReadonlyMap<number, Uint32Array> } | null = null;
+  /** Page filters (and fingerprints) just written for a root of `size` terms (writeDictPages), for attachBase to reuse. */
+  private freshFilters: { size: number; filters: ReadonlyMap<number, Uint32Array>; fps?: ReadonlyMap<number, Int32Array> } | null = null;
 
-  /** Remember the filters of the pages written for a root of `size` terms (used once, by attachBase). */
-  noteWrittenFilters(size: number, filters: ReadonlyMap<number, Uint32Array>): void {
-    this.freshFilters = { size, filters };
+  /** Remember the filters and fingerprints of the pages written for a root of `size` terms (used once, by attachBase). */
+  noteWrittenFilters(size: number, filters: ReadonlyMap<number, Uint32Array>, fps?: ReadonlyMap<number, Int32Array>): void {
+    this.freshFilters = { size, filters, ...(fps ? { fps } : {}) };
   }
 
   /**
@@ -221,6 +221,7 @@ export class TermDict {
     // The filters writeDictPages just built for these pages, when it built them for this root:
     // OR them in rather than hashing every new key a second time.
     const fresh = this.freshFilters?.size === S ? this.freshFilters.filters : null;
+    const freshFps = this.freshFilters?.size === S ? this.freshFilters.fps : undefined;
     this.freshFilters = null;
     const firstK = oldFrom >>> PAGE_SHIFT, endK = S > oldFrom ? ((S - 1) >>> PAGE_SHIFT) + 1 : firstK;
     let covered = fresh !== null;
@@ -247,7 +248,8 @@ export class TermDict {
       if (!keys) { this.recent.delete(k); this.setFps(k, undefined, root.pages[k]); continue; }
       const page: Page = { keys, used: this.clock, cid: root.pages[k]!, bytes: pageBytes(keys) };
       this.recent.set(k, page);
-      this.setFps(k, pageFingerprints(keys), page.cid);
+      const fps = freshFps?.get(k);
+      this.setFps(k, fps?.length === keys.length ? fps : pageFingerprints(keys), page.cid);
       this.shared?.setObject(page.cid, page, page.bytes);
     }
     // A large delta (a bulk load) just made many pages at once: keep the held ones within their

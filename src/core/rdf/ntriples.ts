@@ -136,6 +136,19 @@ class LineReader {
 }
 
 /**
+ * The key of one term written alone (`<iri>`, `_:label`, or a literal with its suffix), read and
+ * checked exactly as inside a line: the byte reader (ntriples-bytes.ts) asks this once per distinct
+ * spelling. Throws when the text is not one whole term of `kind` (0 subject, 1 predicate, 2 object,
+ * 3 graph).
+ */
+export function readNTriplesTerm(text: string, kind: 0 | 1 | 2 | 3, lineNo: number): string {
+  const r = new LineReader(text, lineNo);
+  const key = r.term(kind === 2, kind !== 1, 'a term');
+  if (r.i !== text.length) fail(lineNo, r.i + 1, 'unexpected text after the term');
+  return key;
+}
+
+/**
  * Read one line; returns null for blank and comment lines. Keys are IRIs as-is, `_:label` for
  * blank nodes, `"dt|lang|lex` for literals.
  */

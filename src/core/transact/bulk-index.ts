@@ -12,7 +12,7 @@ import { storeSummary } from '../index/class-summary-delta.js';
 import { writeDictPages } from '../index/dict-write.js';
 import { canonicalJsonBytes, type IndexRoot } from '../index/root-codec.js';
 import { rememberRoot } from '../index/root-headers.js';
-import { allocRun, copyRow, mergeRuns, radixPermutation, sortRun, type Run } from '../index/run.js';
+import { allocRun, cmpRows, copyRow, keyCols, mergeRuns, radixPermutation, sortRun, type Run } from '../index/run.js';
 import { IndexTree, type LeafRef } from '../index/tree.js';
 import type { DbView } from '../index/view.js';
 import { RESERVED_DATATYPES } from '../ledger/datatypes-limit.js';
@@ -65,7 +65,10 @@ async function currentOf(head: DbView, g: number, s: number): Promise<Map<number
 export interface BulkIndexInput {
   /** Loaded facts, t set, in any order. */
   rows: Run;
-  /** The loaded facts in the four orders (OPST: reference objects only), from `loadOrders`; asked for after the dictionary pages. */
+  /**
+   * The loaded and metadata facts in the four orders (OPST: reference objects only), from
+   * `loadOrders`; asked for after the dictionary pages.
+   */
   runs: Promise<LoadOrders> | (() => LoadOrders);
   /** Commit-metadata facts of the load's commits. */
   meta: Run;
@@ -81,14 +84,23 @@ export interface LoadOrders { spot: Run; psot: Run; post: Run; opst: Run }
 
 /**
  * The four orders of a run of unique facts (OPST: only rows whose object's `objKind` entry is not
- * LITERAL): pure work on the id columns, which a caller may run on another thread
- * (src/server/load-threads.ts) while this one writes the dictionary.
+ * LITERAL), each with the commit-metadata facts of `meta` (from `metaOrders`) joined in: pure work
+ * on the id columns, which a caller may run on another thread (src/server/load-threads.ts) while
+ * this one writes the dictionary.
  */
-export function loadOrders(rows: Run, objKind: Uint8Array): LoadOrders {
+export function loadOrders(rows: Run, objKind: Uint8Array, meta: LoadOrders): LoadOrders {
   const spot = sortSpot(rows);
   const refs = allocRun(spot.n);
   for (let i = 0; i < spot.n; i++) if (objKind[spot.o[i]!] !== LITERAL) copyRow(refs, spot, i);
-  return { spot, psot: orderFromSpot(spot, 'psot'), post: orderFromSpot(spot, 'post'), opst: orderFromSpot(refs, 'opst') };
+  return {
+    spot: withMeta(spot, meta.spot, 'spot'), psot: withMeta(orderFromSpot(spot, 'psot'), meta.psot, 'psot'),
+    post: withMeta(orderFromSpot(spot, 'post'), meta.post, 'post'), opst: withMeta(orderFromSpot(refs, 'opst'), meta.opst, 'opst'),
+  };
+}
+
+/** The commit-metadata facts in each order (OPST: reference objects only), for `loadOrders`. */
+export function metaOrders(dict: Ledger['dict'], meta: Run): LoadOrders {
+  return { spot: sortRun(meta, 'spot'), psot: sortRun(meta, 'psot'), post: sortRun(meta, 'post'), opst: refsOnly(sortRun(meta, 'opst'), (o) => dict.kind(o) !== 2) };
 }
 
 const LITERAL = 1;
@@ -120,25 +132,33 @@ export async function buildBulkIndex(stores: LedgerStores, ledger: Ledger, x: Bu
   addStats(ledger, x.rows);
   addStats(ledger, x.meta);
   ledger.stats.size += x.commitBytes;
-  const dictRoot = await writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
+  // The dictionary pages are stored while the orders arrive and the leaves are written: this
+  // thread encodes one while the disk takes another (nothing below reads the pages).
+  const dictWritten = writeDictPages(content, dict, tree?.root.dict ?? null, dict.size);
+  dictWritten.catch(() => undefined); // awaited below; a failure there fails the load either way
   const orders = await (typeof x.runs === 'function' ? x.runs() : x.runs);
-  let spotRun = empty;
+  const runs = {} as Record<IndexOrder, Run>;
+  for (const order of ORDERS) runs[order] = novelty.size > 0 ? mergeFew(novelty.all(order, x.t), orders[order], order) : orders[order];
   let done = 0;
-  // The four orders at once: one's leaf reads, compression and fsyncs overlap another's merging.
-  await Promise.all(ORDERS.map(async (order) => {
-    // The commit metadata joins each order where its graph sorts (see withMeta).
-    let meta = sortRun(x.meta, order);
-    if (order === 'opst') meta = refsOnly(meta, (o) => dict.kind(o) !== 2);
-    let run = withMeta(orders[order], meta, order);
-    if (novelty.size > 0) run = mergeRuns(novelty.all(order, x.t), run, order);
-    if (order === 'spot') spotRun = run;
-    leaves[order] = fresh ? await writeLeaves(content, order, run, empty) : await updateOrder(tree, content, order, run);
+  const writeOrder = async (order: IndexOrder): Promise<void> => {
+    leaves[order] = fresh ? await writeLeaves(content, order, runs[order], empty) : await updateOrder(tree, content, order, runs[order]);
     tops[order] = await writeBranches(content, order, leaves[order]);
     x.onProgress?.({ phase: 'index', done: ++done, total: ORDERS.length });
-  }));
-  // A fresh index holds every fact in spotRun: its class summary is one pass over it. Over an
-  // older index the root goes without one; derivation scans, and the next index job writes it.
-  const classSummary = fresh ? await storeSummary(content, await summarizeFacts(dict, [spotRun], [spotRun])) : undefined;
+  };
+  // The four orders at once: one's leaf reads, compression and fsyncs overlap another's writing or
+  // merging. A fresh index holds every fact in the SPOT run: its class summary is one pass over
+  // it, counted meanwhile. Over an older index the root goes without one (derivation scans, and
+  // the next index job writes it).
+  const written = Promise.all(ORDERS.map(writeOrder));
+  written.catch(() => undefined); // awaited below, after the summary has started
+  let summary: Promise<string> | undefined;
+  if (fresh) {
+    summary = (async () => storeSummary(content, await summarizeFacts(dict, [runs.spot], [runs.spot])))();
+    summary.catch(() => undefined);
+  }
+  await written;
+  const classSummary = await summary;
+  const dictRoot = await dictWritten;
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: x.t, base_t: 0, commit_id: x.commitId, commit_time: ledger.head.time, ns: ledger.ns.allocated(),
     graphs: ledger.graphs.named(), datatypes: [...ledger.datatypes].sort(), dict: dictRoot, orders: tops,
@@ -233,6 +253,36 @@ function withMeta(run: Run, meta: Run, order: IndexOrder): Run {
     col.set((run[k] as Int32Array).subarray(at, run.n), at + meta.n);
   }
   out.n = run.n + meta.n;
+  return out;
+}
+
+/**
+ * mergeRuns(a, b, order) for a run `a` of a few rows (the unindexed novelty: the commits' metadata)
+ * into a large `b`: each row of `a` placed by binary search, `b` copied in blocks, instead of a
+ * comparison and a row copy per row of `b`. The same rows in the same order.
+ */
+export function mergeFew(a: Run, b: Run, order: IndexOrder): Run {
+  if (a.n > 256) return mergeRuns(a, b, order);
+  const ca = keyCols(a, order), cb = keyCols(b, order);
+  const out = allocRun(a.n + b.n);
+  const block = (from: number, to: number) => {
+    for (const k of ['g', 's', 'p', 'o', 'm', 't', 'op'] as const) (out[k] as Int32Array).set((b[k] as Int32Array).subarray(from, to), out.n);
+    out.n += to - from;
+  };
+  let from = 0;
+  for (let i = 0; i < a.n; i++) {
+    // The first row of b that a's row goes before (a first on a tie, as mergeRuns).
+    let lo = from, hi = b.n;
+    while (lo < hi) {
+      const m = (lo + hi) >>> 1;
+      const d = cmpRows(ca, i, cb, m) || (b.t[m]! - a.t[i]!) || (a.op[i]! - b.op[m]!);
+      if (d <= 0) hi = m; else lo = m + 1;
+    }
+    block(from, lo);
+    copyRow(out, a, i);
+    from = lo;
+  }
+  block(from, b.n);
   return out;
 }
 

@@ -12,7 +12,7 @@ import type { LedgerStores } from '../ledger/stores.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { allocRun, type Run } from '../index/run.js';
 import { ChunkCommitter } from './bulk-commits.js';
-import { buildBulkIndex, loadOrders, objectKinds, type LoadOrders } from './bulk-index.js';
+import { buildBulkIndex, loadOrders, metaOrders, objectKinds, type LoadOrders } from './bulk-index.js';
 import { readBatches, type StatementBatch } from './bulk-batches.js';
 import type { BulkFormat } from './bulk-sources.js';
 
@@ -26,10 +26,11 @@ export interface BulkLoadOptions {
   /** Flakes per commit (default 100,000). */
   commitFlakes?: number;
   /**
-   * Computes the other index orders of the loaded facts (bulk-index.ts `otherOrders`), e.g. on
-   * another thread while the commits are encoded; default: inline, when the index is built.
+   * Starts what computes the index orders of the loaded facts (bulk-index.ts `loadOrders`), e.g. a
+   * thread that gets ready while the input is read and sorts while this one writes the
+   * dictionary; default: inline, when the index is built.
    */
-  orders?: (rows: Run, objKind: Uint8Array) => Promise<LoadOrders>;
+  orders?: () => OrdersJob;
   /** Called as work progresses. */
   onProgress?: (p: { phase: 'read' | 'commit' | 'index'; done: number; total?: number }) => void;
 }
@@ -44,6 +45,14 @@ export interface BulkDocument {
   format?: BulkFormat;
   base?: string;
   batches?: (scope: string) => AsyncIterable<StatementBatch>;
+}
+
+/** A computation of the index orders, started before the load reads its input. */
+export interface OrdersJob {
+  /** bulk-index.ts `loadOrders` of the arguments (called at most once). */
+  run(rows: Run, objKind: Uint8Array, meta: LoadOrders): Promise<LoadOrders>;
+  /** Release it (called once the load ends, whether or not `run` was called). */
+  close(): void;
 }
 
 export interface BulkLoadResult {
@@ -123,6 +132,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     statements += r.length / 4;
     if (statements >>> 16 !== before >>> 16) opts.onProgress?.({ phase: 'read', done: statements });
   };
+  const ordersJob = opts.orders?.();
   const commitFull = async (): Promise<void> => {
     while (full.length > 0) await committer.commit(full.shift()!);
   };
@@ -158,13 +168,16 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     }
     const loaded = await committer.finish();
 
-    // 2. The index orders sorted (elsewhere, when the caller can) while the dictionary is written.
+    // 2. The index orders sorted (elsewhere, when the caller can) while the dictionary is written;
+    //    the commit metadata joins each where its graph sorts.
     const objKind = objectKinds(dict, loaded.rows);
-    const orders = opts.orders ? opts.orders(loaded.rows, objKind) : null;
+    await dict.ensureIds([loaded.meta.o], loaded.meta.n);
+    const meta = metaOrders(dict, loaded.meta);
+    const orders = ordersJob ? ordersJob.run(loaded.rows, objKind, meta) : null;
     orders?.catch(() => undefined); // awaited by the index build; a failure before it loads nothing either way
 
     // 3. The index over the old one (or from nothing), then commits and index in one publish.
-    const built = await buildBulkIndex(stores, ledger, { ...loaded, runs: orders ?? (() => loadOrders(loaded.rows, objKind)), onProgress: opts.onProgress });
+    const built = await buildBulkIndex(stores, ledger, { ...loaded, runs: orders ?? (() => loadOrders(loaded.rows, objKind, meta)), onProgress: opts.onProgress });
     const t = loaded.t, prev = loaded.commitId;
     const next = { ...startRecord, commit_head_id: prev, commit_t: t, index_head_id: built.rootCid, index_t: t };
     if (!(await stores.ns.compareAndSet(ledger.id, startRecord, next))) {
@@ -180,5 +193,7 @@ export async function bulkLoad(stores: LedgerStores, ledger: Ledger, docs: reado
     if (ledger.head.cid === startHead) dict.truncate(dictBefore);
     else ledger.superseded = true;
     throw e;
+  } finally {
+    ordersJob?.close();
   }
 }

@@ -1,13 +1,13 @@
 /**
  * Statement readers for bulk loads (bulk-load.ts): each turns one document, read chunk by chunk,
  * into dictionary keys (rdf/terms.ts grammar) handed to a sink, without holding the text whole.
- * N-Triples / N-Quads go through the fast line reader; Turtle and TriG through n3's parser fed
- * chunk by chunk; JSON-LD (which has no streaming form) through jsonld.js on the parsed document.
+ * N-Triples / N-Quads go through the byte reader (ids without a string per occurrence); Turtle
+ * and TriG through n3's parser fed chunk by chunk; JSON-LD (which has no streaming form) through jsonld.js on the parsed document.
  */
 import { Parser } from 'n3';
 import { badRequest, isLedgraphError } from '../errors.js';
 import { parseJsonWithinLimits } from '../json-depth.js';
-import { readNTriplesLine } from '../rdf/ntriples.js';
+import { NTriplesByteReader, utf8Error, type IdSink } from '../rdf/ntriples-bytes.js';
 import { fromRdfJs, termKey, type Term } from '../rdf/terms.js';
 import { hasScheme, relativeIriError } from './iri-errors.js';
 import { parseJsonLdTxn } from './parse-jsonld.js';
@@ -26,34 +26,13 @@ export const ANON_MARK = '\u0000';
 
 const decoderFor = () => new TextDecoder('utf-8', { fatal: true });
 
-function utf8Error(): never {
-  throw badRequest('the input is not valid UTF-8');
-}
 
-/** N-Triples or N-Quads lines into the sink (errors name line and column). */
-export async function readNTriples(source: AsyncIterable<string | Uint8Array>, quads: boolean, sink: StatementSink): Promise<void> {
-  const decoder = decoderFor();
-  let carry = '';
-  let lineNo = 0;
-  const readText = (text: string): void => {
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) { carry = text.slice(start); return; }
-      lineNo++;
-      const line = text.charCodeAt(nl - 1) === 13 ? text.slice(start, nl - 1) : text.slice(start, nl);
-      start = nl + 1;
-      const kq = readNTriplesLine(line, lineNo, quads);
-      if (kq) sink.add(kq.s, kq.p, kq.o, kq.g);
-    }
-  };
-  try {
-    for await (const chunk of source) readText(carry + (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
-    readText(carry + decoder.decode() + '\n');
-  } catch (e) {
-    if (e instanceof TypeError && /decode|encoded/i.test(e.message)) utf8Error();
-    throw e;
-  }
+/** N-Triples or N-Quads into the sink, read from bytes (rdf/ntriples-bytes.ts; errors name line and column). */
+export async function readNTriples(source: AsyncIterable<string | Uint8Array>, quads: boolean, sink: IdSink): Promise<void> {
+  const reader = new NTriplesByteReader(quads, sink);
+  const encoder = new TextEncoder();
+  for await (const chunk of source) reader.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+  reader.end();
 }
 
 interface RdfJs { termType: string; value: string; language?: string; datatype?: { value: string } }
@@ -127,7 +106,7 @@ export async function readJsonLd(source: AsyncIterable<string | Uint8Array>, bas
 }
 
 /** Read one document of `format` into the sink. */
-export function readDocument(source: AsyncIterable<string | Uint8Array>, format: BulkFormat, base: string | undefined, sink: StatementSink): Promise<void> {
+export function readDocument(source: AsyncIterable<string | Uint8Array>, format: BulkFormat, base: string | undefined, sink: StatementSink & IdSink): Promise<void> {
   switch (format) {
     case 'n-triples': return readNTriples(source, false, sink);
     case 'n-quads': return readNTriples(source, true, sink);
