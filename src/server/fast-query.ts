@@ -121,11 +121,12 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
       const input = { lang: 'sparql' as const, text: decodeUtf8(body), defaultGraphUris: [], namedGraphUris: [] };
       await runSparqlCall(ctx, input, {
         accept: req.headers.accept, formatParam: undefined, headers: NO_QUERY_HEADERS, auth: NO_CREDENTIAL,
-        pathLedger: ledger, abort: () => nodeRequestAbort(req, res),
-      }, async (text, contentType) => {
-        const out = await chunksBody(text, () => reqLog, () => { res.destroy(); return true; });
+        pathLedger: ledger, abort: () => nodeRequestAbort(req, res), bytes: true,
+      }, async (chunks, contentType) => {
+        const out = await chunksBody(chunks, () => reqLog, () => { res.destroy(); return true; });
         logLine(reqLog, method, path, 200, start);
-        if (typeof out === 'string') {
+        if (typeof out === 'string' || out instanceof Uint8Array) {
+          // node:http sets Content-Length from a whole body (a byte count for bytes, no encoding pass).
           res.statusCode = 200;
           res.setHeader('content-type', contentType);
           res.setHeader('x-request-id', id);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DbView } from '../../index/view.js';
 import { querySparql } from '../engine.js';
 import { writeSparqlJsonChunked } from './sparql-json.js';
+import { sparqlJsonBytes } from './sparql-json-bytes.js';
 import type { QueryResult } from './types.js';
 
 // The fixture lives outside src (tsconfig rootDir), so it is loaded by a path tsc does not follow.
@@ -42,6 +43,17 @@ const QUERIES = [
   'SELECT ?s WHERE { ?s :p :nothing }',
 ];
 
+/** The byte writer's document (chunks of about `chunkBytes`), or null where it declines the result. */
+async function bytes(q: string, chunkBytes: number): Promise<string | null> {
+  const r = await querySparql('PREFIX : <http://ex/> ' + q, { view });
+  const it = sparqlJsonBytes(r, chunkBytes);
+  if (!it) return null;
+  const parts: Uint8Array[] = [];
+  for await (const c of it) parts.push(c);
+  expect(parts.length).toBeGreaterThan(0);
+  return Buffer.concat(parts).toString('utf8');
+}
+
 describe('SPARQL JSON from term ids', () => {
   for (const q of QUERIES) {
     it(`writes the same document as from bindings: ${q}`, async () => {
@@ -52,5 +64,28 @@ describe('SPARQL JSON from term ids', () => {
       expect(await text(q, 'ids')).toBe(fromRows);
       expect(JSON.parse(fromRows)).toBeTruthy();
     });
+    it(`writes the same document as bytes: ${q}`, async () => {
+      const fromRows = await text(q, 'rows');
+      const direct = !q.includes('?1');
+      // One chunk, then chunks of a few bytes (a chunk per batch), then again with every term's bytes cached.
+      for (const chunk of [64 * 1024, 8, 64 * 1024]) expect(await bytes(q, chunk)).toBe(direct ? fromRows : null);
+    });
   }
+
+  it('bytes: the term cache keeps each fragment\'s bytes beside its text', async () => {
+    const q = 'SELECT ?s ?p ?o WHERE { ?s ?p ?o }';
+    const r = await querySparql('PREFIX : <http://ex/> ' + q, { view });
+    if (r.type !== 'bindings' || !r.ids) throw new Error('no ids');
+    const { termJson } = await import('./sparql-json.js');
+    for await (const b of r.ids.batches) {
+      for (let i = 0; i < b.n * r.ids.width; i++) {
+        const id = b.rows[i]!;
+        if (id === r.ids.unbound) continue;
+        const first = r.ids.textBytes(id, termJson);
+        expect(Buffer.from(first).toString('utf8')).toBe(r.ids.text(id, termJson));
+        // Stored terms: the same cached array the second time.
+        if (id < r.ids.computed) expect(r.ids.textBytes(id, termJson)).toBe(first);
+      }
+    }
+  });
 });
