@@ -17,15 +17,17 @@ import type { AuthState } from './auth/index.js';
 import { mapError } from './errors.js';
 import { bodyReadError, decodeUtf8, nodeRequestAbort, parseMediaType, SMALL_BODY_BYTES } from './http-util.js';
 import type { Logger } from './log.js';
+import type { HeaderReader } from './query-headers.js';
 import { chunksBody, runSparqlCall } from './routes/query.js';
+import { releaseSparqlJsonBytes } from '../core/query/results/sparql-json-bytes.js';
 import type { ServerContext } from './server-context.js';
 
 /** A path tail the app's router would hand to the route as is: segments of unreserved characters, none starting with a dot. */
 const PLAIN_TAIL = /^[A-Za-z0-9_~:@+-][A-Za-z0-9._~:@+-]*(?:\/[A-Za-z0-9_~:@+-][A-Za-z0-9._~:@+-]*)*$/;
 /** What the auth middleware records for a data request without a credential when the data group's mode is none. */
 const NO_CREDENTIAL: AuthState = { group: 'data', mode: 'none', tokenPresent: false };
-/** The request carries no Ledgraph-* header (checked), so the query headers read as absent. */
-const NO_QUERY_HEADERS = new Headers();
+/** The request carries no Ledgraph-* header (checked), so the query headers read as absent (without a web Headers' checks per read). */
+const NO_QUERY_HEADERS: HeaderReader = { get: () => null };
 
 let answered = 0;
 
@@ -130,7 +132,9 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
           res.statusCode = 200;
           res.setHeader('content-type', contentType);
           res.setHeader('x-request-id', id);
-          res.end(out);
+          // A byte body's buffer serves a later response once the socket has taken it.
+          if (typeof out === 'string') res.end(out);
+          else res.end(out, () => releaseSparqlJsonBytes(out));
         } else {
           res.writeHead(200, { 'content-type': contentType, 'x-request-id': id });
           res.flushHeaders();

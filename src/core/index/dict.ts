@@ -99,8 +99,6 @@ const HIT_KEYS = 16_384;
 const FP_ENTRY_BYTES = 192;
 /** The shared-cache key of a page's fingerprints. */
 const fpKey = (cid: string): string => 'fp:' + cid;
-/** Encodes derived term texts to bytes (termTextBytes). */
-const UTF8 = new TextEncoder();
 
 /**
  * A flat copy of a key. Keys arrive concatenated (termKey) or sliced out of a parsed document, and
@@ -511,16 +509,6 @@ export class TermDict {
     return text;
   }
   private deriver: ((t: Term) => string) | null = null;
-  /** `termText` as UTF-8 bytes, cached beside the text (the SPARQL JSON byte writer copies them into its buffer). */
-  termTextBytes(id: number, derive: (t: Term) => string): Uint8Array {
-    if (this.deriver === derive) {
-      const hit = this.termCache.textBytes(id);
-      if (hit !== undefined) return hit;
-    }
-    const b = UTF8.encode(this.termText(id, derive));
-    if (this.deriver === derive) this.termCache.putTextBytes(id, b);
-    return b;
-  }
   /**
    * The identity of what ids mean in this dictionary, for caches outside it keyed by id (JSON-LD
    * result cells): replaced when `truncate` frees ids that may later name other terms.

@@ -116,44 +116,6 @@ describe('derived texts beside the terms (SPARQL JSON fragments)', () => {
     expect(c.textLength).toBe(0);
   });
 
-  it('keeps a text\'s bytes beside it: evicted and dropped with the term, counted in the budget with their header', () => {
-    const c = new TermCache(16, 1000); // 4 sets × 4 ways
-    c.get(1, 400);
-    c.put(1, iri(1));
-    const b = new TextEncoder().encode('été');
-    c.putTextBytes(1, b); // no text yet: not kept
-    expect(c.textBytes(1)).toBeUndefined();
-    c.putText(1, 'été');
-    c.putTextBytes(1, b);
-    expect(c.textBytes(1)).toBe(b);
-    const held = c.textLength;
-    expect(held).toBeGreaterThan(3 + b.length);
-    // Evict id 1: text and bytes go, every counted character and byte is given back.
-    for (let id = 2; id < 400 && c.get(1, 400) !== undefined; id++) if (c.get(id, 400) === undefined) c.put(id, iri(id));
-    expect(c.textBytes(1)).toBeUndefined();
-    expect(c.textLength).toBe(0);
-    c.put(7, iri(7));
-    c.putText(7, 'x');
-    c.putTextBytes(7, new Uint8Array(1000)); // over the budget: not kept
-    expect(c.textBytes(7)).toBeUndefined();
-    c.putTextBytes(7, new Uint8Array(10));
-    expect(c.textBytes(7)?.length).toBe(10);
-    c.dropFrom(7);
-    expect(c.textLength).toBe(0);
-  });
-
-  it('TermDict.termTextBytes: the UTF-8 bytes of termText, cached for the cached derivation only', () => {
-    const d = new TermDict(64 * TERM_SLOT_BYTES);
-    const a = d.intern(namedNode('http://ex.org/é'));
-    const derive = (t: Term) => show(t);
-    const first = d.termTextBytes(a, derive);
-    expect(Buffer.from(first).toString('utf8')).toBe('<http://ex.org/é>');
-    expect(d.termTextBytes(a, derive)).toBe(first);
-    const other = d.termTextBytes(a, (t) => t.value);
-    expect(Buffer.from(other).toString('utf8')).toBe('http://ex.org/é');
-    expect(d.termTextBytes(a, (t) => t.value)).not.toBe(other);
-  });
-
   it('TermDict.termText: cached per id, recomputed after a truncated id is reused', () => {
     const d = new TermDict(64 * TERM_SLOT_BYTES);
     const a = d.intern(iri(1));

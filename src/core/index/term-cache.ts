@@ -5,9 +5,8 @@
  * and a direct-mapped `id & mask` slot made them collide). A hit allocates nothing; a miss inserts
  * at the set's first way and shifts the others down (the oldest insert is evicted).
  *
- * A slot may also hold a text derived from its term (the SPARQL JSON writer's fragment for it)
- * and that text's UTF-8 bytes (the byte writer's), evicted with the term; texts and bytes are
- * bounded by `maxTextChars` (characters, plus bytes and their arrays' headers) in total.
+ * A slot may also hold a text derived from its term (the SPARQL JSON writer's fragment for it),
+ * evicted with the term; those texts are bounded by `maxTextChars` in total.
  */
 import type { Term } from '../rdf/terms.js';
 import { setBase, wayOf } from '../util/set-assoc.js';
@@ -16,8 +15,6 @@ import { setBase, wayOf } from '../util/set-assoc.js';
 export const TERM_CACHE_WAYS = 4;
 const LOG_WAYS = 2;
 const EMPTY = new Int32Array(0);
-/** What a small Uint8Array costs beyond its bytes (its object and buffer headers), counted against the text budget. */
-const BYTES_OVERHEAD = 96;
 
 export class TermCache {
   /** ids[i] is the id whose term terms[i] holds (-1: empty); set s occupies [s·WAYS, s·WAYS + WAYS). */
@@ -25,8 +22,6 @@ export class TermCache {
   private terms: (Term | undefined)[] = [];
   /** texts[i]: the derived text of the term in slot i, if computed. */
   private texts: (string | undefined)[] = [];
-  /** bytes[i]: the UTF-8 bytes of texts[i], if asked for. */
-  private bytes: (Uint8Array | undefined)[] = [];
   private textChars = 0;
   /** 32 − log2(sets): the multiply-shift hash keeps the top bits. */
   private shift = 32;
@@ -52,15 +47,13 @@ export class TermCache {
   put(id: number, t: Term): void {
     if (this.ids.length === 0) return;
     const b = setBase(id, this.shift);
-    const ids = this.ids, terms = this.terms, texts = this.texts, bytes = this.bytes;
+    const ids = this.ids, terms = this.terms, texts = this.texts;
     const evicted = texts[b + 3];
     if (evicted !== undefined) this.textChars -= evicted.length;
-    const evictedBytes = bytes[b + 3];
-    if (evictedBytes !== undefined) this.textChars -= evictedBytes.length + BYTES_OVERHEAD;
-    ids[b + 3] = ids[b + 2]!; terms[b + 3] = terms[b + 2]; texts[b + 3] = texts[b + 2]; bytes[b + 3] = bytes[b + 2];
-    ids[b + 2] = ids[b + 1]!; terms[b + 2] = terms[b + 1]; texts[b + 2] = texts[b + 1]; bytes[b + 2] = bytes[b + 1];
-    ids[b + 1] = ids[b]!; terms[b + 1] = terms[b]; texts[b + 1] = texts[b]; bytes[b + 1] = bytes[b];
-    ids[b] = id; terms[b] = t; texts[b] = undefined; bytes[b] = undefined;
+    ids[b + 3] = ids[b + 2]!; terms[b + 3] = terms[b + 2]; texts[b + 3] = texts[b + 2];
+    ids[b + 2] = ids[b + 1]!; terms[b + 2] = terms[b + 1]; texts[b + 2] = texts[b + 1];
+    ids[b + 1] = ids[b]!; terms[b + 1] = terms[b]; texts[b + 1] = texts[b];
+    ids[b] = id; terms[b] = t; texts[b] = undefined;
   }
 
   /** The derived text cached beside the term of `id`, or undefined. */
@@ -77,21 +70,7 @@ export class TermCache {
     this.textChars += text.length;
   }
 
-  /** The UTF-8 bytes of the derived text of `id`, or undefined. */
-  textBytes(id: number): Uint8Array | undefined {
-    const i = this.slotOf(id);
-    return i < 0 ? undefined : this.bytes[i];
-  }
-
-  /** Keep the bytes of the derived text of `id` beside it (nothing when the text is not cached or the budget is spent). */
-  putTextBytes(id: number, b: Uint8Array): void {
-    const i = this.slotOf(id);
-    if (i < 0 || this.texts[i] === undefined || this.bytes[i] !== undefined || this.textChars + b.length + BYTES_OVERHEAD > this.maxTextChars) return;
-    this.bytes[i] = b;
-    this.textChars += b.length + BYTES_OVERHEAD;
-  }
-
-  /** Characters of the derived texts held, plus their bytes. */
+  /** Characters of the derived texts held. */
   get textLength(): number { return this.textChars; }
 
   private slotOf(id: number): number {
@@ -106,8 +85,6 @@ export class TermCache {
       this.terms[i] = undefined;
       const x = this.texts[i];
       if (x !== undefined) { this.textChars -= x.length; this.texts[i] = undefined; }
-      const y = this.bytes[i];
-      if (y !== undefined) { this.textChars -= y.length + BYTES_OVERHEAD; this.bytes[i] = undefined; }
     }
   }
 
@@ -121,7 +98,6 @@ export class TermCache {
     this.ids = new Int32Array(n).fill(-1);
     this.terms = new Array<Term | undefined>(n);
     this.texts = new Array<string | undefined>(n);
-    this.bytes = new Array<Uint8Array | undefined>(n);
     this.textChars = 0;
     this.shift = 32 - (Math.log2(n) - LOG_WAYS);
   }

@@ -219,7 +219,6 @@ function idSolutions(p: Prepared, variables: string[]): IdSolutions {
     unbound: UNBOUND,
     batches: idBatches(p),
     text: (id, derive) => ids.text(id, derive),
-    textBytes: (id, derive) => ids.textBytes(id, derive),
     term: (id) => ids.term(id),
     space: ids.dict.space,
     computed: OVERFLOW_BASE,

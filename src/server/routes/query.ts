@@ -31,7 +31,7 @@ import { responseWithId, type AppEnv } from '../app.js';
 import type { Logger } from '../log.js';
 import { abortTransfer, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort, type RequestAbort } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
-import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT, POLICY_HEADERS } from '../query-headers.js';
+import { headerLedger, type HeaderReader, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT, POLICY_HEADERS } from '../query-headers.js';
 import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
@@ -436,7 +436,7 @@ export interface SparqlCall {
   /** The `format=` parameter. */
   formatParam: string | undefined;
   /** Request headers (Ledgraph-Min-T, -Max-Fuel, -Ledger and the policy headers are read from them). */
-  headers: Headers;
+  headers: HeaderReader;
   /** The request's authentication outcome (auth middleware). */
   auth: AuthState;
   pathLedger: string | undefined;

@@ -8,7 +8,6 @@ import { termKey, type Term } from '../../rdf/terms.js';
 
 /** First overflow id. */
 export const OVERFLOW_BASE = 1 << 30;
-const UTF8 = new TextEncoder();
 
 export class QueryIds {
   private readonly extra: Term[] = [];
@@ -27,11 +26,6 @@ export class QueryIds {
   /** A text derived from the term of an id by `derive`, cached per stored term (TermDict.termText). */
   text(id: number, derive: (t: Term) => string): string {
     return id < OVERFLOW_BASE ? this.dict.termText(id, derive) : derive(this.term(id));
-  }
-
-  /** `text` as UTF-8 bytes, cached per stored term (TermDict.termTextBytes). */
-  textBytes(id: number, derive: (t: Term) => string): Uint8Array {
-    return id < OVERFLOW_BASE ? this.dict.termTextBytes(id, derive) : UTF8.encode(derive(this.term(id)));
   }
 
   /** The id of a term: the dictionary's when it has one, else an overflow id (stable per query). */

@@ -28,8 +28,6 @@ export interface IdSolutions {
   batches: AsyncIterable<{ n: number; rows: Int32Array }>;
   /** A text derived from the term of an id, cached per stored term (serialisers' per-term fragments). */
   text(id: number, derive: (t: Term) => string): string;
-  /** `text` as UTF-8 bytes, cached the same way (a consumer must not modify them). */
-  textBytes(id: number, derive: (t: Term) => string): Uint8Array;
   /** The term of an id. */
   term(id: number): Term;
   /**
