@@ -20,9 +20,25 @@ const EMPTY_END = UTF8.encode(']}}\n');
  */
 export function sparqlJsonBytes(result: QueryResult, chunkBytes = 64 * 1024, cache: TermBytes = termBytes()): AsyncIterable<Uint8Array> | null {
   if (result.type !== 'bindings' || !result.ids) return null;
-  const keys = directKeys(result.variables);
-  if (!keys) return null;
-  return idBatchBytes(result.ids, keys.map((k) => UTF8.encode(k)), UTF8.encode(`{"head":{"vars":${JSON.stringify(result.variables)}},"results":{"bindings":[`), chunkBytes, cache);
+  const fixed = fixedParts(result.variables);
+  if (!fixed) return null;
+  return idBatchBytes(result.ids, fixed.keys, fixed.head, chunkBytes, cache);
+}
+
+/** The bytes of a document's head and of its `"name":` keys, by variable list (null: the object route). */
+interface FixedParts { head: Uint8Array; keys: Uint8Array[] }
+const fixedByVars = new Map<string, FixedParts | null>();
+const FIXED_MAX = 512;
+
+function fixedParts(vars: string[]): FixedParts | null {
+  const k = vars.join('\u0000') + '\u0000' + vars.length;
+  let f = fixedByVars.get(k);
+  if (f !== undefined) return f;
+  const keys = directKeys(vars);
+  f = keys ? { keys: keys.map((x) => UTF8.encode(x)), head: UTF8.encode(`{"head":{"vars":${JSON.stringify(vars)}},"results":{"bindings":[`) } : null;
+  if (fixedByVars.size >= FIXED_MAX) fixedByVars.clear();
+  fixedByVars.set(k, f);
+  return f;
 }
 
 /** Size of a pooled buffer: a typical point query's document fits. */
