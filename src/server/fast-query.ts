@@ -68,7 +68,10 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     if (h.authorization !== undefined || h['transfer-encoding'] !== undefined || h.expect !== undefined) return null;
     const declared = h['content-length'];
     if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) > maxBody) return null;
-    const mt = parseMediaType(h['content-type']);
+    const ct = h['content-type'];
+    // The usual header as clients send it, without parsing it.
+    if (ct === 'application/sparql-query') return tail;
+    const mt = parseMediaType(ct);
     if (mt?.type !== 'application/sparql-query') return null;
     const cs = mt.params.charset?.toLowerCase();
     if (cs && cs !== 'utf-8' && cs !== 'utf8' && cs !== 'us-ascii') return null;
