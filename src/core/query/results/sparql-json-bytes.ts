@@ -142,8 +142,10 @@ async function* rowBytes(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array,
         out.n += len;
       }
       out.room(1)[out.n++] = CLOSE;
+      // Within the batch too (its rows stay valid until the next is pulled): one batch can be a
+      // whole sorted result, and a chunk must not grow with it.
+      if (out.n >= chunkBytes) yield out.take(false);
     }
-    if (out.n >= chunkBytes) yield out.take(false);
   }
   const end = first ? EMPTY_END : ROWS_END;
   out.room(end.length).set(end, out.n);

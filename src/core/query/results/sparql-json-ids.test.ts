@@ -52,6 +52,8 @@ async function bytes(q: string, chunkBytes: number, cache?: TermBytes): Promise<
   const parts: Uint8Array[] = [];
   for await (const c of it) parts.push(c);
   expect(parts.length).toBeGreaterThan(0);
+  // A chunk ends at the first row past chunkBytes, inside a batch too (these rows are < 300 bytes; the head is ≈ 60).
+  for (const c of parts) expect(c.length).toBeLessThan(Math.max(chunkBytes, 64) + 300);
   return Buffer.concat(parts).toString('utf8');
 }
 
