@@ -32,7 +32,10 @@
  * rounds), --rounds <n> floor/Ledgraph alternations (3), --mix-reps <n> (5), --soak <s> (60),
  * --connections <n> (16), --stream-rows <n> (1000000), --phases <list>, --profile <file> (a V8 CPU
  * profile of the server during the first phase of --phases that runs load), --server-args, --root
- * (passed to the worker). Prints one JSON result line on stdout, a summary table on stderr.
+ * (passed to the worker), --base-root <dir> (a second Ledgraph server running the build in <dir>,
+ * e.g. a worktree of main, measured in the same rounds as the floor and this build — floor, base,
+ * this build, round by round — for the point and label phases: an old/new comparison in one run on
+ * a shared box). Prints one JSON result line on stdout, a summary table on stderr.
  */
 import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -84,6 +87,9 @@ if (typeof args['server-args'] === 'string') workerArgs.push('--server-args', ar
 if (typeof args.root === 'string') workerArgs.push('--root', args.root);
 const worker = child('http-worker.js', workerArgs);
 const floor = child('http-floor.js', []);
+const baseRoot = typeof args['base-root'] === 'string' ? args['base-root'] : null;
+/** The comparison build's server (--base-root), or null. */
+const base = baseRoot ? child('http-worker.js', [...workerArgs.filter((a, i, xs) => a !== '--root' && xs[i - 1] !== '--root'), '--root', baseRoot]) : null;
 
 /** Ask the worker for a memory sample (`gc: true` runs full GCs first). */
 const memory = (gc = false) => worker.ask({ type: gc ? 'gc' : 'mem' });
@@ -138,14 +144,21 @@ const latencySummary = (lat) => ({ requests: lat.length, p50: r3(pct(lat, 0.5)),
 async function singleClient(name, make, floorReply) {
   await floor.ask({ type: 'set', ...floorReply });
   const per = singleSeconds / rounds;
-  const lg = { lat: [], non2xx: 0 }, fl = { lat: [], non2xx: 0 };
-  const state = { i: 0 }, fstate = { i: 0 };
+  const lg = { lat: [], non2xx: 0 }, fl = { lat: [], non2xx: 0 }, bs = { lat: [], non2xx: 0 };
+  const state = { i: 0 }, fstate = { i: 0 }, bstate = { i: 0 };
   const la = [load1()];
-  let lgCpu = 0, flCpu = 0;
+  let lgCpu = 0, flCpu = 0, bsCpu = 0;
+  const withBase = base && name !== 'INSERT DATA (8 triples)';
   for (let r = 0; r < rounds; r++) {
     let c = await cpuOf(floor);
     const f = await sequential(floor.info.url, make, per, fstate);
     flCpu += (await cpuOf(floor)) - c;
+    if (withBase) {
+      c = await cpuOf(base);
+      const b = await sequential(base.info.url, make, per, bstate);
+      bsCpu += (await cpuOf(base)) - c;
+      bs.lat.push(...b.lat); bs.non2xx += b.non2xx;
+    }
     c = await cpuOf(worker);
     const l = await sequential(worker.info.url, make, per, state);
     lgCpu += (await cpuOf(worker)) - c;
@@ -160,7 +173,12 @@ async function singleClient(name, make, floorReply) {
   };
   out.p50Ratio = r2(out.ledgraph.p50 / out.floor.p50);
   out.cpuRatio = r2(out.ledgraph.serverCpuUsPerRequest / out.floor.serverCpuUsPerRequest);
-  log(`http: ${name}, one client: ledgraph p50 ${out.ledgraph.p50} ms (${out.ledgraph.requests} req), floor p50 ${out.floor.p50} ms (${out.floor.requests} req): ${out.p50Ratio}x; server CPU/request ${out.ledgraph.serverCpuUsPerRequest} µs vs ${out.floor.serverCpuUsPerRequest} µs; load ${la.join(' → ')}`);
+  if (withBase) {
+    out.base = { ...latencySummary(bs.lat), non2xx: bs.non2xx, serverCpuUsPerRequest: Math.round(bsCpu / bs.lat.length) };
+    out.baseP50Ratio = r2(out.base.p50 / out.floor.p50);
+  }
+  const baseNote = withBase ? `; base p50 ${out.base.p50} ms (${out.baseP50Ratio}x), ${out.base.serverCpuUsPerRequest} µs CPU/request` : '';
+  log(`http: ${name}, one client: ledgraph p50 ${out.ledgraph.p50} ms (${out.ledgraph.requests} req), floor p50 ${out.floor.p50} ms (${out.floor.requests} req): ${out.p50Ratio}x; server CPU/request ${out.ledgraph.serverCpuUsPerRequest} µs vs ${out.floor.serverCpuUsPerRequest} µs${baseNote}; load ${la.join(' → ')}`);
   return out;
 }
 
@@ -206,20 +224,24 @@ function pooled(runs) {
 async function manyClients(name, make, floorReply, { floorToo = true } = {}) {
   if (floorToo) await floor.ask({ type: 'set', ...floorReply });
   const per = Math.max(1, duration / rounds);
-  const lg = [], fl = [];
+  const lg = [], fl = [], bs = [];
+  const withBase = base && name !== 'single-fact commits';
   const la = [load1()];
   for (let r = 0; r < rounds; r++) {
     if (floorToo) fl.push(await measuredCannon(floor, per, make));
+    if (withBase) bs.push(await measuredCannon(base, per, make));
     lg.push(await measuredCannon(worker, per, make));
   }
   la.push(load1());
   const out = { ledgraph: pooled(lg), loadavg1: la };
+  if (withBase) out.base = pooled(bs);
   if (floorToo) {
     out.floor = pooled(fl);
     out.throughputRatio = r2(out.ledgraph.requestsPerSec / out.floor.requestsPerSec);
     out.cpuRatio = r2(out.ledgraph.serverCpuUsPerRequest / out.floor.serverCpuUsPerRequest);
   }
-  log(`http: ${name}, ${connections} connections: ledgraph ${out.ledgraph.requestsPerSec}/s (p50 ${out.ledgraph.latencyMs.p50} ms, ${out.ledgraph.serverCpuUsPerRequest} µs CPU/req, non-2xx ${out.ledgraph.non2xx})${floorToo ? `, floor ${out.floor.requestsPerSec}/s (${out.floor.serverCpuUsPerRequest} µs CPU/req): ${out.throughputRatio}x` : ''}; load ${la.join(' → ')}`);
+  const baseNote = withBase ? `; base ${out.base.requestsPerSec}/s (${out.base.serverCpuUsPerRequest} µs CPU/req, non-2xx ${out.base.non2xx})` : '';
+  log(`http: ${name}, ${connections} connections: ledgraph ${out.ledgraph.requestsPerSec}/s (p50 ${out.ledgraph.latencyMs.p50} ms, ${out.ledgraph.serverCpuUsPerRequest} µs CPU/req, non-2xx ${out.ledgraph.non2xx})${floorToo ? `, floor ${out.floor.requestsPerSec}/s (${out.floor.serverCpuUsPerRequest} µs CPU/req): ${out.throughputRatio}x` : ''}${baseNote}; load ${la.join(' → ')}`);
   return out;
 }
 
@@ -387,12 +409,14 @@ function table(res) {
 }
 
 try {
-  await Promise.all([worker.ready, floor.ready]);
+  await Promise.all([worker.ready, floor.ready, base?.ready]);
   log(`http: server ready at ${worker.info.url}, floor at ${floor.info.url}; ${worker.info.products.length} products, ${worker.info.subjects.length} labelled subjects; ${connections} connections; ${CLIENT}`);
   const res = { suite: 'http', client: CLIENT, connections, durationSec: duration, singleSec: singleSeconds, rounds, targets: TARGETS, loadavgAtStart: loadavg() };
   // Warm-up (JIT, leaf cache) of both paths.
-  await cannon(worker.info.url, 2, pointReq);
-  await cannon(worker.info.url, 1, labelReq);
+  for (const w of base ? [worker, base] : [worker]) {
+    await cannon(w.info.url, 2, pointReq);
+    await cannon(w.info.url, 1, labelReq);
+  }
   let floorP50 = null;
   for (const phase of phaseList) {
     if (phase === 'point') {
@@ -447,11 +471,13 @@ try {
   table(res);
   worker.proc.send({ type: 'stop' });
   floor.proc.send({ type: 'stop' });
+  base?.proc.send({ type: 'stop' });
   agent.destroy();
   emitResult(res);
 } catch (e) {
   worker.proc.kill();
   floor.proc.kill();
+  base?.proc.kill();
   agent.destroy();
   emitResult({ suite: 'http', status: 'error', error: e instanceof Error ? e.message : String(e) });
   process.exitCode = 1;

@@ -17,15 +17,17 @@ import type { AuthState } from './auth/index.js';
 import { mapError } from './errors.js';
 import { bodyReadError, decodeUtf8, nodeRequestAbort, parseMediaType, SMALL_BODY_BYTES } from './http-util.js';
 import type { Logger } from './log.js';
+import type { HeaderReader } from './query-headers.js';
 import { chunksBody, runSparqlCall } from './routes/query.js';
+import { releaseSparqlJsonBytes } from '../core/query/results/sparql-json-bytes.js';
 import type { ServerContext } from './server-context.js';
 
 /** A path tail the app's router would hand to the route as is: segments of unreserved characters, none starting with a dot. */
 const PLAIN_TAIL = /^[A-Za-z0-9_~:@+-][A-Za-z0-9._~:@+-]*(?:\/[A-Za-z0-9_~:@+-][A-Za-z0-9._~:@+-]*)*$/;
 /** What the auth middleware records for a data request without a credential when the data group's mode is none. */
 const NO_CREDENTIAL: AuthState = { group: 'data', mode: 'none', tokenPresent: false };
-/** The request carries no Ledgraph-* header (checked), so the query headers read as absent. */
-const NO_QUERY_HEADERS = new Headers();
+/** The request carries no Ledgraph-* header (checked), so the query headers read as absent (without a web Headers' checks per read). */
+const NO_QUERY_HEADERS: HeaderReader = { get: () => null };
 
 let answered = 0;
 
@@ -66,7 +68,10 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     if (h.authorization !== undefined || h['transfer-encoding'] !== undefined || h.expect !== undefined) return null;
     const declared = h['content-length'];
     if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) > maxBody) return null;
-    const mt = parseMediaType(h['content-type']);
+    const ct = h['content-type'];
+    // The usual header as clients send it, without parsing it.
+    if (ct === 'application/sparql-query') return tail;
+    const mt = parseMediaType(ct);
     if (mt?.type !== 'application/sparql-query') return null;
     const cs = mt.params.charset?.toLowerCase();
     if (cs && cs !== 'utf-8' && cs !== 'utf8' && cs !== 'us-ascii') return null;
@@ -121,15 +126,18 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
       const input = { lang: 'sparql' as const, text: decodeUtf8(body), defaultGraphUris: [], namedGraphUris: [] };
       await runSparqlCall(ctx, input, {
         accept: req.headers.accept, formatParam: undefined, headers: NO_QUERY_HEADERS, auth: NO_CREDENTIAL,
-        pathLedger: ledger, abort: () => nodeRequestAbort(req, res),
-      }, async (text, contentType) => {
-        const out = await chunksBody(text, () => reqLog, () => { res.destroy(); return true; });
+        pathLedger: ledger, abort: () => nodeRequestAbort(req, res), bytes: true,
+      }, async (chunks, contentType) => {
+        const out = await chunksBody(chunks, () => reqLog, () => { res.destroy(); return true; });
         logLine(reqLog, method, path, 200, start);
-        if (typeof out === 'string') {
+        if (typeof out === 'string' || out instanceof Uint8Array) {
+          // node:http sets Content-Length from a whole body (a byte count for bytes, no encoding pass).
           res.statusCode = 200;
           res.setHeader('content-type', contentType);
           res.setHeader('x-request-id', id);
-          res.end(out);
+          // A byte body's buffer serves a later response once the socket has taken it.
+          if (typeof out === 'string') res.end(out);
+          else res.end(out, () => releaseSparqlJsonBytes(out));
         } else {
           res.writeHead(200, { 'content-type': contentType, 'x-request-id': id });
           res.flushHeaders();

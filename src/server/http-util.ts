@@ -11,6 +11,7 @@ import {
 import { parseJsonWithinLimits } from '../core/json-depth.js';
 import type { AppEnv } from './app-env.js';
 import { memoryGuard } from './memory-guard.js';
+import { addDeadline, cancelDeadline, type Deadline } from './deadlines.js';
 import { chooseMediaType } from './negotiate.js';
 
 type Ctx = Context<AppEnv>;
@@ -272,18 +273,18 @@ function pooledAbort(watch: (ac: AbortController) => () => void): RequestAbort {
   const ac = idleControllers.pop() ?? new AbortController();
   memoryGuard.track(ac); // stopped with 503 when the heap is nearly full (memory-guard.ts)
   let disposed = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let expiry: Deadline | undefined;
   const unwatch = watch(ac);
   return {
     signal: ac.signal,
     expireAt(deadline, reason) {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => ac.abort(reason()), Math.max(0, deadline - Date.now()));
+      if (expiry !== undefined) cancelDeadline(expiry);
+      expiry = addDeadline(deadline, () => ac.abort(reason()));
     },
     dispose() {
       if (disposed) return;
       disposed = true;
-      if (timer !== undefined) clearTimeout(timer);
+      if (expiry !== undefined) cancelDeadline(expiry);
       memoryGuard.untrack(ac);
       unwatch();
       if (!ac.signal.aborted && idleControllers.length < IDLE_MAX) idleControllers.push(ac);

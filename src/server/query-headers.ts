@@ -20,8 +20,11 @@ export const POLICY_HEADERS = [
   { name: 'Ledgraph-Default-Allow', type: 'boolean' as const, description: 'Access when no policy matches' },
 ];
 
+/** What the query headers are read from: a web `Headers`, or the fast path's stand-in for a request that has none of them. */
+export type HeaderReader = Pick<Headers, 'get'>;
+
 /** A non-negative integer header; a malformed value is a 400. */
-function intHeader(headers: Headers, name: string): number | undefined {
+function intHeader(headers: HeaderReader, name: string): number | undefined {
   const raw = headers.get(name);
   if (raw === null) return undefined;
   const v = raw.trim();
@@ -30,17 +33,17 @@ function intHeader(headers: Headers, name: string): number | undefined {
 }
 
 /** `Ledgraph-Min-T`: the t every queried ledger must have reached before the query runs. */
-export function parseMinT(headers: Headers): number | undefined {
+export function parseMinT(headers: HeaderReader): number | undefined {
   return intHeader(headers, 'Ledgraph-Min-T');
 }
 
 /** `Ledgraph-Max-Fuel`: the fuel budget of the query (the query's own max-fuel wins when lower). */
-export function parseMaxFuel(headers: Headers): number | undefined {
+export function parseMaxFuel(headers: HeaderReader): number | undefined {
   return intHeader(headers, 'Ledgraph-Max-Fuel');
 }
 
 /** `Ledgraph-Ledger`: the ledger of a connection-scoped call, or undefined. */
-export function headerLedger(headers: Headers): string | undefined {
+export function headerLedger(headers: HeaderReader): string | undefined {
   const v = headers.get('Ledgraph-Ledger')?.trim();
   return v ? v : undefined;
 }
@@ -58,7 +61,7 @@ function parseJsonHeader(name: string, raw: string): unknown {
  * Policy inputs from the `Ledgraph-Identity` / `Ledgraph-Policy*` / `Ledgraph-Default-Allow`
  * headers (policy.md §3); a malformed value is a 400. Absent headers leave their key absent.
  */
-export function policyFromHeaders(headers: Headers): PolicyInputs {
+export function policyFromHeaders(headers: HeaderReader): PolicyInputs {
   const out: PolicyInputs = {};
   const identity = headers.get('Ledgraph-Identity');
   if (identity !== null) {
@@ -91,7 +94,7 @@ export function policyFromHeaders(headers: Headers): PolicyInputs {
 }
 
 /** SPARQL policy inputs of a request: `# PRAGMA` comments overlaid by the policy headers (policy.md §3). */
-export function sparqlPolicyInputs(text: string, headers: Headers): PolicyInputs {
+export function sparqlPolicyInputs(text: string, headers: HeaderReader): PolicyInputs {
   // Pragmas live in the leading comment lines; most queries have none, so skip splitting the text.
   const pragmas = /^\s*#/.test(text) ? policyInputsFromPragmas(text) : {};
   return mergePolicyInputs(pragmas, policyFromHeaders(headers));

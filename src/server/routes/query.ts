@@ -22,6 +22,7 @@ import { writeNQuads, writeNTriples, writeRdfXml, writeTriG, writeTurtle } from 
 import { writeJsonLd } from '../../core/query/results/jsonld-writer.js';
 import { writeCsv, writeTsv } from '../../core/query/results/sparql-csv-tsv.js';
 import { writeSparqlJsonChunked } from '../../core/query/results/sparql-json.js';
+import { sparqlJsonBytes } from '../../core/query/results/sparql-json-bytes.js';
 import { writeSparqlXml } from '../../core/query/results/sparql-xml.js';
 import type { QueryResult } from '../../core/query/results/types.js';
 import { executeSparql, sparqlHistoryRange, type SparqlRun } from '../../core/query/sparql-run.js';
@@ -30,7 +31,7 @@ import { responseWithId, type AppEnv } from '../app.js';
 import type { Logger } from '../log.js';
 import { abortTransfer, decodeUtf8, parseJsonText, parseMediaType, queryAll, readBytes, requestAbort, type RequestAbort } from '../http-util.js';
 import { MEDIA_TYPE, negotiateFormat, outputOptions, type OutputOptions, type ResultFormat } from '../negotiate.js';
-import { headerLedger, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT, POLICY_HEADERS } from '../query-headers.js';
+import { headerLedger, type HeaderReader, parseMaxFuel, parseMinT, policyFromHeaders, sparqlPolicyInputs, waitForMinT, POLICY_HEADERS } from '../query-headers.js';
 import { requireQueryServed } from '../storage-proxy/serving.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { route } from '../swagger.js';
@@ -231,41 +232,65 @@ const CHUNK_CHARS = 64 * 1024;
  * aborts the connection, so a client never mistakes a truncated body for a complete one. A client
  * that goes away aborts the request signal the query runs under; the chunks are abandoned too.
  */
-export async function respondChunks(c: Ctx, chunks: AsyncIterable<string>, contentType: string): Promise<Response> {
+export async function respondChunks(c: Ctx, chunks: BodyChunks, contentType: string): Promise<Response> {
   const body = await chunksBody(chunks, () => c.get('log'), () => abortTransfer(c));
-  return responseWithId(c, body, 200, { 'content-type': contentType });
+  // The writers' byte chunks are plain ArrayBuffer-backed arrays.
+  return responseWithId(c, body as BodyInit, 200, { 'content-type': contentType });
+}
+
+/** A response body as the writers produce it: text chunks, or UTF-8 byte chunks. */
+export type BodyChunks = AsyncIterable<string> | AsyncIterable<Uint8Array>;
+
+/** The parts as one body: the text joined, or the bytes (one part as it is). */
+function joinParts(parts: (string | Uint8Array)[]): string | Uint8Array {
+  if (parts.length === 0) return '';
+  if (parts.length === 1) return parts[0]!;
+  if (typeof parts[0] === 'string') return (parts as string[]).join('');
+  const bytes = parts as Uint8Array[];
+  let n = 0;
+  for (const p of bytes) n += p.length;
+  const out = new Uint8Array(n);
+  n = 0;
+  for (const p of bytes) { out.set(p, n); n += p.length; }
+  return out;
 }
 
 /**
- * The body of respondChunks: the whole text when it fits PREFIX_BYTES, else a byte stream pulled
- * as the socket drains. `abort` ends the transfer mid-way (false when it cannot: the stream errors).
+ * The body of respondChunks: the whole text (or bytes) when it fits PREFIX_BYTES, else a byte
+ * stream pulled as the socket drains. `abort` ends the transfer mid-way (false when it cannot: the
+ * stream errors).
  */
-export async function chunksBody(chunks: AsyncIterable<string>, log: () => Logger, abort: () => boolean): Promise<string | ReadableStream<Uint8Array>> {
-  const it = chunks[Symbol.asyncIterator]();
-  let prefix = '';
+export async function chunksBody(chunks: BodyChunks, log: () => Logger, abort: () => boolean): Promise<string | Uint8Array | ReadableStream<Uint8Array>> {
+  const it = (chunks as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]();
+  const prefix: (string | Uint8Array)[] = [];
+  let size = 0;
   for (;;) {
     const r = await it.next();
-    if (r.done) return prefix;
-    prefix += r.value;
-    if (prefix.length >= PREFIX_BYTES) break;
+    if (r.done) return joinParts(prefix);
+    prefix.push(r.value);
+    size += r.value.length;
+    if (size >= PREFIX_BYTES) break;
   }
   const enc = new TextEncoder();
-  let pending: string | null = prefix;
+  const bytesOf = (x: string | Uint8Array): Uint8Array => (typeof x === 'string' ? enc.encode(x) : x);
+  let pending: (string | Uint8Array)[] | null = prefix;
   return new ReadableStream<Uint8Array>({
     async pull(ctl) {
-      if (pending !== null) { ctl.enqueue(enc.encode(pending)); pending = null; return; }
-      let buf = '';
+      if (pending !== null) { ctl.enqueue(bytesOf(joinParts(pending))); pending = null; return; }
+      const buf: (string | Uint8Array)[] = [];
+      let n = 0;
       try {
-        while (buf.length < CHUNK_CHARS) {
+        while (n < CHUNK_CHARS) {
           const r = await it.next();
           if (r.done) {
-            if (buf) ctl.enqueue(enc.encode(buf));
+            if (n) ctl.enqueue(bytesOf(joinParts(buf)));
             ctl.close();
             return;
           }
-          buf += r.value;
+          buf.push(r.value);
+          n += r.value.length;
         }
-        ctl.enqueue(enc.encode(buf));
+        ctl.enqueue(bytesOf(joinParts(buf)));
       } catch (e) {
         log().warn('query response failed after the status was sent; aborting the connection', {
           error: e instanceof Error ? e.message : String(e), ...(isLedgraphError(e) ? { status: e.status, type: e.type } : {}),
@@ -411,20 +436,23 @@ export interface SparqlCall {
   /** The `format=` parameter. */
   formatParam: string | undefined;
   /** Request headers (Ledgraph-Min-T, -Max-Fuel, -Ledger and the policy headers are read from them). */
-  headers: Headers;
+  headers: HeaderReader;
   /** The request's authentication outcome (auth middleware). */
   auth: AuthState;
   pathLedger: string | undefined;
   /** The request's cancellation (made once the request is otherwise accepted). */
   abort: () => RequestAbort;
+  /** The responder takes UTF-8 byte chunks where the format has a byte writer (SPARQL JSON from term ids). */
+  bytes?: boolean;
 }
 
 /**
- * Run a SPARQL query of /query and hand its result, as text chunks in the negotiated format, to
- * `respond`; the request's cancellation is disposed of when `respond` fails.
+ * Run a SPARQL query of /query and hand its result, as chunks in the negotiated format (text, or
+ * bytes where `call.bytes` and the format has a byte writer), to `respond`; the request's
+ * cancellation is disposed of when `respond` fails.
  */
 export async function runSparqlCall<R>(ctx: QueryServices, input: Extract<QueryInput, { lang: 'sparql' }>, call: SparqlCall,
-  respond: (chunks: AsyncIterable<string>, contentType: string) => Promise<R>): Promise<R> {
+  respond: (chunks: BodyChunks, contentType: string) => Promise<R>): Promise<R> {
   const { text } = input;
   const { headers, accept, formatParam } = call;
   const prologue = sparqlPrologue(text);
@@ -454,7 +482,8 @@ export async function runSparqlCall<R>(ctx: QueryServices, input: Extract<QueryI
     const supported = SPARQL_FORMATS[res.result.type];
     // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
     const fmt = supported.includes(format) ? format : negotiateFormat(accept, formatParam, supported);
-    return await respond(writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
+    const bytes = call.bytes && (fmt === 'sparql-json' || fmt === 'json') ? sparqlJsonBytes(res.result) : null;
+    return await respond(bytes ?? writeResult(res.result, fmt), MEDIA_TYPE[fmt]);
   } catch (e) {
     abort.dispose();
     throw e;

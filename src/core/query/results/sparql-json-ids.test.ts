@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DbView } from '../../index/view.js';
 import { querySparql } from '../engine.js';
 import { writeSparqlJsonChunked } from './sparql-json.js';
+import { sparqlJsonBytes } from './sparql-json-bytes.js';
+import { TermBytes } from './term-bytes.js';
 import type { QueryResult } from './types.js';
 
 // The fixture lives outside src (tsconfig rootDir), so it is loaded by a path tsc does not follow.
@@ -42,6 +44,19 @@ const QUERIES = [
   'SELECT ?s WHERE { ?s :p :nothing }',
 ];
 
+/** The byte writer's document (chunks of about `chunkBytes`), or null where it declines the result. */
+async function bytes(q: string, chunkBytes: number, cache?: TermBytes): Promise<string | null> {
+  const r = await querySparql('PREFIX : <http://ex/> ' + q, { view });
+  const it = sparqlJsonBytes(r, chunkBytes, cache);
+  if (!it) return null;
+  const parts: Uint8Array[] = [];
+  for await (const c of it) parts.push(c);
+  expect(parts.length).toBeGreaterThan(0);
+  // A chunk ends at the first row past chunkBytes, inside a batch too (these rows are < 300 bytes; the head is ≈ 60).
+  for (const c of parts) expect(c.length).toBeLessThan(Math.max(chunkBytes, 64) + 300);
+  return Buffer.concat(parts).toString('utf8');
+}
+
 describe('SPARQL JSON from term ids', () => {
   for (const q of QUERIES) {
     it(`writes the same document as from bindings: ${q}`, async () => {
@@ -52,5 +67,15 @@ describe('SPARQL JSON from term ids', () => {
       expect(await text(q, 'ids')).toBe(fromRows);
       expect(JSON.parse(fromRows)).toBeTruthy();
     });
+    it(`writes the same document as bytes: ${q}`, async () => {
+      const fromRows = await text(q, 'rows');
+      const direct = !q.includes('?1');
+      // One chunk, then chunks of a few bytes (a chunk per batch), then again with every term's bytes cached.
+      for (const chunk of [64 * 1024, 8, 64 * 1024]) expect(await bytes(q, chunk)).toBe(direct ? fromRows : null);
+      // A ring smaller than one result, and a table of one set: fragments overwritten and evicted mid-document.
+      const tiny = new TermBytes(256, 8);
+      for (let i = 0; i < 3; i++) expect(await bytes(q, 64 * 1024, tiny)).toBe(direct ? fromRows : null);
+    });
   }
+
 });

@@ -167,7 +167,7 @@ function rowWriter(vars: string[]): (b: Binding) => string {
  * The `"name":` prefixes of the variables when a row can be written directly in their order, or
  * null when a JS object would reorder or drop them (array indices, `__proto__`) or they repeat.
  */
-function directKeys(vars: string[]): string[] | null {
+export function directKeys(vars: string[]): string[] | null {
   const direct = new Set(vars).size === vars.length && vars.every((v) => v !== '__proto__' && !/^(?:0|[1-9]\d*)$/.test(v));
   return direct ? vars.map((v) => JSON.stringify(v) + ':') : null;
 }
@@ -180,8 +180,8 @@ export function jsonString(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
-/** `JSON.stringify(termToSparqlJson(t))`, written directly. */
-function termJson(t: Term): string {
+/** `JSON.stringify(termToSparqlJson(t))`, written directly (the per-term fragment both writers cache). */
+export function termJson(t: Term): string {
   switch (t.termType) {
     case 'NamedNode': return `{"type":"uri","value":${jsonString(t.value)}}`;
     case 'BlankNode': return `{"type":"bnode","value":${jsonString(t.value)}}`;

@@ -1,0 +1,104 @@
+/**
+ * The UTF-8 bytes of each stored term's SPARQL JSON fragment, for the byte writer
+ * (sparql-json-bytes.ts): kept in one ring of bytes rather than one small array per term, so a
+ * cached fragment costs its bytes and no object, terms cached together (one query's) lie together,
+ * and the oldest fragments are simply overwritten when the ring wraps. A 4-way set-associative
+ * table maps (id space, id) to a fragment's place in the ring; an entry whose bytes the ring has
+ * since overwritten reads as a miss. One cache for the process, shared by every dictionary: each
+ * id space (IdSolutions.space) gets a small tag, so two ledgers' ids never alias.
+ */
+import { setBase } from '../../util/set-assoc.js';
+
+/** Bytes of the ring: about 45,000 fragments of the BSBM point query's size (≈ 90 bytes). */
+export const TERM_BYTES_RING = 4 * 1024 * 1024;
+/** Table slots (4 ways per set): 16 bytes each (id, tag, place, length). */
+export const TERM_BYTES_SLOTS = 65536;
+/** Fragments longer than this (in UTF-16 units) are written without being kept. */
+const MAX_CHARS = 4096;
+const LOG_WAYS = 2;
+const UTF8 = new TextEncoder();
+
+export class TermBytes {
+  readonly ring: Uint8Array;
+  private readonly ids: Int32Array;
+  private readonly tags: Int32Array;
+  /** Absolute place of each entry's first byte (the ring offset is place mod ring size). */
+  private readonly places: Float64Array;
+  private readonly lengths: Int32Array;
+  private readonly shift: number;
+  /** Absolute place where the next fragment goes: bytes before total − ring size are gone. */
+  private total = 0;
+  private readonly spaceTags = new WeakMap<object, number>();
+  private nextTag = 0;
+
+  constructor(ringBytes = TERM_BYTES_RING, slots = TERM_BYTES_SLOTS) {
+    // Two sets at least: a shift of 32 would be a shift of 0 in JS.
+    if (slots < 8 || (slots & (slots - 1)) !== 0) throw new RangeError('term bytes slots must be a power of two >= 8');
+    this.ring = new Uint8Array(ringBytes);
+    this.ids = new Int32Array(slots).fill(-1);
+    this.tags = new Int32Array(slots).fill(-1);
+    this.places = new Float64Array(slots);
+    this.lengths = new Int32Array(slots);
+    this.shift = 32 - (Math.log2(slots) - LOG_WAYS);
+  }
+
+  /** The tag of an id space (assigned on first sight). */
+  tag(space: object): number {
+    let t = this.spaceTags.get(space);
+    if (t === undefined) {
+      t = this.nextTag++;
+      this.spaceTags.set(space, t);
+    }
+    return t;
+  }
+
+  /** The ring offset of the fragment of (tag, id), or -1; its length is then `lengthAt(slot)`. */
+  find(tag: number, id: number): number {
+    const b = setBase(id ^ Math.imul(tag, 0x85ebca6b), this.shift);
+    for (let i = b; i < b + 4; i++) {
+      if (this.ids[i] !== id || this.tags[i] !== tag) continue;
+      const place = this.places[i]!;
+      // Overwritten since: a miss (the slot is reused by the next put of its set).
+      if (place < this.total - this.ring.length) return -1;
+      this.found = this.lengths[i]!;
+      return place % this.ring.length;
+    }
+    return -1;
+  }
+
+  /** The length of the fragment the last successful `find` returned. */
+  found = 0;
+
+  /**
+   * Keep the UTF-8 bytes of `text` as the fragment of (tag, id) (after a `find` miss) and return
+   * its ring offset (its length in `found`), or -1 when it is not kept (too long).
+   */
+  put(tag: number, id: number, text: string): number {
+    if (text.length > MAX_CHARS || text.length * 3 > this.ring.length) return -1;
+    const size = this.ring.length;
+    let at = this.total % size;
+    // A fragment never wraps: one that might not fit before the end starts the next lap.
+    if (size - at < text.length * 3) {
+      this.total += size - at;
+      at = 0;
+    }
+    const written = UTF8.encodeInto(text, this.ring.subarray(at)).written;
+    const b = setBase(id ^ Math.imul(tag, 0x85ebca6b), this.shift);
+    const ids = this.ids, tags = this.tags, places = this.places, lengths = this.lengths;
+    // The set's oldest entry makes room (the others move down one way).
+    for (let i = b + 3; i > b; i--) {
+      ids[i] = ids[i - 1]!; tags[i] = tags[i - 1]!; places[i] = places[i - 1]!; lengths[i] = lengths[i - 1]!;
+    }
+    ids[b] = id; tags[b] = tag; places[b] = this.total; lengths[b] = written;
+    this.total += written;
+    this.found = written;
+    return at;
+  }
+}
+
+let shared: TermBytes | null = null;
+
+/** The process's cache (made on first use). */
+export function termBytes(): TermBytes {
+  return (shared ??= new TermBytes());
+}
