@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cidOf, type CID } from '../commit/cid.js';
 import type { IndexOrder } from '../flake/flake.js';
 import type { ContentStore } from '../store.js';
-import { TARGET_LEAF_ROWS, updateOrder } from './build.js';
+import { MERGED_HISTORY_ROWS, TARGET_LEAF_ROWS, updateOrder } from './build.js';
 import { Novelty } from './novelty.js';
 import type { IndexRoot } from './root-codec.js';
 import { allocRun, sortRun, type Run } from './run.js';
@@ -76,5 +76,24 @@ describe('updateOrder after churn', () => {
     expect(await rowsAt(tree, ROUNDS + 1)).toEqual(expected(ROUNDS));
     // History moved with the rows it belongs to: every past state reads back exactly.
     for (let r = 0; r < ROUNDS; r++) expect(await rowsAt(tree, r + 1)).toEqual(expected(r));
+  });
+
+  it('stops merging small leaves once they hold MERGED_HISTORY_ROWS of history', async () => {
+    // 8 rounds: each predicate's old values leave 8 × 40,000 history rows behind, more than one
+    // merged blob may hold.
+    const store = mapStore();
+    let refs = await updateOrder(null, store, 'post', roundEvents(0));
+    for (let r = 1; r <= 8; r++) refs = await updateOrder(treeOf(store, 'post', refs, r), store, 'post', roundEvents(r));
+    const tree = treeOf(store, 'post', refs, 9);
+    let most = 0;
+    for (const ref of refs) most = Math.max(most, (await tree.history(await tree.leaf(ref)))?.n ?? 0);
+    // Per predicate: its old values' history written once it passed the bound (no current rows),
+    // then its current rows in two leaves.
+    expect(refs.map((l) => l.rows)).toEqual([0, 10000, 10000, 0, 10000, 10000, 0, 10000, 10000]);
+    expect(most).toBeGreaterThanOrEqual(MERGED_HISTORY_ROWS);
+    expect(most).toBeLessThan(MERGED_HISTORY_ROWS + 2 * SUBJECTS * 2);
+    expect(refs.reduce((a, l) => a + l.rows, 0)).toBe(SUBJECTS * PREDS.length);
+    expect(await rowsAt(tree, 9)).toEqual(expected(8));
+    expect(await rowsAt(tree, 4)).toEqual(expected(3));
   });
 });

@@ -14,6 +14,12 @@ import type { IndexTree, LeafRef } from './tree.js';
 export const TARGET_LEAF_ROWS = 16384;
 /** Children per branch node. */
 export const BRANCH_FANOUT = 1024;
+/**
+ * History rows after which an update writes the rewritten leaves it is holding even when they are
+ * still small: merging leaves merges their histories, and a read before index_t fetches a leaf's
+ * whole history blob (16 × 16,384 rows ≈ 6 MiB).
+ */
+export const MERGED_HISTORY_ROWS = 16 * TARGET_LEAF_ROWS;
 
 function keyAt(r: Run, order: IndexOrder, i: number): number[] {
   const c = keyCols(r, order);
@@ -158,7 +164,8 @@ function concatRuns(runs: readonly Run[]): Run {
  * in POST), so without this the leaves it leaves behind keep only history and a few current rows
  * (after 10 rounds replacing every value of 20,000 subjects: 57 POST leaves of ≈ 1,800 current
  * rows against 7 on a ledger written once), and head reads visit them all. Untouched leaves are
- * not read or rewritten; a run of small leaves ends before one.
+ * not read or rewritten; a run of small leaves ends before one, or once it holds
+ * MERGED_HISTORY_ROWS of history.
  */
 export async function updateOrder(tree: IndexTree | null, store: ContentStore, order: IndexOrder, events: Run): Promise<LeafRef[]> {
   const refs = tree ? tree.leaves[order] : [];
@@ -170,11 +177,11 @@ export async function updateOrder(tree: IndexTree | null, store: ContentStore, o
   const ec = keyCols(events, order);
   const out: LeafRef[] = [];
   // Rewritten leaves not written yet: their current rows and histories, in key order.
-  let curs: Run[] = [], hists: Run[] = [], rows = 0;
+  let curs: Run[] = [], hists: Run[] = [], rows = 0, histRows = 0;
   const flush = async (): Promise<void> => {
     if (curs.length === 0) return;
     const cur = concatRuns(curs), hist = concatRuns(hists);
-    curs = []; hists = []; rows = 0;
+    curs = []; hists = []; rows = 0; histRows = 0;
     if (cur.n === 0 && hist.n === 0) return;
     for (const ref of await writeLeaves(store, order, cur, hist)) out.push(ref);
   };
@@ -193,8 +200,8 @@ export async function updateOrder(tree: IndexTree | null, store: ContentStore, o
     const hist = await tree!.history(leaf);
     const merged = applyEvents(order, leaf.run, hist, slice(events, j, k));
     j = k;
-    curs.push(merged.cur); hists.push(merged.hist); rows += merged.cur.n;
-    if (rows >= TARGET_LEAF_ROWS / 2) await flush();
+    curs.push(merged.cur); hists.push(merged.hist); rows += merged.cur.n; histRows += merged.hist.n;
+    if (rows >= TARGET_LEAF_ROWS / 2 || histRows >= MERGED_HISTORY_ROWS) await flush();
   }
   await flush();
   return out;
