@@ -15,14 +15,15 @@
  *
  *   CHURN_SUBJECTS=20000 CHURN_ROUNDS=10 CHURN_REPS=15 [CHURN_PROFILE=1] node bench/churn.js
  *
- * CHURN_TERM_CACHE_MB sets the connection's decoded-term cache (default: the engine's default),
+ * CHURN_READS=points,range runs only the named reads. CHURN_TERM_CACHE_MB sets the connection's decoded-term cache (default: the engine's default),
  * to show how much of a gap is term-cache misses. CHURN_PROFILE=1 also writes bench/out/churn-{churn,fresh}.cpuprofile: the SPARQL reads, REPS
  * more times per ledger, after the timed runs.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, median } from './measure.js';
 
@@ -84,7 +85,7 @@ async function reads(ledger) {
     range: () => sparql(`SELECT ?s WHERE { ?s <http://ex.org/p3> ?v FILTER(?v >= ${cut}) }`),
   };
 }
-const READS = ['scan', 'lookups', 'join', 'points', 'range'];
+const READS = process.env.CHURN_READS ? process.env.CHURN_READS.split(',') : ['scan', 'lookups', 'join', 'points', 'range'];
 
 // Issue 2's figure: scans of `churn` before and after its history grows.
 async function scanPhase() {
@@ -108,31 +109,56 @@ await writeRound('fresh', ROUNDS, true);
 const sides = { churn: await reads('churn'), fresh: await reads('fresh') };
 const samples = { churn: {}, fresh: {} };
 const counts = {};
+// Garbage collection pauses, to say which timed read each fell in (entries arrive after the fact).
+const gcPauses = [];
+new PerformanceObserver((list) => { for (const e of list.getEntries()) gcPauses.push({ at: e.startTime, ms: e.duration }); }).observe({ entryTypes: ['gc'] });
+const windows = [];
+// Both ledgers' reads allocate the same (measured: the same bytes per pass within 1%), so the
+// scavenges they trigger are a process-wide cost; which read a scavenge lands in depends on how
+// much the reads before it allocated. Without a reset that phase aliases with the alternating
+// order (15 reps: one side can take most of them, a 20-40% swing in a 13 ms read). A minor GC
+// before each read empties the young generation, so every read starts alike and triggers the
+// scavenges its own allocation calls for. CHURN_MINOR_GC=0 turns it off. (A full gc() instead
+// tripled the reads: lazy sweeping and cold caches after it.)
+const minorGc = process.env.CHURN_MINOR_GC !== '0' && typeof globalThis.gc === 'function';
 // Each read runs on the two ledgers back to back (so both see the same moment of a shared box).
-// No forced GC between them: a full collection before each read tripled the scan's time (lazy
-// sweeping and cold caches after it), measuring the collector rather than the read.
 for (let rep = -2; rep < REPS; rep++) {
   for (const name of READS) {
     for (const side of (rep + READS.indexOf(name)) % 2 === 0 ? ['churn', 'fresh'] : ['fresh', 'churn']) {
+      if (minorGc) globalThis.gc({ type: 'minor' });
+      const t0 = performance.now();
       const t = await timed(sides[side][name]);
       if (counts[name] === undefined) counts[name] = t.n;
       else if (counts[name] !== t.n) throw new Error(`${name} on ${side}: ${t.n} rows, expected ${counts[name]}`);
       if (rep < 0) continue; // warm-up
-      (samples[side][name] ??= { ms: [], cpu: [] }).ms.push(t.ms);
-      samples[side][name].cpu.push(t.cpu);
+      const sample = (samples[side][name] ??= { ms: [], cpu: [], gcMs: [] });
+      sample.ms.push(t.ms);
+      sample.cpu.push(t.cpu);
+      windows.push({ from: t0, to: t0 + t.ms, sample, i: sample.ms.length - 1 });
     }
   }
+}
+await new Promise((r) => setTimeout(r, 50)); // let the last gc entries arrive
+for (const w of windows) {
+  let ms = 0;
+  for (const g of gcPauses) if (g.at >= w.from && g.at < w.to) ms += g.ms;
+  w.sample.gcMs[w.i] = ms;
 }
 const r3 = (x) => +x.toFixed(3);
 const vsFresh = {};
 for (const name of READS) {
   const c = samples.churn[name], f = samples.fresh[name];
+  const exGc = (x) => median(x.ms.map((ms, i) => ms - x.gcMs[i]));
   vsFresh[name] = {
     rows: counts[name],
     churnMs: r3(median(c.ms)), freshMs: r3(median(f.ms)), ratio: r3(median(c.ms) / median(f.ms)),
     churnCpuMs: r3(median(c.cpu)), freshCpuMs: r3(median(f.cpu)), cpuRatio: r3(median(c.cpu) / median(f.cpu)),
+    // Diagnostics: reads with a GC pause in them, and the wall ratio with the pauses taken out.
+    churnGcReads: c.gcMs.filter((x) => x > 0).length, freshGcReads: f.gcMs.filter((x) => x > 0).length,
+    exGcRatio: r3(exGc(c) / exGc(f)),
   };
-  process.stderr.write(`${name}: churned ${vsFresh[name].churnMs} ms, fresh ${vsFresh[name].freshMs} ms (x${vsFresh[name].ratio}; cpu x${vsFresh[name].cpuRatio})\n`);
+  const v = vsFresh[name];
+  process.stderr.write(`${name}: churned ${v.churnMs} ms, fresh ${v.freshMs} ms (x${v.ratio}; cpu x${v.cpuRatio}; gc in ${v.churnGcReads}/${v.freshGcReads} reads, x${v.exGcRatio} without)\n`);
 }
 if (process.env.CHURN_PROFILE) {
   const session = new Session();
@@ -148,7 +174,7 @@ if (process.env.CHURN_PROFILE) {
 }
 const ledger = await conn.ledger('churn');
 const result = {
-  suite: 'churn', subjects: SUBJECTS, termCacheMB: process.env.CHURN_TERM_CACHE_MB ? Number(process.env.CHURN_TERM_CACHE_MB) : 'default', facts: SUBJECTS * 5, rounds: ROUNDS, t: ledger.t, reps: REPS,
+  suite: 'churn', minorGcBeforeReads: minorGc, loadAvg: loadavg().map((x) => +x.toFixed(2)), subjects: SUBJECTS, termCacheMB: process.env.CHURN_TERM_CACHE_MB ? Number(process.env.CHURN_TERM_CACHE_MB) : 'default', facts: SUBJECTS * 5, rounds: ROUNDS, t: ledger.t, reps: REPS,
   vsFresh,
   worstRatio: Math.max(...READS.map((n) => vsFresh[n].ratio)),
   worstCpuRatio: Math.max(...READS.map((n) => vsFresh[n].cpuRatio)),

@@ -2,7 +2,9 @@
 
 /** Map with at most `limit` promises in flight; results keep the input order. */
 export async function inParallel<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
+  // Filled, not `new Array(n)`: a holey array would give a first index's leaf lists another
+  // hidden class than those of later updates and loaded trees, and the scan's reads of them two.
+  const out = Array.from<R>({ length: items.length });
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
