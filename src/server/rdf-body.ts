@@ -1,24 +1,20 @@
 /**
  * Turtle, TriG, N-Triples and N-Quads request bodies parsed while they arrive (docs/bulk-load.md):
- * each chunk is kept once in the raw-bytes buffer (the tx-id hashes it) and decoded and fed to n3's
- * parser at once, so the body text is never built whole beside its bytes. The transaction blob
- * records the text as before: a lazy value decodes it from the bytes when the blob is written.
+ * each chunk is kept once in the raw-bytes buffer (the tx-id hashes it) and decoded and read at
+ * once (N-Triples by the line reader while it can, ntriples-body.ts; else n3's parser), so the body
+ * text is never built whole beside its bytes. The transaction blob records the text as before,
+ * escaped straight from the bytes (commit/txn-blob.ts Utf8Text).
  * Results, errors and receipts are those of parsing the whole text (transact/parse-rdf.ts).
  */
 import type { Context } from 'hono';
 import { Parser } from 'n3';
+import { Utf8Text } from '../core/commit/txn-blob.js';
 import { badRequest, isLedgraphError } from '../core/errors.js';
 import { syntaxError, txnFromRdfJs, type RdfContentType, type RdfJsQuad } from '../core/transact/parse-rdf.js';
 import type { TxnQuad, TxnRequest } from '../core/transact/txn-request.js';
 import type { AppEnv } from './app.js';
 import { bodyReadError, smallBody } from './http-util.js';
 import { NTriplesBody } from './ntriples-body.js';
-
-/** The body text, decoded from the raw bytes only when serialised (the transaction blob). */
-export class LazyText {
-  constructor(private readonly bytes: Uint8Array) {}
-  toJSON(): string { return new TextDecoder('utf-8').decode(this.bytes); }
-}
 
 /** Growable byte buffer, sized from Content-Length when the client declares it. */
 class Bytes {
@@ -38,7 +34,7 @@ class Bytes {
 }
 
 /** Read and parse an RDF body for insert or upsert: its raw bytes, the lazily decoded text and the request. */
-export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentType, mode: 'insert' | 'upsert', base?: string, allowEmpty = false): Promise<{ bytes: Uint8Array; body: LazyText; req: TxnRequest }> {
+export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentType, mode: 'insert' | 'upsert', base?: string, allowEmpty = false): Promise<{ bytes: Uint8Array; body: Utf8Text; req: TxnRequest }> {
   const format = contentType === 'application/n-quads' ? 'N-Quads' : 'TriG';
   // An N-Triples body is read with the line reader while it is plain N-Triples (ntriples-body.ts);
   // n3 takes over, from the first byte, at the first line that is not.
@@ -113,7 +109,7 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
     if (!(allowEmpty && isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write'))) throw e;
     req = { kind: 'insert', quads: [], meta: [], opts: {} };
   }
-  return { bytes, body: new LazyText(bytes), req };
+  return { bytes, body: new Utf8Text(bytes), req };
 }
 
 /** Bytes decoded per step when n3 takes a body over from the line reader. */

@@ -6,6 +6,7 @@
 import { LedgraphError } from '../errors.js';
 import { Codec, cidOf, type CID } from './cid.js';
 import type { TimeSlice } from '../util/next-turn.js';
+import { runSteps, runStepsSliced, type Steps } from '../util/steps.js';
 
 /** The decoded transaction blob. */
 export interface TxnBlob {
@@ -17,6 +18,16 @@ export interface TxnBlob {
   identity: string | null;
   /** The full compact JWS of a signed request (proof of authorship), or null. */
   jws: string | null;
+}
+
+/**
+ * A text body held as its UTF-8 bytes (already checked to be valid UTF-8), never as a string:
+ * JSON.stringify sees the text (as TextDecoder gives it: a leading byte-order mark dropped); the
+ * blob encoders escape the bytes directly into the blob, the same bytes without the text.
+ */
+export class Utf8Text {
+  constructor(readonly utf8: Uint8Array) {}
+  toJSON(): string { return new TextDecoder('utf-8').decode(this.utf8); }
 }
 
 const encoder = new TextEncoder();
@@ -32,6 +43,7 @@ export function encodeTxnBlob(blob: TxnBlob): Uint8Array {
   if (blob.identity !== null && typeof blob.identity !== 'string') throw malformed('identity must be a string or null');
   if (blob.jws !== null && typeof blob.jws !== 'string') throw malformed('jws must be a string or null');
   if (blob.body === undefined) throw malformed('body is missing');
+  if (blob.body instanceof Utf8Text) return runSteps(utf8BlobSteps(blob, blob.body.utf8));
   const json = JSON.stringify({ type: blob.type, body: blob.body, identity: blob.identity, jws: blob.jws });
   return encoder.encode(json);
 }
@@ -46,6 +58,7 @@ const SLICE_CHARS = 256 * 1024;
  */
 export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Promise<Uint8Array> {
   const body = blob.body;
+  if (body instanceof Utf8Text) return runStepsSliced(utf8BlobSteps(blob, body.utf8), slice);
   if (typeof body !== 'string' || body.length <= SLICE_CHARS) return encodeTxnBlob(blob);
   const head = encodeTxnBlob({ ...blob, body: '' });
   // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
@@ -66,6 +79,46 @@ export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Prom
   const out = new Uint8Array(total);
   let o = 0;
   for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+/** Bytes escaped between two possible pauses. */
+const SLICE_BYTES = 1 << 20;
+
+/** `\b`, `\t`, `\n`, `\f`, `\r`: the control characters JSON.stringify writes as short escapes. */
+const SHORT: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
+const HEX = [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66];
+
+/**
+ * The blob of a UTF-8 text body, escaped byte by byte: JSON.stringify escapes only `"`, `\\` and
+ * controls below U+0020 in text decoded from valid UTF-8 (no lone surrogates), all of them ASCII,
+ * so every other byte is copied as it is.
+ */
+function* utf8BlobSteps(blob: TxnBlob, body: Uint8Array): Steps<Uint8Array> {
+  const head = encodeTxnBlob({ ...blob, body: '' });
+  // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
+  const at = encoder.encode(JSON.stringify({ type: blob.type, body: '' })).length - 2;
+  const from = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0; // TextDecoder drops a BOM
+  let size = head.length + body.length - from;
+  for (let i = from; i < body.length; i++) {
+    const b = body[i]!;
+    if (b < 0x20) size += SHORT[b] !== undefined ? 1 : 5;
+    else if (b === 0x22 || b === 0x5c) size += 1;
+    if ((i & (SLICE_BYTES - 1)) === 0) yield;
+  }
+  const out = new Uint8Array(size);
+  out.set(head.subarray(0, at));
+  let o = at;
+  for (let i = from; i < body.length; i++) {
+    const b = body[i]!;
+    if (b >= 0x20 && b !== 0x22 && b !== 0x5c) { out[o++] = b; continue; }
+    out[o++] = 0x5c;
+    if (b >= 0x20) out[o++] = b;
+    else if (SHORT[b] !== undefined) out[o++] = SHORT[b]!;
+    else { out[o++] = 0x75; out[o++] = 0x30; out[o++] = 0x30; out[o++] = HEX[b >> 4]!; out[o++] = HEX[b & 15]!; }
+    if ((i & (SLICE_BYTES - 1)) === 0) yield;
+  }
+  out.set(head.subarray(at), o);
   return out;
 }
 
