@@ -14,6 +14,7 @@
  *   --seed S         generator seed (default the generator's)
  *   --no-cli         load: skip bench/load-cli.js (ledgraph load, a 2nd 1M into it, POST /insert chunks)
  *   --chunk N        load: triples per POST /insert request in load-cli.js (default 50,000)
+ *   --phases a,b     load: only these load-cli.js phases (parse,empty,single,existing,insert)
  *   --no-build       skip `npx tsc -p tsconfig.build.json` before the ledgraph workers
  *   --timeout SEC    kill a worker after SEC seconds (default 3600)
  *   --only C1,E-Q2   query suite: only these queries (no mix)
@@ -207,7 +208,8 @@ async function runLoad(data) {
  */
 async function runLoadCli(data, ox) {
   console.error('bench: load-cli (ledgraph load, second 1M, POST /insert chunks)');
-  const r = await runWorker('load-cli.js', ['--data', data.nt, ...(args.chunk ? ['--chunk', String(args.chunk)] : [])]);
+  // --phases (e.g. `insert`) runs only some of load-cli's phases, beside this run's oxigraph.
+  const r = await runWorker('load-cli.js', ['--data', data.nt, ...(args.chunk ? ['--chunk', String(args.chunk)] : []), ...(args.phases ? ['--phases', String(args.phases)] : [])]);
   if (r.status !== 'ok') {
     console.log(`\nload-cli: ${describe(r)}`);
     return r;
