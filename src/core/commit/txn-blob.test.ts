@@ -96,6 +96,10 @@ describe('a text body held as UTF-8 bytes (Utf8Text)', () => {
     'a\uFEFFb',
     '',
     ('<http://ex.org/s> <http://ex.org/p> "wert — ünï \\"q\\" 🙂\\n" .\r\n').repeat(40000),
+    // A 4-byte character across the first 1 MiB slice boundary, a 3-byte one across the second.
+    'a'.repeat(2 ** 20 - 1) + '😀' + 'b'.repeat(2 ** 20 - 5) + '€\n"',
+    // A byte-order mark inside the body, opening the second slice: text, kept.
+    'a'.repeat(2 ** 20) + '\uFEFFx',
   ];
   const blobOf = (body: unknown): TxnBlob => ({ type: 'application/n-triples', body, identity: 'did:key:x', jws: null });
 

@@ -82,43 +82,40 @@ export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Prom
   return out;
 }
 
-/** Bytes escaped between two possible pauses. */
+/** Body bytes decoded, escaped and encoded between two possible pauses. */
 const SLICE_BYTES = 1 << 20;
 
-/** `\b`, `\t`, `\n`, `\f`, `\r`: the control characters JSON.stringify writes as short escapes. */
-const SHORT: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
-const HEX = [0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66];
+/** Decodes slices that start at a character boundary; a byte-order mark inside the body is text. */
+const sliceDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
- * The blob of a UTF-8 text body, escaped byte by byte: JSON.stringify escapes only `"`, `\\` and
- * controls below U+0020 in text decoded from valid UTF-8 (no lone surrogates), all of them ASCII,
- * so every other byte is copied as it is.
+ * The blob of a UTF-8 text body, decoded, escaped and encoded a slice of bytes at a time (the
+ * engine's own decoder, JSON.stringify and encoder, never the whole text): the same bytes as for
+ * the whole decoded text, since JSON escapes each UTF-16 unit on its own except a surrogate pair,
+ * and slices end at character boundaries (so never inside a pair). A leading byte-order mark is
+ * dropped, as decoding the whole body drops it.
  */
 function* utf8BlobSteps(blob: TxnBlob, body: Uint8Array): Steps<Uint8Array> {
   const head = encodeTxnBlob({ ...blob, body: '' });
   // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
   const at = encoder.encode(JSON.stringify({ type: blob.type, body: '' })).length - 2;
-  const from = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0; // TextDecoder drops a BOM
-  let size = head.length + body.length - from;
-  for (let i = from; i < body.length; i++) {
-    const b = body[i]!;
-    if (b < 0x20) size += SHORT[b] !== undefined ? 1 : 5;
-    else if (b === 0x22 || b === 0x5c) size += 1;
-    if ((i & (SLICE_BYTES - 1)) === 0) yield;
+  const parts: Uint8Array[] = [head.subarray(0, at)];
+  let total = head.length;
+  let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  while (i < body.length) {
+    let end = Math.min(body.length, i + SLICE_BYTES);
+    while (end < body.length && (body[end]! & 0xc0) === 0x80) end--; // not inside a character
+    const json = encoder.encode(JSON.stringify(sliceDecoder.decode(body.subarray(i, end))));
+    const piece = json.subarray(1, json.length - 1);
+    parts.push(piece);
+    total += piece.length;
+    i = end;
+    if (i < body.length) yield;
   }
-  const out = new Uint8Array(size);
-  out.set(head.subarray(0, at));
-  let o = at;
-  for (let i = from; i < body.length; i++) {
-    const b = body[i]!;
-    if (b >= 0x20 && b !== 0x22 && b !== 0x5c) { out[o++] = b; continue; }
-    out[o++] = 0x5c;
-    if (b >= 0x20) out[o++] = b;
-    else if (SHORT[b] !== undefined) out[o++] = SHORT[b]!;
-    else { out[o++] = 0x75; out[o++] = 0x30; out[o++] = 0x30; out[o++] = HEX[b >> 4]!; out[o++] = HEX[b & 15]!; }
-    if ((i & (SLICE_BYTES - 1)) === 0) yield;
-  }
-  out.set(head.subarray(at), o);
+  parts.push(head.subarray(at));
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
   return out;
 }
 
