@@ -12,13 +12,17 @@ import type { TxnQuad } from '../core/transact/txn-request.js';
 import { rdf } from '../core/rdf/vocab.js';
 
 const LANG_STRING = rdf.langString;
+/** The longest line (in UTF-16 units) the line reader waits for; longer ones go to n3. */
+const MAX_LINE_CHARS = 1 << 20;
 const DIR_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString';
 
 /** Statements of a plain N-Triples body, or `failed` once a line is not plain N-Triples. */
 export class NTriplesBody {
   readonly quads: TxnQuad[] = [];
   failed = false;
-  private carry = '';
+  /** The pieces of a line not yet ended by a newline. */
+  private pending: string[] = [];
+  private pendingChars = 0;
   private lineNo = 0;
   private lastS = '';
   private lastSubject: NamedNode | BlankNode | null = null;
@@ -27,28 +31,43 @@ export class NTriplesBody {
   /** Read the complete lines of the next piece of text (false: not plain N-Triples, stop feeding). */
   feed(text: string): boolean {
     if (this.failed) return false;
-    const all = this.carry ? this.carry + text : text;
     let start = 0;
     try {
-      for (;;) {
-        const nl = all.indexOf('\n', start);
-        if (nl < 0) break;
-        const line = all.charCodeAt(nl - 1) === 13 ? all.slice(start, nl - 1) : all.slice(start, nl);
+      let nl = text.indexOf('\n');
+      if (nl >= 0 && this.pendingChars > 0) {
+        // The line begun in earlier pieces ends here: the pieces are joined once, never rescanned.
+        this.pending.push(text.slice(0, nl));
+        const line = this.pending.join('');
+        this.pending = [];
+        this.pendingChars = 0;
+        this.line(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line);
         start = nl + 1;
-        this.line(line);
+      }
+      for (;;) {
+        nl = text.indexOf('\n', start);
+        if (nl < 0) break;
+        this.line(text.charCodeAt(nl - 1) === 13 && nl > start ? text.slice(start, nl - 1) : text.slice(start, nl));
+        start = nl + 1;
       }
     } catch {
       return this.fail();
     }
-    this.carry = all.slice(start);
+    if (start < text.length) {
+      this.pending.push(text.slice(start));
+      this.pendingChars += text.length - start;
+      // A line this long is left to n3, so the text of an unfinished line is never held in bulk
+      // beside the body's bytes.
+      if (this.pendingChars > MAX_LINE_CHARS) return this.fail();
+    }
     return true;
   }
 
   /** The last line (false: not plain N-Triples). */
   end(): boolean {
     if (this.failed) return false;
-    const rest = this.carry;
-    this.carry = '';
+    const rest = this.pending.join('');
+    this.pending = [];
+    this.pendingChars = 0;
     try {
       if (rest) this.line(rest);
     } catch {
@@ -60,7 +79,8 @@ export class NTriplesBody {
   private fail(): false {
     this.failed = true;
     this.quads.length = 0;
-    this.carry = '';
+    this.pending = [];
+    this.pendingChars = 0;
     return false;
   }
 

@@ -72,6 +72,12 @@ describe('N-Triples bodies read by the line reader', () => {
       '<http://a.example/s> <http://a.example/p> "x" ; <http://a.example/q> "y" .\n',
     ];
     for (const d of docs) expect(check(d)).toBe('n3');
+    // A line still unfinished after 1 Mi UTF-16 units is not waited for: n3 reads the body (one
+    // arriving whole in a piece is read).
+    const long = '<http://a.example/s> <http://a.example/p> "' + 'x'.repeat(2 ** 21) + '" .\n';
+    expect(lineRead(long, 65536) === null).toBe(true);
+    const whole = lineRead(long, long.length);
+    expect(whole !== null && whole.length === 1 && whole[0] === n3Read(long)?.[0]).toBe(true);
   });
 
   it.skipIf(!w3cAvailable())('agrees with n3 on every document of the W3C N-Triples, N-Quads and Turtle suites', () => {
