@@ -1,23 +1,20 @@
 /**
  * Turtle, TriG, N-Triples and N-Quads request bodies parsed while they arrive (docs/bulk-load.md):
- * each chunk is kept once in the raw-bytes buffer (the tx-id hashes it) and decoded and fed to n3's
- * parser at once, so the body text is never built whole beside its bytes. The transaction blob
- * records the text as before: a lazy value decodes it from the bytes when the blob is written.
+ * each chunk is kept once in the raw-bytes buffer (the tx-id hashes it) and decoded and read at
+ * once (N-Triples by the line reader while it can, ntriples-body.ts; else n3's parser), so the body
+ * text is never built whole beside its bytes. The transaction blob records the text as before,
+ * escaped straight from the bytes (commit/txn-blob.ts Utf8Text).
  * Results, errors and receipts are those of parsing the whole text (transact/parse-rdf.ts).
  */
 import type { Context } from 'hono';
 import { Parser } from 'n3';
+import { Utf8Text } from '../core/commit/txn-blob.js';
 import { badRequest, isLedgraphError } from '../core/errors.js';
 import { syntaxError, txnFromRdfJs, type RdfContentType, type RdfJsQuad } from '../core/transact/parse-rdf.js';
-import type { TxnRequest } from '../core/transact/txn-request.js';
+import type { TxnQuad, TxnRequest } from '../core/transact/txn-request.js';
 import type { AppEnv } from './app.js';
 import { bodyReadError, smallBody } from './http-util.js';
-
-/** The body text, decoded from the raw bytes only when serialised (the transaction blob). */
-export class LazyText {
-  constructor(private readonly bytes: Uint8Array) {}
-  toJSON(): string { return new TextDecoder('utf-8').decode(this.bytes); }
-}
+import { NTriplesBody } from './ntriples-body.js';
 
 /** Growable byte buffer, sized from Content-Length when the client declares it. */
 class Bytes {
@@ -37,19 +34,25 @@ class Bytes {
 }
 
 /** Read and parse an RDF body for insert or upsert: its raw bytes, the lazily decoded text and the request. */
-export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentType, mode: 'insert' | 'upsert', base?: string, allowEmpty = false): Promise<{ bytes: Uint8Array; body: LazyText; req: TxnRequest }> {
+export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentType, mode: 'insert' | 'upsert', base?: string, allowEmpty = false): Promise<{ bytes: Uint8Array; body: Utf8Text; req: TxnRequest }> {
   const format = contentType === 'application/n-quads' ? 'N-Quads' : 'TriG';
-  // The same parser settings as parseRdfTxn (written blank-node labels marked with '!').
-  const parser = new Parser({ format, blankNodePrefix: '!', ...(base ? { baseIRI: base } : {}) });
+  // An N-Triples body is read with the line reader while it is plain N-Triples (ntriples-body.ts);
+  // n3 takes over, from the first byte, at the first line that is not.
+  let lines = contentType === 'application/n-triples' ? new NTriplesBody() : null;
   const handlers: Record<string, (x?: unknown) => void> = {};
-  const input = { on(event: string, fn: (x?: unknown) => void) { handlers[event] = fn; } };
   const quads: RdfJsQuad[] = [];
   let failure: unknown = null;
-  parser.parse(input as never, (err: Error | null, q: RdfJsQuad | null) => {
-    if (failure) return;
-    if (err) failure = err;
-    else if (q) quads.push(q);
-  });
+  const startN3 = () => {
+    // The same parser settings as parseRdfTxn (written blank-node labels marked with '!').
+    const parser = new Parser({ format, blankNodePrefix: '!', ...(base ? { baseIRI: base } : {}) });
+    const input = { on(event: string, fn: (x?: unknown) => void) { handlers[event] = fn; } };
+    parser.parse(input as never, (err: Error | null, q: RdfJsQuad | null) => {
+      if (failure) return;
+      if (err) failure = err;
+      else if (q) quads.push(q);
+    });
+  };
+  if (!lines) startN3();
   // n3 can throw from inside its token callbacks instead of reporting an error (a TypeError in
   // _readPrefixIRI for `@prefix ex: <'…'http://…>` fed in chunks): that is a malformed document.
   const feed = (step: () => void) => {
@@ -57,7 +60,28 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   };
   const declared = Number(c.req.header('content-length') ?? 0);
   const raw = new Bytes(Number.isSafeInteger(declared) ? declared : 0);
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (chunk?: Uint8Array): string => {
+    try { return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode(); } catch { throw badRequest('the request body is not valid UTF-8'); }
+  };
+  const text = (t: string) => {
+    if (!t) return;
+    if (lines) {
+      if (lines.feed(t)) return;
+      toN3();
+    } else if (!failure) feed(() => handlers.data?.(t));
+  };
+  // The line reader gave up: n3 reads the body from its first byte (the bytes are kept anyway),
+  // decoded afresh in slices so the text is never held whole.
+  const toN3 = () => {
+    lines = null;
+    startN3();
+    decoder = new TextDecoder('utf-8', { fatal: true });
+    for (let at = 0; at < raw.n && !failure; at += REPLAY_BYTES) {
+      const t = decode(raw.buf.subarray(at, Math.min(raw.n, at + REPLAY_BYTES)));
+      if (t) feed(() => handlers.data?.(t));
+    }
+  };
   // A small body is read whole (no web stream is built for it); a large one is parsed as it arrives.
   const small = smallBody(c);
   const body = small ? [await small] : c.req.raw.body;
@@ -65,28 +89,34 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
     if (body) {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
         raw.push(chunk);
-        let text: string;
-        try { text = decoder.decode(chunk, { stream: true }); } catch { throw badRequest('the request body is not valid UTF-8'); }
-        if (text && !failure) feed(() => handlers.data?.(text));
+        text(decode(chunk));
       }
     }
-    let rest: string;
-    try { rest = decoder.decode(); } catch { throw badRequest('the request body is not valid UTF-8'); }
-    if (rest && !failure) feed(() => handlers.data?.(rest));
+    text(decode());
   } catch (e) {
     throw bodyReadError(e);
   }
-  if (!failure) feed(() => handlers.end?.());
+  if (lines && !lines.end()) toN3();
+  if (!lines && !failure) feed(() => handlers.end?.());
   const bytes = raw.done();
   // The error path may read the text whole: it names the line and column as parsing it whole would.
   if (failure) throw syntaxError(failure, new TextDecoder('utf-8').decode(bytes), contentType);
   let req: TxnRequest;
   try {
-    req = txnFromRdfJs(quads, mode, base);
+    req = lines ? plainInsert(lines.quads, mode) : txnFromRdfJs(quads, mode, base);
   } catch (e) {
     // A graph store write or sync may replace a graph with nothing (as graphPayload allows).
     if (!(allowEmpty && isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write'))) throw e;
     req = { kind: 'insert', quads: [], meta: [], opts: {} };
   }
-  return { bytes, body: new LazyText(bytes), req };
+  return { bytes, body: new Utf8Text(bytes), req };
+}
+
+/** Bytes decoded per step when n3 takes a body over from the line reader. */
+const REPLAY_BYTES = 1 << 20;
+
+/** The request of a plain N-Triples body, as txnFromRdfJs makes it (no graphs, no metadata, no anonymous nodes). */
+function plainInsert(quads: TxnQuad[], mode: 'insert' | 'upsert'): TxnRequest {
+  if (quads.length === 0) throw badRequest('nothing to write: the document contains no triples');
+  return { kind: mode, quads, meta: [], opts: {} };
 }

@@ -19,7 +19,7 @@ import {
 import { quote } from '../excerpt.js';
 import {
   COMMIT_HEADER_SIZE, COMMIT_MAGIC, COMMIT_VERSION, CommitSids, FLAKE_ASSERT, FLAKE_HAS_LANG, FLAKE_HAS_LIST_INDEX, MAX_PARENTS, NameTable,
-  checkCid, checkEnvelope, checkGraphDelta, checkNonNegInt, comparePrep, writeEnvelope, writeObject, type Prep, type Ref,
+  checkCid, checkEnvelope, checkGraphDelta, checkNonNegInt, comparePrep, prepMeta, writeEnvelope, writeObject, type Prep, type Ref,
 } from './commit-prep.js';
 import type { TimeSlice } from '../util/next-turn.js';
 import { runSteps, runStepsSliced, sortSteps, type Steps } from '../util/steps.js';
@@ -125,18 +125,7 @@ function* encodeCommitSteps(data: CommitData, nsTable: NamespaceTable, sliced: b
   const sid = (key: string): Ref => refs.sid(key);
 
   // Metadata: prepared, sorted, SIDs assigned (before flakes: the envelope comes first).
-  const meta = (data.meta ?? []).map((m, k): Prep => {
-    if (!m || m.p?.termType !== 'NamedNode') throw invalid(`meta[${k}].p must be an IRI`);
-    const po = prepObject(m.o, `meta[${k}].o`);
-    const p = nodeKey(m.p, `meta[${k}].p`);
-    return { hi: hiBits('', p, po.o, po.dt), g: 0, s: '', p, o: po.o, dt: po.dt, lang: po.lang, i: -1, op: true, rs: null, rp: null, rdt: null, ro: null };
-  }).sort(comparePrep);
-  for (let k = 1; k < meta.length; k++) if (comparePrep(meta[k - 1]!, meta[k]!) === 0) throw invalid('duplicate metadata entry');
-  for (const m of meta) {
-    m.rp = sid(m.p);
-    m.rdt = sid(m.dt);
-    if (m.o.tag === 0) m.ro = sid(m.o.v);
-  }
+  const meta = prepMeta(data.meta ?? [], sid);
 
   // Error positions are built only when thrown (a template string per field and flake was a
   // measurable share of a 100,000-flake commit). Subjects, predicates and datatypes come as shared

@@ -9,8 +9,9 @@ import { Codec } from './cid.js';
 import type { NamespaceTable, Sid } from './namespaces.js';
 import type { LedgraphError } from '../errors.js';
 import { ID_DATATYPE } from '../rdf/vocab.js';
+import type { NamedNode, Term } from '../rdf/terms.js';
 import {
-  HI_DT, HI_O, HI_P, HI_S, compareCodePoints, compareFast, compareObjects, invalid, isCommitTime, type PrepObject,
+  HI_DT, HI_O, HI_P, HI_S, compareCodePoints, compareFast, compareObjects, hiBits, invalid, isCommitTime, nodeKey, prepObject, type PrepObject,
 } from './object-tags.js';
 
 /** `LGC2`. */
@@ -58,6 +59,26 @@ export function comparePrep(a: Prep, b: Prep): number {
     || compareCodePoints(a.lang, b.lang)
     || (a.i - b.i)
     || (Number(a.op) - Number(b.op));
+}
+
+/**
+ * A commit's metadata entries prepared, in canonical order, with their SIDs assigned through
+ * `sid` (before any flake's: the envelope comes first, so its codes are allocated first).
+ */
+export function prepMeta(entries: readonly { p: NamedNode; o: Term }[], sid: (key: string) => Ref): Prep[] {
+  const meta = entries.map((m, k): Prep => {
+    if (!m || m.p?.termType !== 'NamedNode') throw invalid(`meta[${k}].p must be an IRI`);
+    const po = prepObject(m.o, `meta[${k}].o`);
+    const p = nodeKey(m.p, `meta[${k}].p`);
+    return { hi: hiBits('', p, po.o, po.dt), g: 0, s: '', p, o: po.o, dt: po.dt, lang: po.lang, i: -1, op: true, rs: null, rp: null, rdt: null, ro: null };
+  }).sort(comparePrep);
+  for (let k = 1; k < meta.length; k++) if (comparePrep(meta[k - 1]!, meta[k]!) === 0) throw invalid('duplicate metadata entry');
+  for (const m of meta) {
+    m.rp = sid(m.p);
+    m.rdt = sid(m.dt);
+    if (m.o.tag === 0) m.ro = sid(m.o.v);
+  }
+  return meta;
 }
 
 /** A non-negative safe integer up to max, else a 422. */

@@ -84,6 +84,25 @@ describe('encodeCommitRows', () => {
     expect(decodeCommit(got.bytes, new NamespaceTable()).flakes[0]!.o).toEqual(keyToTerm(termKey(f.o)));
   });
 
+  test('metadata entries are encoded as encodeCommit encodes them (their namespace codes allocated first)', async () => {
+    const parent = await cidOf(Codec.commit, new Uint8Array([1]));
+    const fs = facts(500);
+    const meta = [
+      { p: namedNode('http://meta.example/v#message'), o: literal('a message') },
+      { p: namedNode('http://meta.example/v#by'), o: namedNode('http://people.example/x/alice') },
+      { p: namedNode('http://example.org/vocab#p1'), o: literal('7', namedNode(xsd.integer)) },
+    ];
+    const env = { t: 2, parents: [parent], time: TIME, txn: null, author: '', nsDelta: [] as [number, string][], graphDelta: [[3, 'http://example.org/g3'], [4, 'http://example.org/g4']] as [number, string][] };
+    const flakes: CommitFlake[] = fs.map((f) => ({ g: f.g, s: f.s as CommitFlake['s'], p: f.p as CommitFlake['p'], o: f.o, op: true }));
+    const want = encodeCommit({ ...env, meta, flakes }, new NamespaceTable());
+    const { rows, keyOf } = columns(fs);
+    const got = encodeCommitRows({ ...env, meta }, new NamespaceTable(), rows, keyOf);
+    expect(hexOf(got.bytes)).toBe(hexOf(want.bytes));
+    expect(got.nsDelta).toEqual(want.nsDelta);
+    expect(decodeCommit(got.bytes, new NamespaceTable()).meta.length).toBe(3);
+    expect(() => encodeCommitRows({ ...env, meta: [meta[0]!, meta[0]!] }, new NamespaceTable(), rows, keyOf)).toThrow('invalid commit: duplicate metadata entry');
+  });
+
   test('duplicates, literal subjects and empty commits are refused as by encodeCommit', async () => {
     const parent = await cidOf(Codec.commit, new Uint8Array([1]));
     const env = { t: 1, parents: [parent], time: TIME, txn: null, author: '', nsDelta: [] as [number, string][], graphDelta: [] };

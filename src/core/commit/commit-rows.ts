@@ -1,6 +1,7 @@
 /**
  * A commit of assertions encoded straight from id columns (the bulk load's chunks,
- * transact/bulk-commits.ts): exactly the bytes encodeCommit writes for the same facts, without a
+ * transact/bulk-commits.ts, and a large insert staged through id runs, transact/stage-runs.ts,
+ * whose metadata entries it encodes as encodeCommit does): exactly the bytes encodeCommit writes for the same facts, without a
  * term object or a prepared entry per flake. Each distinct subject, predicate and object is
  * prepared once; the canonical order (commit-prep.ts `comparePrep`: graph, then subject, predicate
  * and object by their strings) is found by ranking the distinct keys of each position and sorting
@@ -9,9 +10,12 @@
 import { ByteWriter } from './bytes.js';
 import type { EncodedCommit } from './commit-codec.js';
 import {
-  COMMIT_HEADER_SIZE, CommitSids, FLAKE_ASSERT, FLAKE_HAS_LANG, NameTable, checkEnvelope, checkNonNegInt, writeEnvelope, writeObject,
+  COMMIT_HEADER_SIZE, CommitSids, FLAKE_ASSERT, FLAKE_HAS_LANG, NameTable, checkEnvelope, checkNonNegInt, prepMeta, writeEnvelope, writeObject,
   type EnvelopeInput, type Ref,
 } from './commit-prep.js';
+import type { TimeSlice } from '../util/next-turn.js';
+import { runSteps, runStepsSliced, type Steps } from '../util/steps.js';
+import type { NamedNode, Term } from '../rdf/terms.js';
 import type { NamespaceTable, Sid } from './namespaces.js';
 import { compareCodePoints, compareFast, compareObjects, hasHigh, invalid, prepLiteral, type PrepObject } from './object-tags.js';
 import { ID_DATATYPE, rdf } from '../rdf/vocab.js';
@@ -27,9 +31,10 @@ export interface CommitRows {
   o: Int32Array;
 }
 
-/** A commit's envelope without metadata entries (a bulk chunk carries none). */
+/** A commit's envelope; metadata entries as encodeCommit takes them (a bulk chunk carries none). */
 export interface RowsEnvelope extends EnvelopeInput {
   nsDelta: [number, string][];
+  meta?: readonly { p: NamedNode; o: Term }[];
 }
 
 /** An object prepared once per distinct id. */
@@ -88,10 +93,32 @@ function ranks(count: number, cmp: (a: number, b: number) => number): Int32Array
 export function encodeCommitRows(
   env: RowsEnvelope, nsTable: NamespaceTable, rows: CommitRows, keyOf: (id: number) => string, sidCache?: Map<number, Sid>,
 ): EncodedCommit {
+  return runSteps(encodeCommitRowsSteps(env, nsTable, rows, keyOf, sidCache));
+}
+
+/**
+ * encodeCommitRows giving the event loop a turn whenever `slice` is used up (a large transaction's
+ * commit, docs/isolation.md): the same bytes.
+ */
+export function encodeCommitRowsSliced(
+  env: RowsEnvelope, nsTable: NamespaceTable, rows: CommitRows, keyOf: (id: number) => string, slice: TimeSlice,
+): Promise<EncodedCommit> {
+  return runStepsSliced(encodeCommitRowsSteps(env, nsTable, rows, keyOf), slice);
+}
+
+/** Rows handled between two possible pauses. */
+const STEP_ROWS = 2048;
+
+function* encodeCommitRowsSteps(
+  env: RowsEnvelope, nsTable: NamespaceTable, rows: CommitRows, keyOf: (id: number) => string, sidCache?: Map<number, Sid>,
+): Steps<EncodedCommit> {
   const { t, parents, txn } = checkEnvelope(env);
   const n = rows.n;
   if (parents.length === 1 && n === 0) throw invalid('a non-merge commit needs at least one flake');
   const sids = new CommitSids(nsTable, env.nsDelta ?? []);
+  // Metadata SIDs first, as encodeCommit allocates them (the envelope comes before the flakes).
+  const meta = prepMeta(env.meta ?? [], (key) => sids.sid(key));
+  yield;
 
   // Each distinct subject, predicate and object prepared once; subjects and predicates ranked in canonical order.
   const S = distinct(rows.s, n), P = distinct(rows.p, n), O = distinct(rows.o, n);
@@ -107,7 +134,9 @@ export function encodeCommitRows(
   });
   const objs: PrepO[] = O.ids.map((id) => prepKey(keyOf(id)));
   const sHi = sKeys.map(hasHigh), pHi = pKeys.map(hasHigh);
+  yield;
   const sRank = ranks(sKeys.length, (a, b) => cmpKey(sKeys[a]!, sKeys[b]!, sHi[a]!, sHi[b]!));
+  yield;
   const pRank = ranks(pKeys.length, (a, b) => cmpKey(pKeys[a]!, pKeys[b]!, pHi[a]!, pHi[b]!));
   const cmpObj = (a: number, b: number): number => {
     if (a === b) return 0;
@@ -147,6 +176,7 @@ export function encodeCommitRows(
       }
     }
     for (let k = start + 1; k < end; k++) if (inRun(order[k - 1]!, order[k]!) === 0) throw invalid('duplicate flake');
+    if (((start ^ end) & ~(STEP_ROWS - 1)) !== 0) yield;
     start = end;
   }
 
@@ -171,11 +201,12 @@ export function encodeCommitRows(
     const ob = objs[oi]!;
     dtRef[oi] ??= names.name(sids.sid(ob.dt));
     if (ob.o.tag === 0) oRef[oi] ??= names.name(sidOf(O.ids[oi]!, ob.o.v));
+    if (k % STEP_ROWS === STEP_ROWS - 1) yield;
   }
 
   const nsDelta = sids.delta();
   const w = new ByteWriter(64 + n * 16);
-  const envelopeLen = writeEnvelope(w, t, parents, txn, env, nsDelta, []);
+  const envelopeLen = writeEnvelope(w, t, parents, txn, env, nsDelta, meta);
   names.write(w);
   w.varint(n);
   let ref: Ref;
@@ -192,6 +223,7 @@ export function encodeCommitRows(
     if (ob.o.tag === 0) ref = oRef[oi]!;
     writeObject(w, ob.o, writeRef);
     if (ob.lang) w.str(ob.lang);
+    if (k % STEP_ROWS === STEP_ROWS - 1) yield;
   }
   const flakesLen = w.length - COMMIT_HEADER_SIZE - envelopeLen;
   w.setU32(8, envelopeLen).setU32(12, flakesLen);

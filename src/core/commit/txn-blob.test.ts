@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { decodeTxnBlob, encodeTxnBlob, txnBlobWithCid, type TxnBlob } from './txn-blob.js';
+import { Utf8Text, decodeTxnBlob, encodeTxnBlob, encodeTxnBlobSliced, txnBlobWithCid, type TxnBlob } from './txn-blob.js';
+import { TimeSlice } from '../util/next-turn.js';
 import { Codec, cidOf, digestHex, parseCid, verifyCid } from './cid.js';
 import { expect422 } from '../test-support/expect-error.js';
 
@@ -83,6 +84,35 @@ describe('encodeTxnBlobSliced', () => {
       let diff = -1;
       for (let i = 0; i < want.length && diff < 0; i++) if (got[i] !== want[i]) diff = i;
       expect(diff).toBe(-1);
+    }
+  });
+});
+
+describe('a text body held as UTF-8 bytes (Utf8Text)', () => {
+  /** Every control character, quotes, backslashes, DEL, U+2028/9, 2-, 3- and 4-byte characters. */
+  const texts = [
+    Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)).join('') + '"\\/\u007f\u2028\u2029é€😀 end',
+    '\uFEFF<http://a.example/s> <http://a.example/p> "BOM first" .\n',
+    'a\uFEFFb',
+    '',
+    ('<http://ex.org/s> <http://ex.org/p> "wert — ünï \\"q\\" 🙂\\n" .\r\n').repeat(40000),
+    // A 4-byte character across the first 1 MiB slice boundary, a 3-byte one across the second.
+    'a'.repeat(2 ** 20 - 1) + '😀' + 'b'.repeat(2 ** 20 - 5) + '€\n"',
+    // A byte-order mark inside the body, opening the second slice: text, kept.
+    'a'.repeat(2 ** 20) + '\uFEFFx',
+  ];
+  const blobOf = (body: unknown): TxnBlob => ({ type: 'application/n-triples', body, identity: 'did:key:x', jws: null });
+
+  test('encodes exactly the bytes of the decoded text, whole and sliced', async () => {
+    for (const text of texts) {
+      const bytes = new TextEncoder().encode(text);
+      const want = encodeTxnBlob(blobOf(new TextDecoder().decode(bytes)));
+      const same = (got: Uint8Array) => got.length === want.length && got.every((b, i) => b === want[i]);
+      expect(same(encodeTxnBlob(blobOf(new Utf8Text(bytes))))).toBe(true);
+      const sliced = await encodeTxnBlobSliced(blobOf(new Utf8Text(bytes)), new TimeSlice(0));
+      expect(same(sliced)).toBe(true);
+      if (text.length < 100) expect(hex(sliced)).toBe(hex(want));
+      expect(decodeTxnBlob(want).body).toBe(new TextDecoder().decode(bytes));
     }
   });
 });

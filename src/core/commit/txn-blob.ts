@@ -6,6 +6,7 @@
 import { LedgraphError } from '../errors.js';
 import { Codec, cidOf, type CID } from './cid.js';
 import type { TimeSlice } from '../util/next-turn.js';
+import { runSteps, runStepsSliced, type Steps } from '../util/steps.js';
 
 /** The decoded transaction blob. */
 export interface TxnBlob {
@@ -17,6 +18,16 @@ export interface TxnBlob {
   identity: string | null;
   /** The full compact JWS of a signed request (proof of authorship), or null. */
   jws: string | null;
+}
+
+/**
+ * A text body held as its UTF-8 bytes (already checked to be valid UTF-8), never as a string:
+ * JSON.stringify sees the text (as TextDecoder gives it: a leading byte-order mark dropped); the
+ * blob encoders escape the bytes directly into the blob, the same bytes without the text.
+ */
+export class Utf8Text {
+  constructor(readonly utf8: Uint8Array) {}
+  toJSON(): string { return new TextDecoder('utf-8').decode(this.utf8); }
 }
 
 const encoder = new TextEncoder();
@@ -32,6 +43,7 @@ export function encodeTxnBlob(blob: TxnBlob): Uint8Array {
   if (blob.identity !== null && typeof blob.identity !== 'string') throw malformed('identity must be a string or null');
   if (blob.jws !== null && typeof blob.jws !== 'string') throw malformed('jws must be a string or null');
   if (blob.body === undefined) throw malformed('body is missing');
+  if (blob.body instanceof Utf8Text) return runSteps(utf8BlobSteps(blob, blob.body.utf8));
   const json = JSON.stringify({ type: blob.type, body: blob.body, identity: blob.identity, jws: blob.jws });
   return encoder.encode(json);
 }
@@ -46,6 +58,7 @@ const SLICE_CHARS = 256 * 1024;
  */
 export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Promise<Uint8Array> {
   const body = blob.body;
+  if (body instanceof Utf8Text) return runStepsSliced(utf8BlobSteps(blob, body.utf8), slice);
   if (typeof body !== 'string' || body.length <= SLICE_CHARS) return encodeTxnBlob(blob);
   const head = encodeTxnBlob({ ...blob, body: '' });
   // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
@@ -61,6 +74,43 @@ export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Prom
     total += piece.length;
     i = end;
     if (slice.due()) await slice.pause();
+  }
+  parts.push(head.subarray(at));
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+/** Body bytes decoded, escaped and encoded between two possible pauses. */
+const SLICE_BYTES = 1 << 20;
+
+/** Decodes slices that start at a character boundary; a byte-order mark inside the body is text. */
+const sliceDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * The blob of a UTF-8 text body, decoded, escaped and encoded a slice of bytes at a time (the
+ * engine's own decoder, JSON.stringify and encoder, never the whole text): the same bytes as for
+ * the whole decoded text, since JSON escapes each UTF-16 unit on its own except a surrogate pair,
+ * and slices end at character boundaries (so never inside a pair). A leading byte-order mark is
+ * dropped, as decoding the whole body drops it.
+ */
+function* utf8BlobSteps(blob: TxnBlob, body: Uint8Array): Steps<Uint8Array> {
+  const head = encodeTxnBlob({ ...blob, body: '' });
+  // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
+  const at = encoder.encode(JSON.stringify({ type: blob.type, body: '' })).length - 2;
+  const parts: Uint8Array[] = [head.subarray(0, at)];
+  let total = head.length;
+  let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  while (i < body.length) {
+    let end = Math.min(body.length, i + SLICE_BYTES);
+    while (end < body.length && (body[end]! & 0xc0) === 0x80) end--; // not inside a character
+    const json = encoder.encode(JSON.stringify(sliceDecoder.decode(body.subarray(i, end))));
+    const piece = json.subarray(1, json.length - 1);
+    parts.push(piece);
+    total += piece.length;
+    i = end;
+    if (i < body.length) yield;
   }
   parts.push(head.subarray(at));
   const out = new Uint8Array(total);

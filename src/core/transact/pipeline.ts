@@ -11,6 +11,7 @@ import { CID } from 'multiformats/cid';
 import { Codec, cidOf } from '../commit/cid.js';
 import { cidOfLarge, sha256Bytes } from '../commit/digest-async.js';
 import { encodeCommit, encodeCommitSliced, type CommitData } from '../commit/commit-codec.js';
+import { encodeCommitRowsSliced } from '../commit/commit-rows.js';
 import type { NamespaceTable } from '../commit/namespaces.js';
 import type { Flake } from '../flake/flake.js';
 import { encodeTxnBlob, encodeTxnBlobSliced } from '../commit/txn-blob.js';
@@ -27,6 +28,7 @@ import type { Novelty } from '../index/novelty.js';
 import { checkWritePolicy, writePolicyInputs } from '../policy/index.js';
 import { checkShapes } from './shacl-validate.js';
 import { stageRequest } from './stage-request.js';
+import { RunStager } from './stage-runs.js';
 import type { TxnRequest } from './txn-request.js';
 import type { PendingWrite, Receipt, TxnContext } from './write-queue.js';
 
@@ -393,7 +395,11 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
         t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: txnBytes ? await cidOfLarge(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
         graphDelta: stager.graphDelta(flakes), meta: req.meta.map((m) => ({ p: { termType: 'NamedNode' as const, value: m.predicate }, o: m.object })), flakes,
       };
-      const encoded = big ? await encodeCommitSliced(data, ns, slice) : encodeCommit(data, ns);
+      // A large insert staged as id runs is encoded from its columns: the same bytes, without
+      // preparing and sorting a term object per flake (docs/bulk-load.md).
+      const rows = stager instanceof RunStager ? stager.commitRows() : null;
+      const encoded = rows ? await encodeCommitRowsSliced(data, ns, rows.rows, rows.keyOf, slice)
+        : big ? await encodeCommitSliced(data, ns, slice) : encodeCommit(data, ns);
       const delta = encoded.bytes.length;
       admitNovelty(env, ledger, base.pendingBytes + ownBytes, delta);
       if (big && slice.due()) await slice.pause();

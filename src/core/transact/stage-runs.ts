@@ -8,6 +8,7 @@
  * checks that both paths commit the same bytes).
  */
 import { MIN_FLAKE_BYTES, type CommitFlake } from '../commit/commit-codec.js';
+import type { CommitRows } from '../commit/commit-rows.js';
 import { noveltyDeltaTooLarge } from '../errors.js';
 import type { Flake } from '../flake/flake.js';
 import { isDictMiss, type TermDict } from '../index/dict.js';
@@ -89,6 +90,40 @@ export class RunStager extends Stager {
     }
     this.rows = inRequestOrder(fresh, quads.length);
     this.quads = quads;
+  }
+
+  /**
+   * The staged facts as id columns and each id's dictionary key, for encoding the commit straight
+   * from them (commit/commit-rows.ts: encodeCommit's bytes for flakes()).
+   */
+  commitRows(): { rows: CommitRows; keyOf: (id: number) => string } {
+    const r = this.rows;
+    const dict = this.db.dict;
+    // Every id was looked up or interned while staging; a base page let go of since then is read
+    // back from the request's own terms.
+    let fallback: Map<number, string> | null = null;
+    const keyOf = (id: number): string => {
+      try {
+        return dict.key(id);
+      } catch (e) {
+        if (!isDictMiss(e)) throw e;
+        fallback ??= this.keysById();
+        const key = fallback.get(id);
+        if (key === undefined) throw e;
+        return key;
+      }
+    };
+    return { rows: { n: r.n, g: r.g, s: r.s, p: r.p, o: r.o }, keyOf };
+  }
+
+  private keysById(): Map<number, string> {
+    const r = this.rows;
+    const out = new Map<number, string>();
+    for (let k = 0; k < r.n; k++) {
+      const q = this.quads[r.t[k]!]!;
+      out.set(r.s[k]!, termKey(q.subject)).set(r.p[k]!, q.predicate.value).set(r.o[k]!, termKey(q.object));
+    }
+    return out;
   }
 
   override flakes(): CommitFlake[] {
