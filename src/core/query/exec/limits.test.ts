@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LedgraphError } from '../../errors.js';
+import { LedgraphError, busy } from '../../errors.js';
 import type { DbView, FactBatch, ScanPattern } from '../../index/view.js';
 import { querySparql, type QueryContext } from '../engine.js';
 import { collect } from '../results/types.js';
+import { setHeapCheck } from './runtime.js';
 
 const FIXTURE = '../../../../test/support/fixture-view.js';
 const { viewFromRdf } = (await import(/* @vite-ignore */ FIXTURE)) as { viewFromRdf(text: string): DbView };
@@ -119,5 +120,31 @@ describe('joins whose probes produce nothing', () => {
     // timeout only after it.
     expect(stall, `stall ${stall} ms`).toBeLessThan(1000);
     expect(elapsed).toBeLessThan(3000);
+  }, 60_000);
+});
+
+describe('the process heap check (setHeapCheck: the server memory guard)', () => {
+  it('runs at every pause, and a query whose signal it aborts stops with the abort reason', async () => {
+    const ac = new AbortController();
+    let calls = 0;
+    setHeapCheck(() => { if (++calls === 3) ac.abort(busy('the server is short of memory')); });
+    try {
+      // 125,000 rows: several slices of work, so several pauses.
+      const e = await failure(run('SELECT * { ?a :p ?x . ?b :p ?y . ?c :p ?z }', { signal: ac.signal }));
+      expect([e.status, e.message]).toEqual([503, 'the server is short of memory']);
+      expect(calls).toBe(3);
+    } finally {
+      setHeapCheck(null);
+    }
+  }, 60_000);
+  it('is asked for the heap a full ORDER BY sort is about to need, before it is allocated', async () => {
+    const extras: number[] = [];
+    setHeapCheck((extra) => { if (extra > 0) extras.push(extra); });
+    try {
+      expect(await run('SELECT * { ?a :p ?x . ?b :p ?y . ?c :p ?z } ORDER BY ?x ?y ?z', {})).toBe(N * N * N);
+      expect(extras).toEqual([N * N * N * 24]);
+    } finally {
+      setHeapCheck(null);
+    }
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import type { Term } from '../../rdf/terms.js';
 import { type EvalContext, type ExprFn, type Frame, tryEval } from './expr.js';
 import { compareForOrder } from './expr-eval.js';
 import { existsAnswers, type ExistsSpec } from './filter.js';
+import { PagedArray } from './paged.js';
 import { RowBuffer, RowSet } from './rows.js';
 import type { Runtime } from './runtime.js';
 import { BATCH_ROWS, UNBOUND, type GraphCtx, type PNode, type Stream } from './types.js';
@@ -24,15 +25,16 @@ export class OrderByNode implements PNode {
     const limit = this.limit ?? Infinity;
     if (limit <= 0) return;
     // Entry i: row i of `rows`, its keys at keys[i*nk..], its arrival number seq[i] (ties keep input order).
+    // Paged, so the heap grows evenly and the memory guard sees a huge sort coming (paged.ts).
     const rows = new RowBuffer(w, 256);
-    const keys: (Term | undefined)[] = [];
-    const seq: number[] = [];
+    const keys = new PagedArray<Term>();
+    const seq = new PagedArray<number>();
     const cmp = (a: number, b: number): number => {
       for (let k = 0; k < nk; k++) {
-        const c = compareForOrder(keys[a * nk + k], keys[b * nk + k]);
+        const c = compareForOrder(keys.get(a * nk + k), keys.get(b * nk + k));
         if (c !== 0) return this.keys[k]!.desc ? -c : c;
       }
-      return seq[a]! - seq[b]!;
+      return seq.get(a)! - seq.get(b)!;
     };
     // With a LIMIT, entries form a max-heap of the best `limit` so far (worst on top).
     const heap: number[] = [];
@@ -69,23 +71,25 @@ export class OrderByNode implements PNode {
         if (limit === Infinity || heap.length < limit) {
           const i = rows.n;
           rows.push(b.rows, f.off);
-          for (let k = 0; k < nk; k++) keys[i * nk + k] = tryEval(this.keys[k]!.fn, f);
-          seq[i] = arrived++;
+          for (let k = 0; k < nk; k++) keys.set(i * nk + k, tryEval(this.keys[k]!.fn, f));
+          seq.set(i, arrived++);
           if (limit !== Infinity) { heap.push(i); up(heap.length - 1); }
           continue;
         }
         // Compare the candidate with the current worst; replace it only when better.
         const top = heap[0]!;
         const c = rows.n; // scratch entry just past the stored ones
-        for (let k = 0; k < nk; k++) keys[c * nk + k] = tryEval(this.keys[k]!.fn, f);
-        seq[c] = arrived++;
+        for (let k = 0; k < nk; k++) keys.set(c * nk + k, tryEval(this.keys[k]!.fn, f));
+        seq.set(c, arrived++);
         if (cmp(c, top) >= 0) continue;
         rows.rows.set(b.rows.subarray(f.off, f.off + w), top * w);
-        for (let k = 0; k < nk; k++) keys[top * nk + k] = keys[c * nk + k];
-        seq[top] = seq[c]!;
+        for (let k = 0; k < nk; k++) keys.set(top * nk + k, keys.get(c * nk + k));
+        seq.set(top, seq.get(c));
         down(0);
       }
     }
+    // The index and V8's sort work arrays (≈ 24 bytes a row) come at once: ask before allocating.
+    if (rows.n > 65536) rt.heapCheck(rows.n * 24);
     const idx = Array.from({ length: rows.n }, (_, i) => i).sort(cmp);
     const out = new RowBuffer(w, Math.min(idx.length, BATCH_ROWS) || 1);
     for (const i of idx) {

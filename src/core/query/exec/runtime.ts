@@ -26,6 +26,19 @@ const MIN_SLICE_MS = 0.5;
  */
 let longRunning = 0;
 
+/**
+ * The process's heap check, run at every pause before the event loop gets its turn (the server's
+ * memory guard installs it; src/core cannot read V8's heap itself). It may abort running queries'
+ * signals; `extraBytes` is heap about to be needed at once (a final sort's index and work arrays).
+ */
+export type HeapCheck = (extraBytes: number) => void;
+let heapCheck: HeapCheck | null = null;
+
+/** Install (or with null remove) the process's heap check. */
+export function setHeapCheck(fn: HeapCheck | null): void {
+  heapCheck = fn;
+}
+
 /** The error of an exhausted fuel budget (jsonld-query.md: 400 "fuel limit exceeded"; stream code fuel_exhausted). */
 export function fuelExhausted(max: number): LedgraphError {
   return new LedgraphError(400, 'err:db/BadRequest', `fuel limit exceeded (fuel_exhausted): the query needed more than max-fuel ${max}`);
@@ -121,9 +134,18 @@ export class Runtime {
   /** Give the event loop a turn, start a new slice, then throw if the query was aborted or ran out of time meanwhile. */
   async pause(): Promise<void> {
     if (!this.long) { this.long = true; longRunning++; }
+    // Before the turn: V8's incremental marking runs its steps there, and one that finds the
+    // heap full ends the process; the check (and the abort it may cause) must come first.
+    this.heapCheck(0);
     await this.slice.pause(Math.max(MIN_SLICE_MS, SLICE_MS / longRunning));
     this.check();
     if (this.deadline !== Infinity && Date.now() > this.deadline) throw timeoutError('query timeout exceeded');
+  }
+
+  /** Run the process's heap check (see HeapCheck) and throw if it (or anything else) stopped the query. */
+  heapCheck(extraBytes: number): void {
+    if (heapCheck) heapCheck(extraBytes);
+    this.check();
   }
 
   /** A signal for an outgoing request: the query's own, aborting at its deadline too. */
