@@ -450,14 +450,14 @@ export class TermDict {
 
   /** Id of a key, assigning the next id when new. */
   internKey(key: string): number {
-    let id = this.ownIdOfKey(key);
-    if (id === undefined) {
-      id = this.size;
-      const flat = flatKey(key);
-      this.keys.push(flat);
-      this.ids.set(flat, id);
-      this.keyChars += key.length;
-    }
+    return this.ownIdOfKey(key) ?? this.appendKey(flatKey(key));
+  }
+  /** Assign the next id to a key known to be new; `key` is stored as given (a flat copy). */
+  private appendKey(key: string): number {
+    const id = this.size;
+    this.keys.push(key);
+    this.ids.set(key, id);
+    this.keyChars += key.length;
     return id;
   }
   /**
@@ -465,14 +465,7 @@ export class TermDict {
    * are already flat copies that share no larger string (bulk-batches.ts), so no second copy is made.
    */
   internFlatKey(key: string): number {
-    let id = this.ownIdOfKey(key);
-    if (id === undefined) {
-      id = this.size;
-      this.keys.push(key);
-      this.ids.set(key, id);
-      this.keyChars += key.length;
-    }
-    return id;
+    return this.ownIdOfKey(key) ?? this.appendKey(key);
   }
   /**
    * internFlatKey for a caller that holds the id of every base key (`base`, built from keysOf):
@@ -480,16 +473,7 @@ export class TermDict {
    * load into a ledger with data interns each distinct key of its input this way.
    */
   internFlatKeyOver(base: ReadonlyMap<string, number>, key: string): number {
-    const b = base.get(key);
-    if (b !== undefined) return b;
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.size;
-      this.keys.push(key);
-      this.ids.set(key, id);
-      this.keyChars += key.length;
-    }
-    return id;
+    return base.get(key) ?? this.ids.get(key) ?? this.appendKey(key);
   }
   /** Id of a term, assigning when new. */
   intern(term: Term): number { return this.internKey(termKey(term)); }
