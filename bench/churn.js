@@ -15,6 +15,18 @@
  *
  *   CHURN_SUBJECTS=20000 CHURN_ROUNDS=10 CHURN_REPS=15 [CHURN_PROFILE=1] node bench/churn.js
  *
+ * CHURN_TWIN=1 is the bench's control: `churn` is written once with the final values, like `fresh`
+ * (no churn), and everything else runs as usual (it is still created first and read by the
+ * before/after scans). A ratio away from 1 there is the protocol's own bias between two equal
+ * ledgers, not churn.
+ *
+ * CHURN_APART=N runs each ledger's reads in a process of its own: 2N child processes, alternating
+ * churned and fresh, each building both ledgers exactly as above (the same process history up to
+ * the timed phase) and then timing the reads of one ledger only (CHURN_SIDE, set by the parent), so
+ * neither ledger's reads shape the JIT state the other's run in. The ratio is the median over the
+ * children of each side's median. In one process, two equal ledgers (CHURN_TWIN=1) measured range
+ * 0.69-1.33x each other depending on which reads ran before; see bench/RESULTS.md.
+ *
  * CHURN_READS=points,range runs only the named reads. CHURN_TERM_CACHE_MB sets the connection's decoded-term cache (default: the engine's default),
  * to show how much of a gap is term-cache misses. CHURN_PROFILE=1 also writes bench/out/churn-{churn,fresh}.cpuprofile: the SPARQL reads, REPS
  * more times per ledger, after the timed runs.
@@ -26,6 +38,12 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_DIR, ROOT_DIR, median } from './measure.js';
+
+if (process.env.CHURN_APART && !process.env.CHURN_SIDE) {
+  await runApart(Number(process.env.CHURN_APART));
+  process.exit(0);
+}
+const SIDE = process.env.CHURN_SIDE;
 
 const SUBJECTS = Number(process.env.CHURN_SUBJECTS ?? 20000);
 const ROUNDS = Number(process.env.CHURN_ROUNDS ?? 10);
@@ -95,10 +113,11 @@ async function scanPhase() {
   return { scanMs: median(scan.slice(1)), lookupMs: median(lookup.slice(1)) };
 }
 
-await writeRound('churn', 0, true);
+const TWIN = process.env.CHURN_TWIN === '1';
+await writeRound('churn', TWIN ? ROUNDS : 0, true);
 await scanPhase(); // warm-up: leaf cache and JIT
 const before = await scanPhase();
-for (let r = 1; r <= ROUNDS; r++) {
+for (let r = 1; r <= (TWIN ? 0 : ROUNDS); r++) {
   await writeRound('churn', r, false);
   process.stderr.write(`churn round ${r}/${ROUNDS}\n`);
 }
@@ -125,6 +144,7 @@ const minorGc = process.env.CHURN_MINOR_GC !== '0' && typeof globalThis.gc === '
 for (let rep = -2; rep < REPS; rep++) {
   for (const name of READS) {
     for (const side of (rep + READS.indexOf(name)) % 2 === 0 ? ['churn', 'fresh'] : ['fresh', 'churn']) {
+      if (SIDE && side !== SIDE) continue;
       if (minorGc) globalThis.gc({ type: 'minor' });
       const t0 = performance.now();
       const t = await timed(sides[side][name]);
@@ -145,6 +165,15 @@ for (const w of windows) {
   w.sample.gcMs[w.i] = ms;
 }
 const r3 = (x) => +x.toFixed(3);
+if (SIDE) {
+  // A child of CHURN_APART: this side's medians only.
+  const out = {};
+  for (const name of READS) out[name] = { rows: counts[name], ms: median(samples[SIDE][name].ms), cpu: median(samples[SIDE][name].cpu) };
+  await conn.close();
+  await rm(dir, { recursive: true, force: true });
+  console.log(JSON.stringify({ side: SIDE, reads: out }));
+  process.exit(0);
+}
 const vsFresh = {};
 for (const name of READS) {
   const c = samples.churn[name], f = samples.fresh[name];
@@ -174,7 +203,7 @@ if (process.env.CHURN_PROFILE) {
 }
 const ledger = await conn.ledger('churn');
 const result = {
-  suite: 'churn', minorGcBeforeReads: minorGc, loadAvg: loadavg().map((x) => +x.toFixed(2)), subjects: SUBJECTS, termCacheMB: process.env.CHURN_TERM_CACHE_MB ? Number(process.env.CHURN_TERM_CACHE_MB) : 'default', facts: SUBJECTS * 5, rounds: ROUNDS, t: ledger.t, reps: REPS,
+  suite: 'churn', twin: TWIN, minorGcBeforeReads: minorGc, loadAvg: loadavg().map((x) => +x.toFixed(2)), subjects: SUBJECTS, termCacheMB: process.env.CHURN_TERM_CACHE_MB ? Number(process.env.CHURN_TERM_CACHE_MB) : 'default', facts: SUBJECTS * 5, rounds: ROUNDS, t: ledger.t, reps: REPS,
   vsFresh,
   worstRatio: Math.max(...READS.map((n) => vsFresh[n].ratio)),
   worstCpuRatio: Math.max(...READS.map((n) => vsFresh[n].cpuRatio)),
@@ -188,3 +217,29 @@ result.pass = result.worstRatio <= 1.1;
 await conn.close();
 await rm(dir, { recursive: true, force: true });
 console.log(JSON.stringify(result));
+
+/** CHURN_APART: each side's reads in processes of their own, alternating; prints and returns the ratios. */
+async function runApart(pairs) {
+  const { execFileSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const self = fileURLToPath(import.meta.url);
+  const per = { churn: [], fresh: [] };
+  for (let i = 0; i < pairs; i++) {
+    for (const side of i % 2 === 0 ? ['churn', 'fresh'] : ['fresh', 'churn']) {
+      const out = execFileSync(process.execPath, ['--expose-gc', self], { env: { ...process.env, CHURN_SIDE: side }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 24 });
+      per[side].push(JSON.parse(out.trim().split('\n').pop()).reads);
+      process.stderr.write(`churn apart: ${side} ${i + 1}/${pairs}\n`);
+    }
+  }
+  const names = Object.keys(per.churn[0]);
+  const vsFresh = {};
+  for (const name of names) {
+    const med = (side, k) => median(per[side].map((r) => r[name][k]));
+    const c = med('churn', 'ms'), f = med('fresh', 'ms'), cc = med('churn', 'cpu'), fc = med('fresh', 'cpu');
+    vsFresh[name] = { rows: per.churn[0][name].rows, churnMs: +c.toFixed(3), freshMs: +f.toFixed(3), ratio: +(c / f).toFixed(3), cpuRatio: +(cc / fc).toFixed(3),
+      churnMsEach: per.churn.map((r) => +r[name].ms.toFixed(3)), freshMsEach: per.fresh.map((r) => +r[name].ms.toFixed(3)) };
+    process.stderr.write(`${name}: churned ${vsFresh[name].churnMs} ms, fresh ${vsFresh[name].freshMs} ms (x${vsFresh[name].ratio}; cpu x${vsFresh[name].cpuRatio}), ${pairs} processes each\n`);
+  }
+  const worstRatio = Math.max(...names.map((n) => vsFresh[n].ratio));
+  console.log(JSON.stringify({ suite: 'churn', apart: pairs, twin: process.env.CHURN_TWIN === '1', loadAvg: loadavg().map((x) => +x.toFixed(2)), vsFresh, worstRatio, pass: worstRatio <= 1.1 }));
+}
