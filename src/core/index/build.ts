@@ -132,13 +132,7 @@ export function applyEvents(order: IndexOrder, cur: Run, hist: Run | null, ev: R
 function concatRuns(runs: readonly Run[]): Run {
   if (runs.length === 1) return runs[0]!;
   const out = allocRun(runs.reduce((a, r) => a + r.n, 0));
-  for (const r of runs) {
-    const at = out.n;
-    out.g.set(r.g.subarray(0, r.n), at); out.s.set(r.s.subarray(0, r.n), at); out.p.set(r.p.subarray(0, r.n), at);
-    out.o.set(r.o.subarray(0, r.n), at); out.m.set(r.m.subarray(0, r.n), at); out.t.set(r.t.subarray(0, r.n), at);
-    out.op.set(r.op.subarray(0, r.n), at);
-    out.n += r.n;
-  }
+  for (const r of runs) copyRows(out, r, 0, r.n);
   return out;
 }
 
