@@ -56,7 +56,12 @@ const NONE = new Uint8Array(0);
  * it): its buffer serves a later response. Optional: a chunk never handed back is garbage as usual.
  */
 export function releaseSparqlJsonBytes(chunk: Uint8Array): void {
-  if (chunk.buffer.byteLength === POOLED && pool.length < POOL_MAX) pool.push(new Uint8Array(chunk.buffer as ArrayBuffer));
+  recycle(new Uint8Array(chunk.buffer as ArrayBuffer));
+}
+
+/** Keep a whole pooled-size buffer for a later writer (others are left to the GC). */
+function recycle(buf: Uint8Array): void {
+  if (buf.length === POOLED && pool.length < POOL_MAX) pool.push(buf);
 }
 
 /** A growable byte buffer whose filled part is handed out as a chunk. */
@@ -69,7 +74,7 @@ class Bytes {
     if (this.n + k > this.buf.length) {
       const next = new Uint8Array(Math.max(this.buf.length * 2, this.n + k));
       next.set(this.buf.subarray(0, this.n));
-      if (this.buf.length === POOLED && pool.length < POOL_MAX) pool.push(this.buf);
+      recycle(this.buf);
       this.buf = next;
     }
     return this.buf;
@@ -85,7 +90,7 @@ class Bytes {
 
   /** Give an unused buffer back (a writer abandoned mid-way). */
   release(): void {
-    if (this.buf.length === POOLED && pool.length < POOL_MAX) pool.push(this.buf);
+    recycle(this.buf);
     this.buf = NONE;
   }
 }
