@@ -3,7 +3,9 @@
  * the earliest. A timer per request costs a Timeout object and timer-list work on every point
  * query, while a server's deadlines arrive in about the order they expire (start + the query
  * timeout), so keeping them in order is an append. A finished request's entry is dropped when it
- * reaches the front, or in a sweep once such entries are most of the queue.
+ * reaches the front, or in a sweep once such entries are most of the queue. When the queue empties
+ * the timer stays armed but unreferenced (it fires into an empty queue at most once per timeout):
+ * clearing it made one client's every query set and clear a Node timer.
  */
 
 /** A request's deadline: `fire` runs at `at` (ms since the epoch) unless cancelled first. */
@@ -14,6 +16,8 @@ let cancelled = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 /** When the timer fires (Infinity: not armed). */
 let timerAt = Infinity;
+/** The armed timer keeps the process alive (false once the queue emptied under it). */
+let timerRef = false;
 /** Cancelled entries kept in the queue before a sweep (when they are also half of it). */
 const SWEEP_AT = 4096;
 
@@ -24,6 +28,7 @@ export function addDeadline(at: number, fire: () => void): Deadline {
   while (i > 0 && queue[i - 1]!.at > at) i--;
   if (i === queue.length) queue.push(d); else queue.splice(i, 0, d);
   if (at < timerAt) arm(at);
+  else if (!timerRef) { timer!.ref(); timerRef = true; }
   return d;
 }
 
@@ -39,11 +44,8 @@ export function cancelDeadline(d: Deadline): void {
     queue.length = k;
     cancelled = 0;
   }
-  if (queue.length === 0 && timer !== undefined) {
-    clearTimeout(timer);
-    timer = undefined;
-    timerAt = Infinity;
-  }
+  // Left armed for the next request's deadline, which comes later than this one's (see above).
+  if (queue.length === 0 && timerRef) { timer!.unref(); timerRef = false; }
 }
 
 /** Deadlines waiting to fire (for tests: none once every request is over). */
@@ -55,12 +57,14 @@ function arm(at: number): void {
   if (timer !== undefined) clearTimeout(timer);
   timerAt = at;
   timer = setTimeout(expire, Math.max(0, at - Date.now()));
+  timerRef = true;
 }
 
 /** Fire every deadline that has passed, then wait for the next live one. */
 function expire(): void {
   timer = undefined;
   timerAt = Infinity;
+  timerRef = false;
   const now = Date.now();
   while (queue.length > 0 && (queue[0]!.fire === null || queue[0]!.at <= now)) {
     const d = queue.shift()!;

@@ -15,7 +15,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { logRequestError, parseTraceparent, requestIdOf, withFields } from './app.js';
 import type { AuthState } from './auth/index.js';
 import { mapError } from './errors.js';
-import { bodyReadError, decodeUtf8, nodeRequestAbort, parseMediaType, SMALL_BODY_BYTES } from './http-util.js';
+import { bodyReadError, decodeUtf8, parseMediaType, pooledAbort, SMALL_BODY_BYTES } from './http-util.js';
 import type { Logger } from './log.js';
 import type { HeaderReader } from './query-headers.js';
 import { chunksBody, runSparqlCall } from './routes/query.js';
@@ -30,6 +30,7 @@ const NO_CREDENTIAL: AuthState = { group: 'data', mode: 'none', tokenPresent: fa
 const NO_QUERY_HEADERS: HeaderReader = { get: () => null };
 
 let answered = 0;
+const EMPTY = Buffer.alloc(0);
 
 /** Requests this process answered on the fast path (for tests that compare it with the app). */
 export function fastQueriesAnswered(): number {
@@ -81,9 +82,14 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
   return (req, res) => {
     const ledger = plainLedger(req);
     if (ledger === null) { fallback(req, res); return; }
-    const chunks: Buffer[] = [];
+    // Most bodies arrive as one chunk: the array only for a second one.
+    let first: Buffer | null = null;
+    let more: Buffer[] | null = null;
     let done = false;
-    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('data', (d: Buffer) => {
+      if (first === null) first = d;
+      else (more ??= [first]).push(d);
+    });
     req.on('error', (e) => {
       if (done) return;
       done = true;
@@ -92,7 +98,7 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     req.on('end', () => {
       if (done) return;
       done = true;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      const body = more !== null ? Buffer.concat(more) : first ?? EMPTY;
       // A body opening like a JWS ("eyJ") may be a signed request: the auth middleware's to unwrap.
       if (body.length > 3 && body[0] === 0x65 && body[1] === 0x79 && body[2] === 0x4a) return handOver(req, res, body);
       void answer(req, res, ledger, body, null);
@@ -104,7 +110,12 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     fallback(req, res);
   }
 
-  /** Answer a plain query as the app would (request id, log line, query gate, route, error mapping). */
+  /**
+   * Answer a plain query as the app would (request id, log line, query gate, route, error mapping).
+   * One 'close' listener on the response does what the app path spreads over three (the query's
+   * disconnect watch, the permit's release, the pooled body's return), and the request's logger
+   * is made only when a line is written.
+   */
   async function answer(req: IncomingMessage, res: ServerResponse, ledger: string, body: Buffer | null, readError: unknown): Promise<void> {
     // The query gate first: a request that would wait, or one the memory guard refuses, is the
     // app's (its queue, its 503).
@@ -114,30 +125,51 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
       return;
     }
     answered++;
-    const start = performance.now();
+    const logging = log.enabled('info');
+    const start = logging ? performance.now() : 0;
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
-    const traceparent = req.headers.traceparent as string | undefined;
-    const trace = traceparent ? parseTraceparent(traceparent) : null;
-    const reqLog = withFields(log, trace ? { request_id: id, ...trace } : { request_id: id });
+    let reqLog: Logger | null = null;
+    const logOf = (): Logger => (reqLog ??= requestLogger(log, id, req.headers.traceparent as string | undefined));
     const method = 'POST', path = req.url!;
-    let status = 200;
+    /** The running query's controller while it runs (nodeRequestAbort's watch, without a listener of its own). */
+    let watched: AbortController | null = null;
+    /** A pooled body handed to the socket, returned once the response has finished. */
+    let sent: Uint8Array | null = null;
+    let closed = res.destroyed;
+    const onClose = (): void => {
+      closed = true;
+      if (watched !== null) {
+        if (req.errored) watched.abort(req.errored.toString());
+        else if (!res.writableFinished) watched.abort('Client connection prematurely closed.');
+      }
+      // The permit is held until the response is done or its connection is gone (query-admission.ts).
+      release();
+      if (sent !== null && res.writableFinished) releaseSparqlJsonBytes(sent);
+    };
+    if (!closed) res.on('close', onClose);
+    const unwatch = (): void => { watched = null; };
+    const watch = (ac: AbortController): () => void => {
+      if (closed) ac.abort(req.errored ? req.errored.toString() : 'Client connection prematurely closed.');
+      else watched = ac;
+      return unwatch;
+    };
     try {
       if (!body) throw bodyReadError(readError);
       const input = { lang: 'sparql' as const, text: decodeUtf8(body), defaultGraphUris: [], namedGraphUris: [] };
       await runSparqlCall(ctx, input, {
         accept: req.headers.accept, formatParam: undefined, headers: NO_QUERY_HEADERS, auth: NO_CREDENTIAL,
-        pathLedger: ledger, abort: () => nodeRequestAbort(req, res), bytes: true,
+        pathLedger: ledger, abort: () => pooledAbort(watch), bytes: true,
       }, async (chunks, contentType) => {
-        const out = await chunksBody(chunks, () => reqLog, () => { res.destroy(); return true; });
-        logLine(reqLog, method, path, 200, start);
+        const out = await chunksBody(chunks, logOf, () => { res.destroy(); return true; });
+        if (logging) logLine(logOf(), method, path, 200, start);
         if (typeof out === 'string' || out instanceof Uint8Array) {
           // node:http sets Content-Length from a whole body (a byte count for bytes, no encoding pass).
           res.statusCode = 200;
           res.setHeader('content-type', contentType);
           res.setHeader('x-request-id', id);
-          // A byte body's buffer serves a later response once the socket has taken it.
-          if (typeof out === 'string') res.end(out);
-          else res.end(out, () => releaseSparqlJsonBytes(out));
+          // A byte body's buffer serves a later response once the socket has taken it (onClose).
+          if (typeof out !== 'string') sent = out;
+          res.end(out);
         } else {
           res.writeHead(200, { 'content-type': contentType, 'x-request-id': id });
           res.flushHeaders();
@@ -147,21 +179,24 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     } catch (e) {
       release();
       const m = mapError(e);
-      status = m.status;
-      logRequestError(reqLog, e, m, { request_id: id, method, path });
-      logLine(reqLog, method, path, status, start);
+      logRequestError(logOf(), e, m, { request_id: id, method, path });
+      if (logging) logLine(logOf(), method, path, m.status, start);
       sendError(res, m, id);
       return;
     }
-    // The permit is held until the response is done or its connection is gone (query-admission.ts).
-    if (!res.destroyed && !res.writableFinished) res.once('close', release);
-    else release();
+    if (closed) release();
   }
 }
 
-/** The request log line of app.ts's request-id middleware. */
+/** The logger of one request: its id and trace context on every line (app.ts's request-id middleware). */
+function requestLogger(log: Logger, id: string, traceparent: string | undefined): Logger {
+  const trace = traceparent ? parseTraceparent(traceparent) : null;
+  return withFields(log, trace ? { request_id: id, ...trace } : { request_id: id });
+}
+
+/** The request log line of app.ts's request-id middleware (the caller checked that info lines are written). */
 function logLine(reqLog: Logger, method: string, path: string, status: number, start: number): void {
-  if (reqLog.enabled('info')) reqLog.info('request', { method, path, status, ms: Math.round((performance.now() - start) * 10) / 10 });
+  reqLog.info('request', { method, path, status, ms: Math.round((performance.now() - start) * 10) / 10 });
 }
 
 /** An error response as the app's error handler sends it: c.json's body, its headers in Headers order, X-Request-ID, a Content-Length. */

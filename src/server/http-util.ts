@@ -269,9 +269,9 @@ export function nodeRequestAbort(incoming: IncomingMessage, outgoing: ServerResp
 }
 
 /** A RequestAbort over a pooled controller; `watch` ties it to the request and returns how to untie it. */
-function pooledAbort(watch: (ac: AbortController) => () => void): RequestAbort {
+export function pooledAbort(watch: (ac: AbortController) => () => void): RequestAbort {
   const ac = idleControllers.pop() ?? new AbortController();
-  memoryGuard.track(ac); // stopped with 503 when the heap is nearly full (memory-guard.ts)
+  const slot = memoryGuard.track(ac); // stopped with 503 when the heap is nearly full (memory-guard.ts)
   let disposed = false;
   let expiry: Deadline | undefined;
   const unwatch = watch(ac);
@@ -285,7 +285,7 @@ function pooledAbort(watch: (ac: AbortController) => () => void): RequestAbort {
       if (disposed) return;
       disposed = true;
       if (expiry !== undefined) cancelDeadline(expiry);
-      memoryGuard.untrack(ac);
+      memoryGuard.untrack(slot);
       unwatch();
       if (!ac.signal.aborted && idleControllers.length < IDLE_MAX) idleControllers.push(ac);
     },

@@ -38,7 +38,13 @@ class MemoryGuard {
   stopped = 0;
   /** Times pressure began. */
   episodes = 0;
-  private readonly work = new Set<AbortController>();
+  /**
+   * Running queries' controllers by slot (undefined: free, or stopped and not yet untracked). A
+   * slot array and a free list, not a Set: no hashing or table growth on every query's track and
+   * untrack. A slot is reused only after its owner untracks it.
+   */
+  private readonly work: (AbortController | undefined)[] = [];
+  private readonly free: number[] = [];
   private observer: PerformanceObserver | null = null;
   private onPressure: ((used: number, limit: number) => void) | null = null;
 
@@ -55,9 +61,18 @@ class MemoryGuard {
     this.observer.observe({ entryTypes: ['gc'] });
   }
 
-  /** A running query's controller: aborted with 503 when pressure begins. Returns its removal. */
-  track(ac: AbortController): void { this.work.add(ac); }
-  untrack(ac: AbortController): void { this.work.delete(ac); }
+  /** A running query's controller: aborted with 503 when pressure begins. Returns its slot, for `untrack` (once). */
+  track(ac: AbortController): number {
+    const slot = this.free.pop() ?? this.work.length;
+    this.work[slot] = ac;
+    return slot;
+  }
+
+  /** The query of `slot` (from `track`) is over. */
+  untrack(slot: number): void {
+    this.work[slot] = undefined;
+    this.free.push(slot);
+  }
 
   /** The 503 a query gets under pressure. */
   refusal(): Error {
@@ -97,8 +112,13 @@ class MemoryGuard {
     const used = h.used_heap_size + extra, limit = h.heap_size_limit;
     if (used > limit * PRESSURE_HIGH) {
       if (!this.pressure) { this.pressure = true; this.episodes++; this.onPressure?.(used, limit); }
-      for (const ac of this.work) { this.stopped++; ac.abort(this.refusal()); }
-      this.work.clear();
+      for (let i = 0; i < this.work.length; i++) {
+        const ac = this.work[i];
+        if (ac === undefined) continue;
+        this.work[i] = undefined; // the slot stays its owner's until it untracks it
+        this.stopped++;
+        ac.abort(this.refusal());
+      }
     } else if (used < limit * PRESSURE_LOW) {
       this.pressure = false;
     }

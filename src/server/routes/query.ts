@@ -478,7 +478,8 @@ export async function runSparqlCall<R>(ctx: QueryServices, input: Extract<QueryI
       text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
       maxFuel, deadline: until, signal: abort.signal, policy, onFinish: abort.dispose,
     });
-    await requireQueryServed(ctx.conn, Object.keys(res.ledgers));
+    const served = requireQueryServed(ctx.conn, Object.keys(res.ledgers));
+    if (served) await served;
     const supported = SPARQL_FORMATS[res.result.type];
     // The prologue scan and the parser agree on the form; should they not, the parser's word counts.
     const fmt = supported.includes(format) ? format : negotiateFormat(accept, formatParam, supported);

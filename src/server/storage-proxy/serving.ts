@@ -28,15 +28,35 @@ export async function servingTiers(view: DbView, proxyEnabled: boolean): Promise
   return { query: await flagOn(view, F + 'serveQuery'), blocks: proxyEnabled && (await flagOn(view, F + 'serveBlocks')) };
 }
 
+/** Ledgers this check has loaded, by the Connection's promise of them (a reload makes a new promise). */
+const seen = new WeakMap<Promise<Ledger>, Ledger>();
+
 /**
  * 403 when a queried ledger sets `f:serveQuery false`. Costs one dictionary lookup per ledger when
- * the flag was never written (the usual case), so every query can afford it.
+ * the flag was never written (the usual case), so every query can afford it: without a promise or
+ * a turn of the event loop (undefined is returned) once the ledger has been seen loaded here and
+ * the dictionary page that would hold the flag is resident.
  */
-export async function requireQueryServed(conn: Connection, ledgerIds: Iterable<string>): Promise<void> {
+export function requireQueryServed(conn: Connection, ledgerIds: Iterable<string>): Promise<void> | undefined {
+  let rest: string[] | null = null;
+  for (const id of ledgerIds) {
+    const p = conn.loadedLedger(id);
+    const ledger = p && seen.get(p);
+    if (ledger && ledger.dict.idOfKeySoon(SERVE_QUERY) === undefined) continue;
+    (rest ??= []).push(id);
+  }
+  return rest ? checkQueryServed(conn, rest) : undefined;
+}
+
+async function checkQueryServed(conn: Connection, ledgerIds: string[]): Promise<void> {
   for (const id of ledgerIds) {
     // A ledger that cannot be loaded is the query's own error to report, not this check's.
     const ledger = await conn.ledger(id).catch(() => null);
-    if (!ledger || (await ledger.dict.lookupKey(SERVE_QUERY)) === undefined) continue;
+    if (!ledger) continue;
+    const p = conn.loadedLedger(id);
+    const loaded = p && await p.catch(() => null);
+    if (loaded) seen.set(p, loaded);
+    if ((await ledger.dict.lookupKey(SERVE_QUERY)) === undefined) continue;
     if (!(await flagOn(await ledger.db(), SERVE_QUERY))) throw forbidden(`ledger ${id} does not serve queries here (f:serveQuery false)`);
   }
 }
