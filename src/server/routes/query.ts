@@ -471,8 +471,9 @@ export async function runSparqlCall<R>(ctx: QueryServices, input: Extract<QueryI
         : await sparqlLedgerIds(ctx.conn, text, { ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris });
       await awaitFreshness(ctx.conn, ids, minT, deadline, abort.signal);
     }
-    // The query's time budget is what the wait left of the deadline (at least 1 ms), as timeoutMs would give.
-    const until = deadline ? Date.now() + remaining(deadline)! : undefined;
+    // The query's time budget is what the wait left of the deadline (at least 1 ms), as timeoutMs
+    // would give; without a wait, the deadline itself (no second clock read).
+    const until = !deadline ? undefined : minT === undefined ? deadline : Date.now() + remaining(deadline)!;
     if (until !== undefined) abort.expireAt(until, () => timeoutError('query timeout exceeded'));
     const res = await executeSparql(ctx.conn, {
       text, ledger, defaultGraphUris: input.defaultGraphUris, namedGraphUris: input.namedGraphUris,
