@@ -39,6 +39,22 @@ describe('request deadlines behind one timer', () => {
     expect(pendingDeadlines()).toBe(0);
   });
 
+  it('a deadline added after the queue emptied under the still-armed timer fires at its own time', () => {
+    const t0 = Date.now();
+    const fired: string[] = [];
+    cancelDeadline(addDeadline(t0 + 100, () => fired.push('cancelled')));
+    expect(pendingDeadlines()).toBe(0);
+    vi.advanceTimersByTime(50);
+    addDeadline(t0 + 250, () => fired.push('later'));
+    vi.advanceTimersByTime(60); // the timer armed for t0 + 100 fires into a queue whose front is later
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(139);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual(['later']);
+    expect(pendingDeadlines()).toBe(0);
+  });
+
   it('many finished requests behind a long one: swept, and the long one still fires', () => {
     const t0 = Date.now();
     let long = 0;
