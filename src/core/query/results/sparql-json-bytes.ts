@@ -12,6 +12,8 @@ const UTF8 = new TextEncoder();
 const OPEN = 0x7b, CLOSE = 0x7d, COMMA = 0x2c, NL = 0x0a;
 const ROWS_END = UTF8.encode('\n]}}\n');
 const EMPTY_END = UTF8.encode(']}}\n');
+/** Fragments up to this many bytes are copied in a loop rather than through a subarray view (measured: the view costs more below it). */
+const COPY_LOOP_MAX = 24;
 
 /**
  * The SPARQL JSON document of `result` as byte chunks of about `chunkBytes` (a small result is one
@@ -115,9 +117,10 @@ async function* rowBytes(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array,
     const rows = b.rows;
     for (let r = 0, at = 0; r < b.n; r++, at += width) {
       let buf = out.room(3);
-      if (!first) buf[out.n++] = COMMA;
-      buf[out.n++] = NL;
-      buf[out.n++] = OPEN;
+      let n = out.n;
+      if (!first) buf[n++] = COMMA;
+      buf[n++] = NL;
+      buf[n++] = OPEN;
       first = false;
       let sep = false;
       for (let i = 0; i < slots.length; i++) {
@@ -126,26 +129,30 @@ async function* rowBytes(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array,
         const id = rows[at + s]!;
         if (id === unbound) continue;
         const key = keys[i]!;
-        buf = out.room(1 + key.length);
-        if (sep) buf[out.n++] = COMMA;
-        buf.set(key, out.n); out.n += key.length;
-        sep = true;
         // Terms the query computed have no lasting id: written, never kept.
         let from = id < computed ? cache.find(tag, id) : -1;
+        let text = '';
         if (from < 0) {
-          const text = ids.text(id, termJson);
+          text = ids.text(id, termJson);
           if (id < computed) from = cache.put(tag, id, text);
-          if (from < 0) {
-            buf = out.room(text.length * 3);
-            out.n += UTF8.encodeInto(text, buf.subarray(out.n)).written;
-            continue;
-          }
         }
-        const len = cache.found;
-        buf = out.room(len);
-        buf.set(ring.subarray(from, from + len), out.n);
-        out.n += len;
+        const len = from < 0 ? text.length * 3 : cache.found;
+        out.n = n;
+        buf = out.room(1 + key.length + len);
+        if (sep) buf[n++] = COMMA;
+        sep = true;
+        // Short copies byte by byte: a subarray view per fragment costs more than its bytes.
+        for (let k = 0; k < key.length; k++) buf[n++] = key[k]!;
+        if (from < 0) {
+          n += UTF8.encodeInto(text, buf.subarray(n)).written;
+        } else if (len <= COPY_LOOP_MAX) {
+          for (let k = from, end = from + len; k < end; k++) buf[n++] = ring[k]!;
+        } else {
+          buf.set(ring.subarray(from, from + len), n);
+          n += len;
+        }
       }
+      out.n = n;
       out.room(1)[out.n++] = CLOSE;
       // Within the batch too (its rows stay valid until the next is pulled): one batch can be a
       // whole sorted result, and a chunk must not grow with it.
