@@ -141,11 +141,9 @@ async function child() {
   const ctx = { config, conn };
   const NO_HEADERS = { get: () => null };
   const AUTH = { group: 'data', mode: 'none', tokenPresent: false };
-  /** The fast path's request abort, without a socket: a fresh controller per request, a deadline kept as a number. */
-  const abort = () => {
-    const ac = new AbortController();
-    return { signal: ac.signal, expireAt() {}, dispose() {} };
-  };
+  /** The fast path's request abort without a socket: one controller for every request (the server pools them too; none aborts here), the deadline not armed. */
+  const ac = new AbortController();
+  const abort = () => ({ signal: ac.signal, expireAt() {}, dispose() {} });
   const silent = () => silentLogger;
   /** One query along the server's path; the body's byte count. */
   const serverPath = async (text) => {
@@ -166,7 +164,6 @@ async function child() {
     const q = parseSparqlCached(text);
     const b = performance.now();
     const ds = await resolveDataset(conn, {}, { defaultLedger: 'bsbm' });
-    const ac = new AbortController();
     const res = await executeQuery(q, { view: ds.view, defaultGraphs: ds.defaultGraphs, namedGraphs: ds.namedGraphs, resolveGraph: ds.resolveGraph, deadline: Date.now() + 60_000, signal: ac.signal });
     const c = performance.now();
     if (write) {
