@@ -205,14 +205,15 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** The loaded ledger (404 when absent or retracted). Reloads when another process moved the head. */
   async ledger(ledgerId: string): Promise<Ledger> {
     const id = normalizeLedgerId(ledgerId);
-    let rec = await this.record(id);
+    // The feed-maintained record and a settled load are read without awaiting (every query asks).
+    let rec = (this.unsubscribe ? this.records.get(id) : undefined) ?? await this.record(id);
     if (!rec || rec.retracted) {
       this.loaded.delete(id);
       throw notFound(`ledger ${id} not found`);
     }
     let p = this.loaded.get(id);
     if (p) {
-      const l = await p.catch(() => null);
+      const l = this.settled.get(p) ?? await p.catch(() => null);
       // Writes may have published while we waited: compare with the record as the feed has it now,
       // or a ledger ahead of the record read above would be reloaded from that older record.
       const now = this.records.get(id);
