@@ -167,6 +167,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     const loaded = Promise.resolve(ledger);
     this.settled.set(loaded, ledger);
     this.loaded.set(id, loaded);
+    this.lastTouched = loaded;
     this.unloadIdle(id);
     return { ledger: id, t: 0, 'tx-id': cid, commit: { commit_id: cid } };
   }
@@ -235,6 +236,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     p = opening;
     this.loaded.delete(id);
     this.loaded.set(id, p);
+    this.lastTouched = p;
     try {
       const l = await p;
       this.unloadIdle(id);
@@ -258,12 +260,16 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   /** A hit: the ledger becomes the most recently used (a Map keeps insertion order). */
   private touch(id: string, p: Promise<Ledger>, l: Ledger): Ledger {
-    if (this.maxLoaded !== Infinity && this.loaded.get(id) === p) {
+    // Already the most recent (one busy ledger, asked by every query): nothing moves.
+    if (this.maxLoaded !== Infinity && this.lastTouched !== p && this.loaded.get(id) === p) {
       this.loaded.delete(id);
       this.loaded.set(id, p);
+      this.lastTouched = p;
     }
     return l;
   }
+  /** The load touch() moved to the end of `loaded` last (it is still there unless a newer one was set). */
+  private lastTouched: Promise<Ledger> | null = null;
 
   /**
    * Past maxLoadedLedgers, unload the least recently used idle ledgers (never `keep`, the one just
@@ -299,6 +305,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     this.records.set(id, rec);
     const p = Ledger.open(this.contentFor(id), rec, this.leafCache);
     this.loaded.set(id, p);
+    this.lastTouched = p;
     try {
       return await p;
     } catch (e) {
