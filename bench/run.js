@@ -2,7 +2,7 @@
 /**
  * Benchmark entry point: `npm run bench -- <suite> [options]` (= node --expose-gc bench/run.js).
  *
- *   suites     load | query | bi | churn | jsonld | policy | http | isolation | peer | replication | storage | graphql | cypher | shacl | dict | memory | soak | all (all but soak)
+ *   suites     load | query | bi | churn | jsonld | policy | http | point-cpu | isolation | peer | replication | storage | graphql | cypher | shacl | dict | memory | soak | all (all but soak)
  *   soak: --duration SEC (default 300), --sample SEC, --connections N, --write-share F,
  *         --budget-mb MB, --server-args="<server flags>", --node-args="<V8 flags>", --root DIR (see bench/soak.js)
  *   isolation: --duration SEC, --aggressors a,b (see bench/isolation.js)
@@ -42,13 +42,14 @@ const SUITES = { load: 'load-worker.js', query: 'query-worker.js', bi: 'query-wo
  * fork, merge and a head query on an old fork; storage: the explore mix and single-fact commits/s on
  * file, S3 (s3rver) and PostgreSQL-nameservice backends; dict: the paged term dictionary's hot paths
  * against the same dictionary held all in memory, as main's was; memory: RSS after the load broken
- * down by owner, bench/memory.js).
+ * down by owner, bench/memory.js); point-cpu: the server's CPU per point query without HTTP,
+ * stage by stage, optionally against a base build (bench/point-cpu.js).
  * Each script prints one JSON result line; a suite may run several scripts.
  */
 const SCRIPT_SUITES = {
   churn: 'churn.js', jsonld: ['jsonld.js', 'jsonld-insert.js'], policy: 'policy.js', http: 'http.js', peer: 'peer.js', soak: 'soak.js',
   replication: 'replication.js', isolation: 'isolation.js', branches: 'branches.js', graphql: 'graphql.js', storage: 'storage.js', cypher: 'cypher.js',
-  shacl: 'shacl.js', dict: 'dict.js', memory: 'memory.js',
+  shacl: 'shacl.js', dict: 'dict.js', memory: 'memory.js', 'point-cpu': 'point-cpu.js',
 };
 /** Script suites `all` leaves out (long by design; run them by name). */
 const LONG_SUITES = new Set(['soak']);

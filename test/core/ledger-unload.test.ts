@@ -43,6 +43,27 @@ describe('maxLoadedLedgers', () => {
     expect(conn.unloadedCount).toBe(3);
   });
 
+  it('a ledger used again and again stays the most recent; one used after another moves back to the end', async () => {
+    const conn = new Connection(openMemoryStorage(), { maxLoadedLedgers: 2, indexingEnabled: false });
+    for (const name of ['a', 'b']) {
+      await conn.create(name);
+      await conn.transact(name, insert(`${name}1`));
+    }
+    // a twice (the second use finds it last already), so b is the least recently used.
+    expect(await values(conn, 'a')).toEqual(['a1']);
+    expect(await values(conn, 'a')).toEqual(['a1']);
+    await conn.create('c');
+    expect(conn.loadedLedger('b:main')).toBeUndefined();
+    expect(conn.loadedLedger('a:main')).toBeDefined();
+    // a, then c (newly loaded after a's last move), then a again: a must move behind c.
+    expect(await values(conn, 'a')).toEqual(['a1']);
+    expect(await values(conn, 'c')).toEqual([]);
+    expect(await values(conn, 'a')).toEqual(['a1']);
+    expect(await values(conn, 'b')).toEqual(['b1']);
+    expect(conn.loadedLedger('c:main')).toBeUndefined();
+    expect(conn.loadedLedger('a:main')).toBeDefined();
+  });
+
   it('keeps a ledger whose lock is held, passing the bound while it is', async () => {
     const conn = new Connection(openMemoryStorage(), { maxLoadedLedgers: 1, indexingEnabled: false });
     await conn.create('busy');

@@ -167,6 +167,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     const loaded = Promise.resolve(ledger);
     this.settled.set(loaded, ledger);
     this.loaded.set(id, loaded);
+    this.lastTouched = loaded;
     this.unloadIdle(id);
     return { ledger: id, t: 0, 'tx-id': cid, commit: { commit_id: cid } };
   }
@@ -205,14 +206,15 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   /** The loaded ledger (404 when absent or retracted). Reloads when another process moved the head. */
   async ledger(ledgerId: string): Promise<Ledger> {
     const id = normalizeLedgerId(ledgerId);
-    let rec = await this.record(id);
+    // The feed-maintained record and a settled load are read without awaiting (every query asks).
+    let rec = (this.unsubscribe ? this.records.get(id) : undefined) ?? await this.record(id);
     if (!rec || rec.retracted) {
       this.loaded.delete(id);
       throw notFound(`ledger ${id} not found`);
     }
     let p = this.loaded.get(id);
     if (p) {
-      const l = await p.catch(() => null);
+      const l = this.settled.get(p) ?? await p.catch(() => null);
       // Writes may have published while we waited: compare with the record as the feed has it now,
       // or a ledger ahead of the record read above would be reloaded from that older record.
       const now = this.records.get(id);
@@ -234,6 +236,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     p = opening;
     this.loaded.delete(id);
     this.loaded.set(id, p);
+    this.lastTouched = p;
     try {
       const l = await p;
       this.unloadIdle(id);
@@ -257,12 +260,16 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   /** A hit: the ledger becomes the most recently used (a Map keeps insertion order). */
   private touch(id: string, p: Promise<Ledger>, l: Ledger): Ledger {
-    if (this.maxLoaded !== Infinity && this.loaded.get(id) === p) {
+    // Already the most recent (one busy ledger, asked by every query): nothing moves.
+    if (this.maxLoaded !== Infinity && this.lastTouched !== p && this.loaded.get(id) === p) {
       this.loaded.delete(id);
       this.loaded.set(id, p);
+      this.lastTouched = p;
     }
     return l;
   }
+  /** The load touch() moved to the end of `loaded` last (it is still there unless a newer one was set). */
+  private lastTouched: Promise<Ledger> | null = null;
 
   /**
    * Past maxLoadedLedgers, unload the least recently used idle ledgers (never `keep`, the one just
@@ -298,6 +305,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
     this.records.set(id, rec);
     const p = Ledger.open(this.contentFor(id), rec, this.leafCache);
     this.loaded.set(id, p);
+    this.lastTouched = p;
     try {
       return await p;
     } catch (e) {

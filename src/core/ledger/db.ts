@@ -152,7 +152,7 @@ export class Db implements DbView {
 
   namedGraphs(): number[] {
     const out: number[] = [];
-    for (const [id] of this.parts.graphs.named()) {
+    for (const id of this.parts.graphs.namedIds()) {
       // Exact at the head; before it, every graph that existed is listed (scans of it may be empty).
       const counts = this.parts.graphCounts ?? this.parts.stats.graphs;
       if (this.t < this.parts.headT || (counts.get(id) ?? 0) > 0) out.push(id);
@@ -162,7 +162,7 @@ export class Db implements DbView {
 
   /** Graph ids a scan with unbound g visits: default, txn-meta, config and named graphs. */
   private allGraphs(): number[] {
-    return [0, 1, 2, ...this.parts.graphs.named().map(([id]) => id)];
+    return [0, 1, 2, ...this.parts.graphs.namedIds()];
   }
 
   private steps(p: ScanPattern, g: number): ScanStep[] {

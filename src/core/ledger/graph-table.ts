@@ -17,8 +17,13 @@ export class GraphTable {
     for (const [id, iri] of entries) this.set(id, iri);
   }
 
+  /** named()'s answer until the next set (every query asks for it). */
+  private namedList: [number, string][] | null = null;
+
   /** Record an announced graph (graph_delta). */
   set(id: number, iri: string): void {
+    this.namedList = null;
+    this.namedIdList = null;
     this.ids.set(iri, id);
     this.iris.set(id, iri);
     if (id >= this.next) this.next = id + 1;
@@ -29,7 +34,14 @@ export class GraphTable {
   get nextId(): number { return this.next; }
   /** Named graph entries (id >= 3), ascending. */
   named(): [number, string][] {
-    return [...this.iris].filter(([id]) => id >= FIRST_NAMED_GRAPH).sort((a, b) => a[0] - b[0]);
+    this.namedList ??= [...this.iris].filter(([id]) => id >= FIRST_NAMED_GRAPH).sort((a, b) => a[0] - b[0]);
+    // A copy: callers may keep or change theirs.
+    return this.namedList.slice();
   }
+  /** The named graph ids, ascending (shared until the next set: not to be changed). */
+  namedIds(): readonly number[] {
+    return (this.namedIdList ??= (this.namedList ??= [...this.iris].filter(([id]) => id >= FIRST_NAMED_GRAPH).sort((a, b) => a[0] - b[0])).map(([id]) => id));
+  }
+  private namedIdList: number[] | null = null;
   clone(): GraphTable { return new GraphTable(this.named()); }
 }

@@ -13,10 +13,25 @@ export interface LedgerRef { name: string; branch: string; id: string; time: Tim
 
 const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$/;
 
+/**
+ * Ids normalised lately (input → `name:branch`), valid under `normalizedUnder`'s limits: every
+ * request of a ledger normalises the same few ids, and checking one costs regular expressions.
+ */
+const normalized = new Map<string, string>();
+let normalizedUnder: unknown = null;
+const NORMALIZED_MAX = 1024;
+
 /** Normalise `name` / `name:branch` to `name:branch` (validating both parts). */
 export function normalizeLedgerId(s: string): string {
+  const limits = inputLimits();
+  if (normalizedUnder !== limits) { normalized.clear(); normalizedUnder = limits; }
+  let id = typeof s === 'string' ? normalized.get(s) : undefined;
+  if (id !== undefined) return id;
   const { name, branch } = splitLedgerId(s);
-  return `${name}:${branch}`;
+  id = `${name}:${branch}`;
+  if (normalized.size >= NORMALIZED_MAX) normalized.clear();
+  normalized.set(s, id);
+  return id;
 }
 
 /** Split `name[:branch]`; the branch defaults to `main`. */
@@ -59,8 +74,10 @@ export function parseLedgerRef(s: string): LedgerRef {
     time = parseTimeSpec(rest.slice(at + 1));
     rest = rest.slice(0, at);
   }
-  const { name, branch } = splitLedgerId(rest);
-  return { name, branch, id: `${name}:${branch}`, time, fragment };
+  // Through normalizeLedgerId's memory of checked ids (the id's last ':' splits it again).
+  const id = normalizeLedgerId(rest);
+  const c = id.lastIndexOf(':');
+  return { name: id.slice(0, c), branch: id.slice(c + 1), id, time, fragment };
 }
 
 /** Parse a time specifier without its `@` (`t:5`, `time:2024-01-01T00:00:00Z`, `commit:bag…`). */

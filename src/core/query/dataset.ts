@@ -55,6 +55,12 @@ function sameParts(a: Omit<HeadSnapshot, 'db'>, l: Ledger): boolean {
   return a.head === l.head && a.tree === l.tree && a.novelty === l.novelty && a.graphs === l.graphs;
 }
 
+/** The remembered head snapshot while it is current, else undefined. */
+function currentHead(ledger: Ledger): Db | undefined {
+  const hit = headSnapshots.get(ledger);
+  return hit && sameParts(hit, ledger) ? hit.db : undefined;
+}
+
 /**
  * A snapshot of the ledger at `time`. At the head, the previous head snapshot is reused while the
  * ledger's head, index tree, novelty and graph table are the very same objects (a commit or an
@@ -62,8 +68,8 @@ function sameParts(a: Omit<HeadSnapshot, 'db'>, l: Ledger): boolean {
  */
 async function openDb(ledger: Ledger, time: TimeSpec): Promise<Db> {
   if (time.kind !== 'head') return ledger.db(time);
-  const hit = headSnapshots.get(ledger);
-  if (hit && sameParts(hit, ledger)) return hit.db;
+  const hit = currentHead(ledger);
+  if (hit) return hit;
   const parts = { head: ledger.head, tree: ledger.tree, novelty: ledger.novelty, graphs: ledger.graphs };
   const db = await ledger.db(time);
   // Remember it only when nothing moved while it was made (then it was made from `parts`).
@@ -80,7 +86,10 @@ export async function resolveDataset(conn: Connection, spec: DatasetSpec, opts: 
 
   if (defaults.length === 0 && named.length === 0) {
     if (!defaultRef) throw badRequest('no ledger to query: name one in the path, the Ledgraph-Ledger header, or the query (from / FROM)');
-    const db = await openDb(await conn.ledger(defaultRef.id), timeOf(defaultRef));
+    const ledger = await conn.ledger(defaultRef.id);
+    const time = timeOf(defaultRef);
+    // The current head snapshot without another await (every head query of a ledger asks for it).
+    const db = (time.kind === 'head' ? currentHead(ledger) : undefined) ?? await openDb(ledger, time);
     return single(db, [graphOf(db, defaultRef)], db.namedGraphs());
   }
 

@@ -132,7 +132,15 @@ export async function executeQuery(q: Query, ctx: QueryContext): Promise<QueryRe
     const iris = ctx.view.namedGraphs().map((g) => ctx.view.graphIri(g)).filter((i): i is string => i !== undefined);
     if (iris.length) await dict.resolveKeys(iris);
   }
-  const p = await withDictRetry(() => prepare(q, ctx));
+  // Planned at once when every page it needs is in memory (the usual case: no await at all).
+  let p: Prepared;
+  try {
+    p = prepare(q, ctx);
+  } catch (e) {
+    if (!isDictMiss(e)) throw e;
+    await e.resolve();
+    p = await withDictRetry(() => prepare(q, ctx));
+  }
   switch (q.form) {
     case 'select': return { type: 'bindings', variables: q.variables, rows: bindings(p, q.variables), batches: bindingBatches(p, q.variables), ids: idSolutions(p, q.variables) };
     case 'ask': {

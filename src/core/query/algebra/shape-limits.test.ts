@@ -20,6 +20,15 @@ describe('algebraShape', () => {
     expect(algebraShape(or(200)).depth - algebraShape(or(100)).depth).toBe(100);
   });
 
+  it('checks a repeated query (its shape measured once) against the limits in force at each check', () => {
+    const q = op('SELECT * { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }');
+    expect(() => checkAlgebraShape(q)).not.toThrow();
+    setInputLimits({ maxTriplePatterns: 2 });
+    expect(() => checkAlgebraShape(q)).toThrow('the query has 3 triple patterns, more than allowed');
+    setInputLimits({});
+    expect(() => checkAlgebraShape(q)).not.toThrow();
+  });
+
   it(`refuses more than --max-triple-patterns or --max-query-operators, and trees deeper than ${MAX_ALGEBRA_DEPTH}`, () => {
     setInputLimits({ maxTriplePatterns: 2 });
     expect(() => checkAlgebraShape(op('SELECT * { ?a ?b ?c . ?d ?e ?f }'))).not.toThrow();

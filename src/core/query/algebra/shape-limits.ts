@@ -58,8 +58,17 @@ export function algebraShape(op: Op, maxDepth = Infinity): { patterns: number; o
 }
 
 /** Refuse a compiled query with too many triple patterns or operators, or too deep a tree (400). */
+/**
+ * The shape of each algebra root checked so far: the algebra is immutable and the parse caches
+ * hand the same Query to every run of a text, so a repeated query is measured once (the limits are
+ * still compared every time: they may change).
+ */
+const shapes = new WeakMap<Op, { patterns: number; operators: number; depth: number }>();
+
 export function checkAlgebraShape(op: Op): void {
-  const { patterns, operators, depth } = algebraShape(op, MAX_ALGEBRA_DEPTH);
+  let shape = shapes.get(op);
+  if (shape === undefined) shapes.set(op, shape = algebraShape(op, MAX_ALGEBRA_DEPTH));
+  const { patterns, operators, depth } = shape;
   if (depth > MAX_ALGEBRA_DEPTH) {
     throw badRequest(`the query is nested too deeply: its operator and expression tree is more than ${MAX_ALGEBRA_DEPTH} levels deep (long chains of OPTIONAL, UNION, MINUS or || count one level each)`);
   }

@@ -107,12 +107,20 @@ export class OrderByNode implements PNode {
 export class ProjectNode implements PNode {
   constructor(readonly input: PNode, readonly keep: number[]) {}
   describe(): string { return `project(${this.keep.join(',')}; ${this.input.describe()})`; }
-  async *exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
+  exec(rt: Runtime, input: Stream | null, g: GraphCtx): Stream {
     const w = rt.width;
     const mask = new Uint8Array(w);
     for (const s of this.keep) mask[s] = 1;
     const clear: number[] = [];
     for (let s = 0; s < w; s++) if (!mask[s]) clear.push(s);
+    // Every slot projected (a point query's `SELECT ?p ?o`): the input's batches are the answer as
+    // they are, without a copy or another generator between (a batch is valid until the next pull either way).
+    if (clear.length === 0) return this.input.exec(rt, input, g);
+    return this.cleared(rt, input, g, clear);
+  }
+
+  private async *cleared(rt: Runtime, input: Stream | null, g: GraphCtx, clear: number[]): Stream {
+    const w = rt.width;
     for await (const b of this.input.exec(rt, input, g)) {
       const rows = b.rows.slice(0, b.n * w);
       for (let r = 0; r < b.n; r++) for (const s of clear) rows[r * w + s] = UNBOUND;

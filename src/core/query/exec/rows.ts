@@ -33,6 +33,16 @@ export class RowBuffer {
     return off;
   }
 
+  /** Make room for `k` more rows at once (a caller that knows how many may come: one buffer of the right size, not a few doublings). */
+  reserve(k: number): void {
+    const need = (this.n + k) * this.width;
+    if (need <= this.rows.length) return;
+    // Still at least doubling: many small reservations (a probe per input row) stay linear.
+    const next = new Int32Array(Math.max(need, this.rows.length * 2, this.initial * this.width));
+    next.set(this.rows.subarray(0, this.n * this.width));
+    this.rows = next;
+  }
+
   /** Append a copy of the row at `off` in `src`; returns the new row's offset. */
   push(src: Int32Array, off: number): number {
     const at = this.alloc();

@@ -10,7 +10,7 @@ import { FactIndex } from './fact-index.js';
 import { RowBuffer, RowIndex, bindSlot as put, compatible, fillFrom, materialize, unitBatch, type Rel, sharedBuild } from './rows.js';
 import type { Frame } from './expr.js';
 import type { Runtime } from './runtime.js';
-import { UNBOUND, graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
+import { BATCH_ROWS, UNBOUND, graphKey, type GraphCtx, type PNode, type Stream } from './types.js';
 
 /** A pattern position: a constant id (-2 when the term is not in the store) or a slot. */
 export type Pos = { const: number } | { slot: number };
@@ -172,6 +172,8 @@ export class TriplePatternNode implements PNode {
 
   private emit(rt: Runtime, fb: FactBatch, src: Int32Array, off: number, out: RowBuffer, gSlot: number, checks: Checker[] | null): void {
     const { sSlot, pSlot, oSlot } = this;
+    // Up to a batch's worth: every fact may become a row (a point query's 30 facts: one buffer).
+    if (out.n + fb.n <= BATCH_ROWS) out.reserve(fb.n);
     facts: for (let i = 0; i < fb.n; i++) {
       // A fact whose checked id already failed never becomes a row.
       if (checks !== null) for (const c of checks) if (c.known.get(fb[c.col][i]!) === false) continue facts;

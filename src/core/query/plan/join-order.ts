@@ -42,6 +42,13 @@ function tpVars(tp: TriplePattern): Set<string> {
 
 /** Plan join(ops...) with filter expressions over it. */
 export function planJoin(P: Planner, ops: Op[], filters: Expr[], c: PlanCtx): PNode {
+  // One triple pattern, no filter, nothing bound before it (a point query): nothing to order or
+  // place, and the step the general path below would build (an index scan of the pattern).
+  const only = ops.length === 1 && filters.length === 0 && c.seedMaybe.size === 0 && c.seedCertain.size === 0 ? ops[0]! : undefined;
+  if (only?.type === 'bgp' && only.patterns.length === 1) {
+    const tp = only.patterns[0]!;
+    return new TriplePatternNode(P.pos(tp.s, c.scope), P.pos(tp.p, c.scope), P.pos(tp.o, c.scope));
+  }
   const items: Item[] = [];
   const add = (op: Op): void => {
     if (op.type === 'join') { op.inputs.forEach(add); return; }

@@ -53,7 +53,10 @@ export class Planner implements JoinPlanner {
 
   /** Plan a whole query pattern in the top scope. */
   planRoot(op: Op): PNode {
-    const node = this.plan(rewrite(op), this.rootCtx());
+    const r = rewrite(op), c = this.rootCtx();
+    // The root runs without input rows, where plan()'s hash join around an opaque operator (a
+    // SELECT's projection) would only hand its inner stream on: planned without it.
+    const node = OPAQUE.has(r.type) ? this.planInner(r, c) : this.plan(r, c);
     this.rt.width = this.width;
     return node;
   }

@@ -95,65 +95,81 @@ class Bytes {
   }
 }
 
+/**
+ * The document, one generator for the whole of it (each generator between the plan and the
+ * response is another promise per batch); the rows are written by writeRows, a plain function.
+ */
 async function* idBatchBytes(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array, chunkBytes: number, cache: TermBytes): AsyncIterable<Uint8Array> {
   const out = new Bytes();
   try {
-    yield* rowBytes(ids, keys, head, chunkBytes, cache, out);
+    const w: RowWriter = { ids, keys, cache, ring: cache.ring, tag: cache.tag(ids.space), out, first: true };
+    out.room(head.length).set(head, 0);
+    out.n = head.length;
+    for await (const b of ids.batches) {
+      // Within the batch too (its rows stay valid until the next is pulled): one batch can be a
+      // whole sorted result, and a chunk must not grow with it.
+      for (let r = 0; r < b.n;) {
+        r = writeRows(w, b.rows, b.n, r, chunkBytes);
+        if (out.n >= chunkBytes) yield out.take(false);
+      }
+    }
+    const end = w.first ? EMPTY_END : ROWS_END;
+    out.room(end.length).set(end, out.n);
+    out.n += end.length;
+    yield out.take(true);
   } finally {
     out.release();
   }
 }
 
-async function* rowBytes(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array, chunkBytes: number, cache: TermBytes, out: Bytes): AsyncIterable<Uint8Array> {
+/** What writeRows needs besides the batch. */
+interface RowWriter { ids: IdSolutions; keys: Uint8Array[]; cache: TermBytes; ring: Uint8Array; tag: number; out: Bytes; first: boolean }
+
+/** Write rows `from`.. of a batch until it ends or the output reaches `chunkBytes`; the next row to write. */
+function writeRows(w: RowWriter, rows: Int32Array, count: number, from: number, chunkBytes: number): number {
+  const { ids, keys, cache, ring, tag, out } = w;
   const { width, slots, unbound, computed } = ids;
-  const ring = cache.ring;
-  const tag = cache.tag(ids.space);
-  out.room(head.length).set(head, 0);
-  out.n = head.length;
-  let first = true;
-  for await (const b of ids.batches) {
-    const rows = b.rows;
-    for (let r = 0, at = 0; r < b.n; r++, at += width) {
-      let buf = out.room(3);
-      if (!first) buf[out.n++] = COMMA;
-      buf[out.n++] = NL;
-      buf[out.n++] = OPEN;
-      first = false;
-      let sep = false;
-      for (let i = 0; i < slots.length; i++) {
-        const s = slots[i]!;
-        if (s < 0) continue;
-        const id = rows[at + s]!;
-        if (id === unbound) continue;
-        const key = keys[i]!;
-        buf = out.room(1 + key.length);
-        if (sep) buf[out.n++] = COMMA;
-        buf.set(key, out.n); out.n += key.length;
-        sep = true;
-        // Terms the query computed have no lasting id: written, never kept.
-        let from = id < computed ? cache.find(tag, id) : -1;
-        if (from < 0) {
-          const text = ids.text(id, termJson);
-          if (id < computed) from = cache.put(tag, id, text);
-          if (from < 0) {
-            buf = out.room(text.length * 3);
-            out.n += UTF8.encodeInto(text, buf.subarray(out.n)).written;
-            continue;
-          }
-        }
-        const len = cache.found;
-        buf = out.room(len);
-        buf.set(ring.subarray(from, from + len), out.n);
-        out.n += len;
+  let r = from;
+  for (let at = r * width; r < count; r++, at += width) {
+    // Room for `,\n{` and the closing `}` of a row that binds nothing.
+    let buf = out.room(4);
+    let n = out.n;
+    if (!w.first) buf[n++] = COMMA;
+    buf[n++] = NL;
+    buf[n++] = OPEN;
+    w.first = false;
+    let sep = false;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i]!;
+      if (s < 0) continue;
+      const id = rows[at + s]!;
+      if (id === unbound) continue;
+      const key = keys[i]!;
+      // Terms the query computed have no lasting id: written, never kept.
+      let place = id < computed ? cache.find(tag, id) : -1;
+      let text = '';
+      if (place < 0) {
+        text = ids.text(id, termJson);
+        if (id < computed) place = cache.put(tag, id, text);
       }
-      out.room(1)[out.n++] = CLOSE;
-      // Within the batch too (its rows stay valid until the next is pulled): one batch can be a
-      // whole sorted result, and a chunk must not grow with it.
-      if (out.n >= chunkBytes) yield out.take(false);
+      const len = place < 0 ? text.length * 3 : cache.found;
+      out.n = n;
+      // The separator, the key, the fragment and the row's closing `}`.
+      buf = out.room(2 + key.length + len);
+      if (sep) buf[n++] = COMMA;
+      sep = true;
+      // A key (`"name":`) is a few bytes: copied in a loop, where a subarray view would cost more.
+      for (let k = 0; k < key.length; k++) buf[n++] = key[k]!;
+      if (place < 0) {
+        n += UTF8.encodeInto(text, buf.subarray(n)).written;
+      } else {
+        buf.set(ring.subarray(place, place + len), n);
+        n += len;
+      }
     }
+    buf[n++] = CLOSE;
+    out.n = n;
+    if (n >= chunkBytes) return r + 1;
   }
-  const end = first ? EMPTY_END : ROWS_END;
-  out.room(end.length).set(end, out.n);
-  out.n += end.length;
-  yield out.take(true);
+  return r;
 }

@@ -42,6 +42,9 @@ const QUERIES = [
   // Variable names a JS object would reorder take the object route.
   'SELECT ?b ?1 ?0 WHERE { ?b :p ?1 BIND(1 AS ?0) }',
   'SELECT ?s WHERE { ?s :p :nothing }',
+  // Rows that bind nothing (`{}`), and a document past the pooled 16 KiB buffer (the buffer grows mid-row).
+  'SELECT ?nothing WHERE { ?s :p ?o }',
+  'SELECT * WHERE { ?s ?p ?o . ?s2 ?p2 ?o2 }',
 ];
 
 /** The byte writer's document (chunks of about `chunkBytes`), or null where it declines the result. */

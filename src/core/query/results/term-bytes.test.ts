@@ -49,6 +49,17 @@ describe('TermBytes', () => {
     for (const id of [2, 3, 4, 5, 10]) expect(c.find(t, id)).toBe(-1);
   });
 
+  it('finds fragments placed past 2^30 and 2^31 bytes written (a place is kept as two Int32s)', () => {
+    const c = new TermBytes(1024, 64);
+    const t = c.tag({});
+    // As after a long life: gigabytes of fragments already written through the ring.
+    for (const total of [2 ** 30 - 20, 2 ** 31 + 5, 3 * 2 ** 32 + 1000]) {
+      (c as unknown as { total: number }).total = total;
+      for (let id = 0; id < 8; id++) c.put(t, id, `frag-${total}-${id}`);
+      for (let id = 0; id < 8; id++) expect(text(c, c.find(t, id))).toBe(`frag-${total}-${id}`);
+    }
+  });
+
   it('a full set forgets its oldest entry; a long fragment is not kept', () => {
     const c = new TermBytes(1 << 16, 8); // two sets of 4 ways
     const t = c.tag({});
