@@ -11,7 +11,8 @@ import { Parser } from 'n3';
 import { Utf8Text } from '../core/commit/txn-blob.js';
 import { badRequest, isLedgraphError } from '../core/errors.js';
 import { syntaxError, txnFromRdfJs, type RdfContentType, type RdfJsQuad } from '../core/transact/parse-rdf.js';
-import type { TxnQuad, TxnRequest } from '../core/transact/txn-request.js';
+import { keyRowsInsert } from '../core/transact/key-rows.js';
+import type { KeyRows, TxnRequest } from '../core/transact/txn-request.js';
 import type { AppEnv } from './app.js';
 import { bodyReadError, smallBody } from './http-util.js';
 import { NTriplesBody } from './ntriples-body.js';
@@ -65,11 +66,7 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
     try { return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode(); } catch { throw badRequest('the request body is not valid UTF-8'); }
   };
   const text = (t: string) => {
-    if (!t) return;
-    if (lines) {
-      if (lines.feed(t)) return;
-      toN3();
-    } else if (!failure) feed(() => handlers.data?.(t));
+    if (t && !failure) feed(() => handlers.data?.(t));
   };
   // The line reader gave up: n3 reads the body from its first byte (the bytes are kept anyway),
   // decoded afresh in slices so the text is never held whole.
@@ -89,21 +86,28 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
     if (body) {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
         raw.push(chunk);
-        text(decode(chunk));
+        // The byte reader checks the bytes are UTF-8 without decoding them (its 400 is the decoder's).
+        if (lines) {
+          if (!lines.feed(chunk)) toN3();
+        } else {
+          text(decode(chunk));
+        }
       }
     }
-    text(decode());
+    if (lines) {
+      if (!lines.end()) toN3();
+    }
+    if (!lines) text(decode());
   } catch (e) {
     throw bodyReadError(e);
   }
-  if (lines && !lines.end()) toN3();
   if (!lines && !failure) feed(() => handlers.end?.());
   const bytes = raw.done();
   // The error path may read the text whole: it names the line and column as parsing it whole would.
   if (failure) throw syntaxError(failure, new TextDecoder('utf-8').decode(bytes), contentType);
   let req: TxnRequest;
   try {
-    req = lines ? plainInsert(lines.quads, mode) : txnFromRdfJs(quads, mode, base);
+    req = lines ? plainInsert(lines.rows(), mode) : txnFromRdfJs(quads, mode, base);
   } catch (e) {
     // A graph store write or sync may replace a graph with nothing (as graphPayload allows).
     if (!(allowEmpty && isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write'))) throw e;
@@ -116,7 +120,7 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
 const REPLAY_BYTES = 1 << 20;
 
 /** The request of a plain N-Triples body, as txnFromRdfJs makes it (no graphs, no metadata, no anonymous nodes). */
-function plainInsert(quads: TxnQuad[], mode: 'insert' | 'upsert'): TxnRequest {
-  if (quads.length === 0) throw badRequest('nothing to write: the document contains no triples');
-  return { kind: mode, quads, meta: [], opts: {} };
+function plainInsert(rows: KeyRows, mode: 'insert' | 'upsert'): TxnRequest {
+  if (rows.n === 0) throw badRequest('nothing to write: the document contains no triples');
+  return keyRowsInsert(rows, mode);
 }
