@@ -25,18 +25,23 @@ export class NTriplesBody {
   failed = false;
   private readonly sink = new KeyRowsSink(checkKey);
   private readonly reader = new NTriplesByteReader(false, this.sink);
-  private readonly utf8 = new Utf8Check();
+  private readonly utf8: Utf8Check | null;
   /** The last byte fed was a carriage return (a line end only when a line feed follows). */
   private cr = false;
   /** Bytes since the last line feed. */
   private lineBytes = 0;
+
+  /** `checkUtf8` false: the bytes were checked already (body-thread.ts checks them on the main thread). */
+  constructor(checkUtf8 = true) {
+    this.utf8 = checkUtf8 ? new Utf8Check() : null;
+  }
 
   /**
    * Read the complete lines of the next bytes (false: not plain N-Triples, stop feeding). Throws
    * the 400 for bytes that are not UTF-8, as decoding the body would, whatever else it holds.
    */
   feed(chunk: Uint8Array): boolean {
-    this.utf8.push(chunk);
+    this.utf8?.push(chunk);
     if (this.failed || chunk.length === 0) return !this.failed;
     // A bare carriage return ends a line in n3's reading; the reader takes only \n (and \r\n).
     if (this.cr && chunk[0] !== 10) return this.fail();
@@ -58,7 +63,7 @@ export class NTriplesBody {
 
   /** The last line (false: not plain N-Triples). */
   end(): boolean {
-    this.utf8.end();
+    this.utf8?.end();
     if (this.failed) return false;
     if (this.cr) return this.fail();
     try {
@@ -95,9 +100,10 @@ function checkKey(key: string): void {
  * complete character as it arrives, the few bytes of a character cut by the chunk's end with the
  * next chunk, so invalid bytes are refused in the chunk a streaming decoder would refuse them.
  */
-class Utf8Check {
+export class Utf8Check {
   private tail = new Uint8Array(0);
 
+  /** Check the next bytes (throws the 400 at the first invalid ones). */
   push(chunk: Uint8Array): void {
     let b = chunk;
     if (this.tail.length > 0) {
@@ -114,6 +120,7 @@ class Utf8Check {
     }
   }
 
+  /** The end of the bytes: a character cut there is invalid. */
   end(): void {
     if (this.tail.length > 0) invalid();
   }

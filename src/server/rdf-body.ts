@@ -15,7 +15,7 @@ import { keyRowsInsert } from '../core/transact/key-rows.js';
 import type { KeyRows, TxnRequest } from '../core/transact/txn-request.js';
 import type { AppEnv } from './app.js';
 import { bodyReadError, smallBody } from './http-util.js';
-import { NTriplesBody } from './ntriples-body.js';
+import { ntriplesReading, type NTriplesReading } from './body-thread.js';
 
 /** Growable byte buffer, sized from Content-Length when the client declares it. */
 class Bytes {
@@ -37,9 +37,10 @@ class Bytes {
 /** Read and parse an RDF body for insert or upsert: its raw bytes, the lazily decoded text and the request. */
 export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentType, mode: 'insert' | 'upsert', base?: string, allowEmpty = false): Promise<{ bytes: Uint8Array; body: Utf8Text; req: TxnRequest }> {
   const format = contentType === 'application/n-quads' ? 'N-Quads' : 'TriG';
-  // An N-Triples body is read with the line reader while it is plain N-Triples (ntriples-body.ts);
-  // n3 takes over, from the first byte, at the first line that is not.
-  let lines = contentType === 'application/n-triples' ? new NTriplesBody() : null;
+  // An N-Triples body is read with the byte reader while it is plain N-Triples (ntriples-body.ts),
+  // on the body thread when there is one (body-thread.ts); n3 takes over, from the first byte, at
+  // the first line that is not.
+  let lines: NTriplesReading | null = contentType === 'application/n-triples' ? ntriplesReading() : null;
   const handlers: Record<string, (x?: unknown) => void> = {};
   const quads: RdfJsQuad[] = [];
   let failure: unknown = null;
@@ -71,6 +72,7 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   // The line reader gave up: n3 reads the body from its first byte (the bytes are kept anyway),
   // decoded afresh in slices so the text is never held whole.
   const toN3 = () => {
+    lines?.drop();
     lines = null;
     startN3();
     decoder = new TextDecoder('utf-8', { fatal: true });
@@ -82,6 +84,7 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   // A small body is read whole (no web stream is built for it); a large one is parsed as it arrives.
   const small = smallBody(c);
   const body = small ? [await small] : c.req.raw.body;
+  let rows: KeyRows | null = null;
   try {
     if (body) {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
@@ -95,10 +98,12 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
       }
     }
     if (lines) {
-      if (!lines.end()) toN3();
+      rows = await lines.end(raw.buf.subarray(0, raw.n));
+      if (!rows) toN3();
     }
     if (!lines) text(decode());
   } catch (e) {
+    lines?.drop();
     throw bodyReadError(e);
   }
   if (!lines && !failure) feed(() => handlers.end?.());
@@ -107,7 +112,7 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   if (failure) throw syntaxError(failure, new TextDecoder('utf-8').decode(bytes), contentType);
   let req: TxnRequest;
   try {
-    req = lines ? plainInsert(lines.rows(), mode) : txnFromRdfJs(quads, mode, base);
+    req = rows ? plainInsert(rows, mode) : txnFromRdfJs(quads, mode, base);
   } catch (e) {
     // A graph store write or sync may replace a graph with nothing (as graphPayload allows).
     if (!(allowEmpty && isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write'))) throw e;
