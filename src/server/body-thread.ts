@@ -3,7 +3,8 @@
  * `POST /insert`"): the main thread checks each arriving chunk is UTF-8 (natively, without
  * decoding it), keeps it in the body's bytes and passes copies on, about 1 MiB at a time, to one
  * worker thread per server (body-worker.ts), which runs the same byte reader the inline path runs
- * (ntriples-body.ts) and posts back the keys and statement columns. Meanwhile the main thread
+ * (ntriples-body.ts) and posts back the keys and statement columns, and the body escaped for the
+ * transaction blob (the main thread's largest remaining cost per byte). Meanwhile the main thread
  * serves other requests and background index jobs. When the body is not plain N-Triples the worker
  * says so as soon as it knows, and the caller hands the body to n3 as before. Where no worker
  * script is beside this module (the TypeScript sources, a bundle) or the thread has died, the
@@ -26,9 +27,11 @@ export interface NTriplesReading {
   end(all: Uint8Array): Promise<KeyRows | null>;
   /** Abandon the reading (the request failed). */
   drop(): void;
+  /** After end(): the body escaped for the transaction blob, when the thread made it (txn-blob.ts Utf8Text). */
+  escaped(): Uint8Array | null;
 }
 
-interface Reply { id: number; failed?: true; rows?: KeyRows }
+interface Reply { id: number; failed?: true; rows?: KeyRows; escaped?: Uint8Array | null }
 
 /** One worker thread reading any number of bodies, each under its own id. */
 export class BodyThread {
@@ -88,6 +91,7 @@ class ThreadedReading implements NTriplesReading {
   private lost = false;
   private settle: ((r: KeyRows | null | undefined) => void) | null = null;
   private result: KeyRows | null | undefined = undefined;
+  private escapedText: Uint8Array | null = null;
 
   constructor(private readonly thread: BodyThread, private readonly id: number) {}
 
@@ -118,11 +122,15 @@ class ThreadedReading implements NTriplesReading {
     this.thread.close(this.id);
   }
 
+  escaped(): Uint8Array | null {
+    return this.escapedText;
+  }
+
   /** The worker's answer (null: the thread died). */
   reply(m: Reply | null): void {
     if (m === null) this.lost = true;
     else if (m.failed) this.failed = true;
-    else if (m.rows) this.result = m.rows;
+    else if (m.rows) { this.result = m.rows; this.escapedText = m.escaped ?? null; }
     if (this.lost || this.failed || this.result !== undefined) {
       this.settle?.(this.result);
       this.settle = null;
@@ -148,6 +156,7 @@ export function inlineReading(): NTriplesReading {
     feed: (chunk) => body.feed(chunk),
     end: () => Promise.resolve(body.end() ? body.rows() : null),
     drop: () => {},
+    escaped: () => null,
   };
 }
 

@@ -118,7 +118,7 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
     if (!(allowEmpty && isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write'))) throw e;
     req = { kind: 'insert', quads: [], meta: [], opts: {} };
   }
-  return { bytes, body: new Utf8Text(bytes), req };
+  return { bytes, body: new Utf8Text(bytes, rows ? lines?.escaped() ?? null : null), req };
 }
 
 /** Bytes decoded per step when n3 takes a body over from the line reader. */

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyRows } from '../../src/core/transact/txn-request.js';
 import { quadsOfRows } from '../../src/core/transact/key-rows.js';
+import { encodeTxnBlob, Utf8Text } from '../../src/core/commit/txn-blob.js';
 import { termKey, type Term } from '../../src/core/rdf/terms.js';
 import { BodyThread, inlineReading, type NTriplesReading } from '../../src/server/body-thread.js';
 import { bundleForNode } from '../support/bundle.js';
@@ -73,6 +74,16 @@ describe('N-Triples bodies on the body thread', () => {
     await same(new Uint8Array([...ok.subarray(0, 44), 0xff, ...ok.subarray(44)]));
     await same(new Uint8Array([...ok, 0xf0, 0x9f]));
     expect(await read(thread.reading(), enc(big), 4096)).toHaveLength(20000);
+    // The thread escapes the text for the transaction blob: the blob's bytes are those of the text.
+    for (const text of [big, '\uFEFF' + big, '<http://a.example/s> <http://a.example/p> "raw \u0001\t\u001f, escaped \\t \\" \\\\ é" .\r\n'.repeat(300)]) {
+      const bytes = enc(text);
+      const r = thread.reading();
+      for (let at = 0; at < bytes.length; at += 1000) expect(r.feed(bytes.subarray(at, at + 1000))).toBe(true);
+      expect(await r.end(bytes)).not.toBeNull();
+      const blob = { type: 'application/n-triples', identity: null, jws: null };
+      expect(Buffer.from(encodeTxnBlob({ ...blob, body: new Utf8Text(bytes, r.escaped()) }))).toEqual(Buffer.from(encodeTxnBlob({ ...blob, body: new TextDecoder().decode(bytes) })));
+      expect(r.escaped()).not.toBeNull();
+    }
   });
 
   it.skipIf(!w3cAvailable())('agrees with the inline reading on every W3C N-Triples, N-Quads and Turtle document', async () => {

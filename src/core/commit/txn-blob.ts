@@ -26,7 +26,8 @@ export interface TxnBlob {
  * blob encoders escape the bytes directly into the blob, the same bytes without the text.
  */
 export class Utf8Text {
-  constructor(readonly utf8: Uint8Array) {}
+  /** `escaped`: the body as escapeJsonUtf8 gives it (its BOM dropped), when made already (on another thread). */
+  constructor(readonly utf8: Uint8Array, readonly escaped: Uint8Array | null = null) {}
   toJSON(): string { return new TextDecoder('utf-8').decode(this.utf8); }
 }
 
@@ -43,7 +44,7 @@ export function encodeTxnBlob(blob: TxnBlob): Uint8Array {
   if (blob.identity !== null && typeof blob.identity !== 'string') throw malformed('identity must be a string or null');
   if (blob.jws !== null && typeof blob.jws !== 'string') throw malformed('jws must be a string or null');
   if (blob.body === undefined) throw malformed('body is missing');
-  if (blob.body instanceof Utf8Text) return runSteps(utf8BlobSteps(blob, blob.body.utf8));
+  if (blob.body instanceof Utf8Text) return runSteps(utf8BlobSteps(blob, blob.body));
   const json = JSON.stringify({ type: blob.type, body: blob.body, identity: blob.identity, jws: blob.jws });
   return encoder.encode(json);
 }
@@ -58,7 +59,7 @@ const SLICE_CHARS = 256 * 1024;
  */
 export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Promise<Uint8Array> {
   const body = blob.body;
-  if (body instanceof Utf8Text) return runStepsSliced(utf8BlobSteps(blob, body.utf8), slice);
+  if (body instanceof Utf8Text) return runStepsSliced(utf8BlobSteps(blob, body), slice);
   if (typeof body !== 'string' || body.length <= SLICE_CHARS) return encodeTxnBlob(blob);
   const head = encodeTxnBlob({ ...blob, body: '' });
   // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
@@ -100,7 +101,7 @@ const HEX = '0123456789abcdef';
  * `text`: JSON escapes only `"`, `\\` and controls below U+0020, all ASCII, and a valid text has
  * no lone surrogates, so every other byte is copied as it is (in runs), without decoding the text.
  */
-function escapeJsonUtf8(b: Uint8Array, from: number, to: number): Uint8Array {
+export function escapeJsonUtf8(b: Uint8Array, from: number, to: number): Uint8Array {
   let out: Uint8Array = new Uint8Array(to - from + ((to - from) >> 4) + 16);
   let o = 0, run = from;
   for (let i = from; i < to; i++) {
@@ -132,13 +133,19 @@ function grown(a: Uint8Array, used: number, need: number): Uint8Array {
  * the text): the same bytes as JSON.stringify of the whole decoded text. A leading byte-order mark
  * is dropped, as decoding the whole body drops it.
  */
-function* utf8BlobSteps(blob: TxnBlob, body: Uint8Array): Steps<Uint8Array> {
+function* utf8BlobSteps(blob: TxnBlob, text: Utf8Text): Steps<Uint8Array> {
+  const body = text.utf8;
   const head = encodeTxnBlob({ ...blob, body: '' });
   // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
   const at = encoder.encode(JSON.stringify({ type: blob.type, body: '' })).length - 2;
   const parts: Uint8Array[] = [head.subarray(0, at)];
   let total = head.length;
   let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  if (text.escaped) {
+    parts.push(text.escaped);
+    total += text.escaped.length;
+    i = body.length;
+  }
   while (i < body.length) {
     let end = Math.min(body.length, i + SLICE_BYTES);
     while (end < body.length && (body[end]! & 0xc0) === 0x80) end--; // not inside a character
