@@ -15,8 +15,10 @@ import { Worker } from 'node:worker_threads';
 import type { KeyRows } from '../core/transact/txn-request.js';
 import { NTriplesBody, Utf8Check } from './ntriples-body.js';
 
-/** Bytes passed to the worker per message. */
+/** Bytes passed to the worker per message; a body declaring fewer is read inline (a round trip would cost more). */
 const SEND_BYTES = 1 << 20;
+/** An idle body thread is stopped after this long (its heap is not kept for nothing); the next large body starts one. */
+const IDLE_MS = 10_000;
 const WORKER = new URL('./body-worker.js', import.meta.url);
 
 /** An N-Triples body being read: inline or on the worker thread. */
@@ -39,8 +41,10 @@ export class BodyThread {
   private dead = false;
   private nextId = 1;
   private readonly open = new Map<number, ThreadedReading>();
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(url: URL = WORKER) {
+  /** `idle`: called when no body has been read for IDLE_MS. */
+  constructor(url: URL = WORKER, private readonly idle: (() => void) | null = null) {
     this.worker = new Worker(url);
     // Reading bodies never keeps the process alive.
     this.worker.unref();
@@ -49,6 +53,8 @@ export class BodyThread {
       this.dead = true;
       for (const r of this.open.values()) r.reply(null);
       this.open.clear();
+      // The next large body starts a new thread.
+      this.idle?.();
     };
     this.worker.on('error', died);
     this.worker.on('exit', died);
@@ -57,6 +63,7 @@ export class BodyThread {
   /** A reading on this thread, or inline when the thread has died. */
   reading(): NTriplesReading {
     if (this.dead) return inlineReading();
+    clearTimeout(this.idleTimer);
     const id = this.nextId++;
     const r = new ThreadedReading(this, id);
     this.open.set(id, r);
@@ -70,14 +77,20 @@ export class BodyThread {
     else this.worker.postMessage(m);
   }
 
-  /** Forget a reading. */
+  /** Forget a reading; with none left, `idle` runs after IDLE_MS unless another starts. */
   close(id: number): void {
     this.open.delete(id);
+    if (this.open.size === 0 && this.idle && !this.dead) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = setTimeout(() => { if (this.open.size === 0) this.idle?.(); }, IDLE_MS);
+      this.idleTimer.unref();
+    }
   }
 
   /** Stop the thread. */
   async terminate(): Promise<void> {
     this.dead = true;
+    clearTimeout(this.idleTimer);
     await this.worker.terminate();
   }
 }
@@ -167,10 +180,20 @@ function inlineRows(all: Uint8Array): KeyRows | null {
   return body.end() ? body.rows() : null;
 }
 
-let shared: BodyThread | null | undefined;
+let available: boolean | undefined;
+let shared: BodyThread | null = null;
 
-/** An N-Triples body reading: on the server's body thread when its script is there, else inline. */
-export function ntriplesReading(): NTriplesReading {
-  if (shared === undefined) shared = WORKER.protocol === 'file:' && existsSync(WORKER) ? new BodyThread() : null;
-  return shared ? shared.reading() : inlineReading();
+/**
+ * An N-Triples body reading: on the server's body thread when the body is large (`declared`
+ * bytes, 0 when not declared) and the worker script is there, else inline.
+ */
+export function ntriplesReading(declared: number): NTriplesReading {
+  if (declared > 0 && declared < SEND_BYTES) return inlineReading();
+  available ??= WORKER.protocol === 'file:' && existsSync(WORKER);
+  if (!available) return inlineReading();
+  if (!shared) {
+    const t: BodyThread = new BodyThread(WORKER, () => { if (shared === t) shared = null; void t.terminate(); });
+    shared = t;
+  }
+  return shared.reading();
 }

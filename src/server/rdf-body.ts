@@ -40,7 +40,8 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   // An N-Triples body is read with the byte reader while it is plain N-Triples (ntriples-body.ts),
   // on the body thread when there is one (body-thread.ts); n3 takes over, from the first byte, at
   // the first line that is not.
-  let lines: NTriplesReading | null = contentType === 'application/n-triples' ? ntriplesReading() : null;
+  const declared = Number(c.req.header('content-length') ?? 0);
+  let lines: NTriplesReading | null = contentType === 'application/n-triples' ? ntriplesReading(Number.isSafeInteger(declared) ? declared : 0) : null;
   const handlers: Record<string, (x?: unknown) => void> = {};
   const quads: RdfJsQuad[] = [];
   let failure: unknown = null;
@@ -60,7 +61,6 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   const feed = (step: () => void) => {
     try { step(); } catch (e) { failure ??= e instanceof TypeError ? new Error('malformed document') : e; }
   };
-  const declared = Number(c.req.header('content-length') ?? 0);
   const raw = new Bytes(Number.isSafeInteger(declared) ? declared : 0);
   let decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (chunk?: Uint8Array): string => {
