@@ -1,6 +1,5 @@
 /** Content identifiers: CIDv1, sha2-256, Ledgraph kind codecs (replication.md §1). */
 import { CID } from 'multiformats/cid';
-import { create as createDigest } from 'multiformats/hashes/digest';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { base32 } from 'multiformats/bases/base32';
 import { badRequest } from '../errors.js';
@@ -21,9 +20,9 @@ export const Codec = {
 
 export { CID };
 
-/** The CID of bytes under a kind codec (large bytes hashed off the event loop, digest-async.ts). */
+/** The CID of bytes under a kind codec. */
 export async function cidOf(codec: number, bytes: Uint8Array): Promise<CID> {
-  return CID.create(1, codec, createDigest(sha256.code, await sha256Bytes(bytes)));
+  return CID.create(1, codec, await sha256.digest(bytes));
 }
 
 /** True when bytes hash to the CID's digest (sha2-256 only); large bytes are hashed off the event loop. */
