@@ -182,13 +182,19 @@ function inlineRows(all: Uint8Array): KeyRows | null {
 
 let available: boolean | undefined;
 let shared: BodyThread | null = null;
+let enabled = true;
+
+/** Turn the body thread on or off (`--body-thread-enabled`); off, every body is read inline. */
+export function setBodyThreadEnabled(on: boolean): void {
+  enabled = on;
+}
 
 /**
  * An N-Triples body reading: on the server's body thread when the body is large (`declared`
  * bytes, 0 when not declared) and the worker script is there, else inline.
  */
 export function ntriplesReading(declared: number): NTriplesReading {
-  if (declared > 0 && declared < SEND_BYTES) return inlineReading();
+  if (!enabled || (declared > 0 && declared < SEND_BYTES)) return inlineReading();
   available ??= WORKER.protocol === 'file:' && existsSync(WORKER);
   if (!available) return inlineReading();
   if (!shared) {
