@@ -95,6 +95,17 @@ describe('N-Triples bodies on the body thread', () => {
     }
   });
 
+  it('reads several bodies at once, interleaved, each as alone', async () => {
+    const docs = [0, 1, 2].map((k) => enc(Array.from({ length: 8000 }, (_, i) => `<http://a.example/s${k}-${i % 300}> <http://a.example/p${i % 5}> "${k} ${i}" .`).join('\n')));
+    const readings = docs.map(() => thread.reading());
+    for (let at = 0; at < docs[0]!.length; at += 50_000) {
+      for (let k = 0; k < docs.length; k++) expect(readings[k]!.feed(docs[k]!.subarray(at, at + 50_000))).toBe(true);
+      await new Promise((ok) => setImmediate(ok));
+    }
+    const got = await Promise.all(readings.map((r, k) => r.end(docs[k]!)));
+    for (let k = 0; k < docs.length; k++) expect(lines(got[k]!)).toEqual(await read(inlineReading(), docs[k]!, 1 << 20));
+  });
+
   it('finishes a reading inline when the thread has died', async () => {
     const own = new BodyThread(pathToFileURL(join(work, 'body-worker.js')));
     const bytes = enc('<http://a.example/s> <http://a.example/p> "x" .\n'.repeat(50000));
