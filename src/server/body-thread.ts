@@ -20,6 +20,8 @@ const SEND_BYTES = 1 << 20;
 /** An idle body thread is stopped after this long (its heap is not kept for nothing); the next large body starts one. */
 const IDLE_MS = 10_000;
 const WORKER = new URL('./body-worker.js', import.meta.url);
+/** The reader's young generation, as the bulk load's reading thread has it (load-threads.ts): fewer scavenges. */
+const READER_LIMITS = { maxYoungGenerationSizeMb: 96 };
 
 /** An N-Triples body being read: inline or on the worker thread. */
 export interface NTriplesReading {
@@ -45,7 +47,7 @@ export class BodyThread {
 
   /** `idle`: called when no body has been read for IDLE_MS. */
   constructor(url: URL = WORKER, private readonly idle: (() => void) | null = null) {
-    this.worker = new Worker(url);
+    this.worker = new Worker(url, { resourceLimits: READER_LIMITS });
     // Reading bodies never keeps the process alive.
     this.worker.unref();
     this.worker.on('message', (m: Reply) => this.open.get(m.id)?.reply(m));
