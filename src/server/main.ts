@@ -4,6 +4,7 @@
  * gracefully on SIGTERM/SIGINT (stop accepting, let in-flight requests and admitted writes finish,
  * close the Connection).
  */
+import { setBodyThreadEnabled } from './body-thread.js';
 import { getRequestListener } from '@hono/node-server';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -107,6 +108,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   const storagePath = config.memory ? null : await ensureWritableDir(config.storagePath);
   memoryGuard.start((used, limit) => deps.log.warn('memory pressure: stopping running queries, refusing new ones with 503', { heap_used: used, heap_size_limit: limit }));
   const explorer = config.explorerEnabled ? await loadExplorer(deps.explorerDir) : null;
+  setBodyThreadEnabled(config.bodyThreadEnabled);
   const app = createApp(config, { version: deps.version, log: deps.log, routes: deps.routes, discovery: deps.discovery, explorer });
   // Hono compiles its route table on the first match; do it now rather than in the first request
   // (several ms, far more on a loaded box: it was part of a cold peer's first query).

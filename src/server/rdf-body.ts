@@ -11,10 +11,11 @@ import { Parser } from 'n3';
 import { Utf8Text } from '../core/commit/txn-blob.js';
 import { badRequest, isLedgraphError } from '../core/errors.js';
 import { syntaxError, txnFromRdfJs, type RdfContentType, type RdfJsQuad } from '../core/transact/parse-rdf.js';
-import type { TxnQuad, TxnRequest } from '../core/transact/txn-request.js';
+import { keyRowsInsert } from '../core/transact/key-rows.js';
+import type { KeyRows, TxnRequest } from '../core/transact/txn-request.js';
 import type { AppEnv } from './app.js';
 import { bodyReadError, smallBody } from './http-util.js';
-import { NTriplesBody } from './ntriples-body.js';
+import { ntriplesReading, type NTriplesReading } from './body-thread.js';
 
 /** Growable byte buffer, sized from Content-Length when the client declares it. */
 class Bytes {
@@ -36,9 +37,11 @@ class Bytes {
 /** Read and parse an RDF body for insert or upsert: its raw bytes, the lazily decoded text and the request. */
 export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentType, mode: 'insert' | 'upsert', base?: string, allowEmpty = false): Promise<{ bytes: Uint8Array; body: Utf8Text; req: TxnRequest }> {
   const format = contentType === 'application/n-quads' ? 'N-Quads' : 'TriG';
-  // An N-Triples body is read with the line reader while it is plain N-Triples (ntriples-body.ts);
-  // n3 takes over, from the first byte, at the first line that is not.
-  let lines = contentType === 'application/n-triples' ? new NTriplesBody() : null;
+  // An N-Triples body is read with the byte reader while it is plain N-Triples (ntriples-body.ts),
+  // on the body thread when there is one (body-thread.ts); n3 takes over, from the first byte, at
+  // the first line that is not.
+  const declared = Number(c.req.header('content-length') ?? 0);
+  let lines: NTriplesReading | null = contentType === 'application/n-triples' ? ntriplesReading(Number.isSafeInteger(declared) ? declared : 0) : null;
   const handlers: Record<string, (x?: unknown) => void> = {};
   const quads: RdfJsQuad[] = [];
   let failure: unknown = null;
@@ -58,22 +61,18 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   const feed = (step: () => void) => {
     try { step(); } catch (e) { failure ??= e instanceof TypeError ? new Error('malformed document') : e; }
   };
-  const declared = Number(c.req.header('content-length') ?? 0);
   const raw = new Bytes(Number.isSafeInteger(declared) ? declared : 0);
   let decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (chunk?: Uint8Array): string => {
     try { return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode(); } catch { throw badRequest('the request body is not valid UTF-8'); }
   };
   const text = (t: string) => {
-    if (!t) return;
-    if (lines) {
-      if (lines.feed(t)) return;
-      toN3();
-    } else if (!failure) feed(() => handlers.data?.(t));
+    if (t && !failure) feed(() => handlers.data?.(t));
   };
   // The line reader gave up: n3 reads the body from its first byte (the bytes are kept anyway),
   // decoded afresh in slices so the text is never held whole.
   const toN3 = () => {
+    lines?.drop();
     lines = null;
     startN3();
     decoder = new TextDecoder('utf-8', { fatal: true });
@@ -85,38 +84,48 @@ export async function readRdfBody(c: Context<AppEnv>, contentType: RdfContentTyp
   // A small body is read whole (no web stream is built for it); a large one is parsed as it arrives.
   const small = smallBody(c);
   const body = small ? [await small] : c.req.raw.body;
+  let rows: KeyRows | null = null;
   try {
     if (body) {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
         raw.push(chunk);
-        text(decode(chunk));
+        // The byte reader checks the bytes are UTF-8 without decoding them (its 400 is the decoder's).
+        if (lines) {
+          if (!lines.feed(chunk)) toN3();
+        } else {
+          text(decode(chunk));
+        }
       }
     }
-    text(decode());
+    if (lines) {
+      rows = await lines.end(raw.buf.subarray(0, raw.n));
+      if (!rows) toN3();
+    }
+    if (!lines) text(decode());
   } catch (e) {
+    lines?.drop();
     throw bodyReadError(e);
   }
-  if (lines && !lines.end()) toN3();
   if (!lines && !failure) feed(() => handlers.end?.());
   const bytes = raw.done();
   // The error path may read the text whole: it names the line and column as parsing it whole would.
   if (failure) throw syntaxError(failure, new TextDecoder('utf-8').decode(bytes), contentType);
   let req: TxnRequest;
   try {
-    req = lines ? plainInsert(lines.quads, mode) : txnFromRdfJs(quads, mode, base);
+    req = rows ? plainInsert(rows, mode) : txnFromRdfJs(quads, mode, base);
   } catch (e) {
     // A graph store write or sync may replace a graph with nothing (as graphPayload allows).
     if (!(allowEmpty && isLedgraphError(e) && e.status === 400 && e.message.startsWith('nothing to write'))) throw e;
     req = { kind: 'insert', quads: [], meta: [], opts: {} };
   }
-  return { bytes, body: new Utf8Text(bytes), req };
+  return { bytes, body: new Utf8Text(bytes, rows ? lines?.escaped() ?? null : null), req };
 }
 
 /** Bytes decoded per step when n3 takes a body over from the line reader. */
 const REPLAY_BYTES = 1 << 20;
 
 /** The request of a plain N-Triples body, as txnFromRdfJs makes it (no graphs, no metadata, no anonymous nodes). */
-function plainInsert(quads: TxnQuad[], mode: 'insert' | 'upsert'): TxnRequest {
-  if (quads.length === 0) throw badRequest('nothing to write: the document contains no triples');
-  return { kind: mode, quads, meta: [], opts: {} };
+function plainInsert(rows: KeyRows, mode: 'insert' | 'upsert'): TxnRequest {
+  if (rows.n === 0) throw badRequest('nothing to write: the document contains no triples');
+  return keyRowsInsert(rows, mode);
 }

@@ -41,6 +41,11 @@ const MIN_BYTES = 512;
  * only raised the peak memory (which malloc then keeps) without finishing sooner on 2 cores.
  */
 const MAX_DEFLATES = 2;
+/**
+ * zlib's output buffer: each one filled is a callback on the event loop (node:zlib's default is
+ * 16 KiB, so a 13 MB transaction blob or a 460 KB index leaf took dozens); 128 KiB takes a few.
+ */
+const ZLIB_CHUNK = 128 * 1024;
 let running = 0;
 const waiting: (() => void)[] = [];
 
@@ -48,7 +53,7 @@ async function deflateLimited(bytes: Uint8Array): Promise<Uint8Array> {
   while (running >= MAX_DEFLATES) await new Promise<void>((ok) => waiting.push(ok));
   running++;
   try {
-    return await deflate(bytes, { level: 1 });
+    return await deflate(bytes, { level: 1, chunkSize: ZLIB_CHUNK });
   } finally {
     running--;
     waiting.shift()?.();
@@ -75,7 +80,7 @@ export async function decodeFromDisk(file: Uint8Array): Promise<Uint8Array | nul
   if (file.length <= MARKER.length) return null;
   for (let k = 0; k < MARKER.length; k++) if (file[k] !== MARKER[k]) return null;
   try {
-    const b = await inflate(file.subarray(MARKER.length));
+    const b = await inflate(file.subarray(MARKER.length), { chunkSize: ZLIB_CHUNK });
     // A small result may sit in Node's shared pool: give readers a buffer of their own.
     return b.byteOffset === 0 && b.buffer.byteLength === b.byteLength ? new Uint8Array(b.buffer, 0, b.byteLength) : new Uint8Array(b);
   } catch {

@@ -14,6 +14,8 @@ import { parseRdfTxn } from '../../src/core/transact/parse-rdf.js';
 import { RUN_STAGING_MIN_QUADS, RunStager, setRunStagingMinQuads } from '../../src/core/transact/stage-runs.js';
 import { stageRequest } from '../../src/core/transact/stage-request.js';
 import type { TxnQuad, TxnRequest } from '../../src/core/transact/txn-request.js';
+import { keyRowsInsert } from '../../src/core/transact/key-rows.js';
+import { NTriplesBody } from '../../src/server/ntriples-body.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
 import { CID } from 'multiformats/cid';
 import { COMMIT_HEADER_SIZE, decodeEnvelope } from '../../src/core/commit/commit-codec.js';
@@ -131,6 +133,28 @@ describe('run staging of large inserts', () => {
     const a = await run(req, true), b = await run(req, false);
     expect(a).toEqual(b);
     expect((a.out as { flakes_added: number }).flakes_added).toBeGreaterThan(4096);
+  });
+
+  it('stages the byte reader\'s key rows as the quads n3 reads from the same body (two spellings of a key, blank nodes, repeats, current facts)', async () => {
+    const lines: string[] = ['<http://example.org/old1> <http://example.org/p0> "kept" .'];
+    for (let i = 0; i < 6000; i++) {
+      const s = i % 11 === 0 ? `_:k${i % 30}` : i % 5 === 0 ? `<http://example.org/s\\u0041${i % 900}>` : `<http://example.org/sA${i % 900}>`;
+      const o = [`"v${i % 2500}"`, `"w\\t${i % 99}"@EN`, `"${i % 300}"^^<http://www.w3.org/2001/XMLSchema#integer>`, `_:k${i % 40}`, `<http://example.org/o${i % 70}>`][i % 5];
+      lines.push(`${s} <http://example.org/p${i % 7}> ${o} .`);
+    }
+    lines.push(...lines.slice(10, 200));
+    const text = lines.join('\n') + '\n';
+    const body = new NTriplesBody();
+    expect(body.feed(new TextEncoder().encode(text))).toBe(true);
+    expect(body.end()).toBe(true);
+    const rows = keyRowsInsert(body.rows(), 'insert');
+    const n3 = parseRdfTxn(text, 'application/n-triples', 'insert');
+    const a = await run(rows, true), b = await run(n3, false), c = await run(n3, true);
+    expect(a).toEqual(b);
+    expect(a).toEqual(c);
+    expect((a.out as { flakes_added: number }).flakes_added).toBeGreaterThan(4096);
+    // Below the threshold (or on the ordinary path) the same request reads its rows as quads.
+    expect(await run(rows, false)).toEqual(b);
   });
 
   it('leaves a policy-restricted write and a ledger with shapes to the ordinary path, and small inserts too', async () => {

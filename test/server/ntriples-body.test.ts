@@ -1,5 +1,5 @@
 /**
- * The line reader for N-Triples request bodies (server/ntriples-body.ts) must read exactly what
+ * The byte reader for N-Triples request bodies (server/ntriples-body.ts) must read exactly what
  * n3's parse of the whole text reads (transact/parse-rdf.ts), or give the body back to n3: over
  * every document of the W3C N-Triples, N-Quads and Turtle suites and some hand-written ones, fed in
  * small pieces, whatever it accepts n3 accepts too, with the same statements in the same order.
@@ -8,16 +8,18 @@ import { describe, expect, it } from 'vitest';
 import { termKey, type Term } from '../../src/core/rdf/terms.js';
 import { parseRdfTxn } from '../../src/core/transact/parse-rdf.js';
 import type { TxnQuad } from '../../src/core/transact/txn-request.js';
+import { quadsOfRows } from '../../src/core/transact/key-rows.js';
 import { NTriplesBody } from '../../src/server/ntriples-body.js';
 import { iriOf, loadManifest, readW3c, w3cAvailable } from '../w3c/manifest.js';
 
 const key = (q: TxnQuad) => [q.subject, q.predicate, q.object].map((t) => termKey(t as Term)).join(' ') + ` ${q.graph.termType}:${q.graph.value}`;
 
-/** The line reader's quads (null: it gave the body up), fed `size` characters at a time. */
+/** The byte reader's quads (null: it gave the body up), fed `size` bytes of the UTF-8 text at a time. */
 function lineRead(text: string, size: number): string[] | null {
   const r = new NTriplesBody();
-  for (let at = 0; at < text.length; at += size) if (!r.feed(text.slice(at, at + size))) return null;
-  return r.end() ? r.quads.map(key) : null;
+  const bytes = new TextEncoder().encode(text);
+  for (let at = 0; at < bytes.length; at += size) if (!r.feed(bytes.subarray(at, at + size))) return null;
+  return r.end() ? quadsOfRows(r.rows()).map(key) : null;
 }
 
 /** n3's reading of the whole text as POST /insert's N-Triples (null: rejected). */
@@ -72,12 +74,35 @@ describe('N-Triples bodies read by the line reader', () => {
       '<http://a.example/s> <http://a.example/p> "x" ; <http://a.example/q> "y" .\n',
     ];
     for (const d of docs) expect(check(d)).toBe('n3');
-    // A line still unfinished after 1 Mi UTF-16 units is not waited for: n3 reads the body (one
+    // A line still unfinished after 1 MiB is not waited for: n3 reads the body (one
     // arriving whole in a piece is read).
     const long = '<http://a.example/s> <http://a.example/p> "' + 'x'.repeat(2 ** 21) + '" .\n';
     expect(lineRead(long, 65536) === null).toBe(true);
     const whole = lineRead(long, long.length);
     expect(whole !== null && whole.length === 1 && whole[0] === n3Read(long)?.[0]).toBe(true);
+  });
+
+  it('refuses bytes that are not UTF-8 as decoding the body does, wherever a piece ends', () => {
+    const ok = new TextEncoder().encode('<http://a.example/s> <http://a.example/p> "é€😀" .\n');
+    const bad = [
+      new Uint8Array([...ok.subarray(0, 44), 0xff, ...ok.subarray(44)]), // a byte no character starts with
+      new Uint8Array([...ok.subarray(0, 44), 0xe2, 0x28, ...ok.subarray(44)]), // a lead byte without its continuation
+      new Uint8Array([...ok, 0xf0, 0x9f]), // cut at the end
+      new Uint8Array([...ok.subarray(0, 44), 0xc0, 0xaf, ...ok.subarray(44)]), // overlong
+    ];
+    for (const size of [1, 2, 3, 7, 1000]) {
+      const r = new NTriplesBody();
+      for (let at = 0; at < ok.length; at += size) expect(r.feed(ok.subarray(at, at + size))).toBe(true);
+      expect(r.end()).toBe(true);
+      expect(quadsOfRows(r.rows()).map(key)).toEqual(n3Read(new TextDecoder().decode(ok)));
+      for (const b of bad) {
+        const x = new NTriplesBody();
+        expect(() => {
+          for (let at = 0; at < b.length; at += size) x.feed(b.subarray(at, at + size));
+          x.end();
+        }).toThrow('the request body is not valid UTF-8');
+      }
+    }
   });
 
   it.skipIf(!w3cAvailable())('agrees with n3 on every document of the W3C N-Triples, N-Quads and Turtle suites', () => {

@@ -3,6 +3,7 @@ import { CID } from 'multiformats/cid';
 import { sha256 } from 'multiformats/hashes/sha2';
 import { base32 } from 'multiformats/bases/base32';
 import { badRequest } from '../errors.js';
+import { sha256Bytes } from './digest-async.js';
 
 export const Codec = {
   commit: 0x300001,
@@ -24,11 +25,10 @@ export async function cidOf(codec: number, bytes: Uint8Array): Promise<CID> {
   return CID.create(1, codec, await sha256.digest(bytes));
 }
 
-/** True when bytes hash to the CID's digest (sha2-256 only). */
+/** True when bytes hash to the CID's digest (sha2-256 only); large bytes are hashed off the event loop. */
 export async function verifyCid(cid: CID, bytes: Uint8Array): Promise<boolean> {
   if (cid.multihash.code !== sha256.code) return false;
-  const d = await sha256.digest(bytes);
-  const a = d.digest, b = cid.multihash.digest;
+  const a = await sha256Bytes(bytes), b = cid.multihash.digest;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

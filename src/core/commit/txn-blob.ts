@@ -26,7 +26,8 @@ export interface TxnBlob {
  * blob encoders escape the bytes directly into the blob, the same bytes without the text.
  */
 export class Utf8Text {
-  constructor(readonly utf8: Uint8Array) {}
+  /** `escaped`: the body as escapeJsonUtf8 gives it (its BOM dropped), when made already (on another thread). */
+  constructor(readonly utf8: Uint8Array, readonly escaped: Uint8Array | null = null) {}
   toJSON(): string { return new TextDecoder('utf-8').decode(this.utf8); }
 }
 
@@ -43,7 +44,7 @@ export function encodeTxnBlob(blob: TxnBlob): Uint8Array {
   if (blob.identity !== null && typeof blob.identity !== 'string') throw malformed('identity must be a string or null');
   if (blob.jws !== null && typeof blob.jws !== 'string') throw malformed('jws must be a string or null');
   if (blob.body === undefined) throw malformed('body is missing');
-  if (blob.body instanceof Utf8Text) return runSteps(utf8BlobSteps(blob, blob.body.utf8));
+  if (blob.body instanceof Utf8Text) return runSteps(utf8BlobSteps(blob, blob.body));
   const json = JSON.stringify({ type: blob.type, body: blob.body, identity: blob.identity, jws: blob.jws });
   return encoder.encode(json);
 }
@@ -58,7 +59,7 @@ const SLICE_CHARS = 256 * 1024;
  */
 export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Promise<Uint8Array> {
   const body = blob.body;
-  if (body instanceof Utf8Text) return runStepsSliced(utf8BlobSteps(blob, body.utf8), slice);
+  if (body instanceof Utf8Text) return runStepsSliced(utf8BlobSteps(blob, body), slice);
   if (typeof body !== 'string' || body.length <= SLICE_CHARS) return encodeTxnBlob(blob);
   const head = encodeTxnBlob({ ...blob, body: '' });
   // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
@@ -82,31 +83,73 @@ export async function encodeTxnBlobSliced(blob: TxnBlob, slice: TimeSlice): Prom
   return out;
 }
 
-/** Body bytes decoded, escaped and encoded between two possible pauses. */
+/** Body bytes escaped between two possible pauses. */
 const SLICE_BYTES = 1 << 20;
 
-/** Decodes slices that start at a character boundary; a byte-order mark inside the body is text. */
-const sliceDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+/** Bytes JSON.stringify escapes in text: controls below U+0020, `"` and `\\` (1: escaped). */
+const ESCAPED = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) ESCAPED[c] = 1;
+ESCAPED[0x22] = 1;
+ESCAPED[0x5c] = 1;
+/** JSON.stringify's two-character escapes (`\\b`, `\\t`, `\\n`, `\\f`, `\\r`, `\\"`, `\\\\`); other controls are `\\u00xx`. */
+const SHORT_ESCAPE = new Uint8Array(256);
+for (const [c, e] of [[8, 'b'], [9, 't'], [10, 'n'], [12, 'f'], [13, 'r'], [0x22, '"'], [0x5c, '\\']] as const) SHORT_ESCAPE[c] = e.charCodeAt(0);
+const HEX = '0123456789abcdef';
 
 /**
- * The blob of a UTF-8 text body, decoded, escaped and encoded a slice of bytes at a time (the
- * engine's own decoder, JSON.stringify and encoder, never the whole text): the same bytes as for
- * the whole decoded text, since JSON escapes each UTF-16 unit on its own except a surrogate pair,
- * and slices end at character boundaries (so never inside a pair). A leading byte-order mark is
- * dropped, as decoding the whole body drops it.
+ * `JSON.stringify(text)` without its quotes, as UTF-8, for the valid UTF-8 bytes `b[from, to)` of
+ * `text`: JSON escapes only `"`, `\\` and controls below U+0020, all ASCII, and a valid text has
+ * no lone surrogates, so every other byte is copied as it is (in runs), without decoding the text.
  */
-function* utf8BlobSteps(blob: TxnBlob, body: Uint8Array): Steps<Uint8Array> {
+export function escapeJsonUtf8(b: Uint8Array, from: number, to: number): Uint8Array {
+  let out: Uint8Array = new Uint8Array(to - from + ((to - from) >> 4) + 16);
+  let o = 0, run = from;
+  for (let i = from; i < to; i++) {
+    const x = b[i]!;
+    if (ESCAPED[x] === 0) continue;
+    if (o + (i - run) + 6 > out.length) out = grown(out, o, o + (i - run) + 6);
+    out.set(b.subarray(run, i), o);
+    o += i - run;
+    run = i + 1;
+    out[o++] = 0x5c;
+    const e = SHORT_ESCAPE[x]!;
+    if (e !== 0) out[o++] = e;
+    else { out[o++] = 0x75; out[o++] = 0x30; out[o++] = 0x30; out[o++] = HEX.charCodeAt(x >> 4); out[o++] = HEX.charCodeAt(x & 15); }
+  }
+  if (o + (to - run) > out.length) out = grown(out, o, o + (to - run));
+  out.set(b.subarray(run, to), o);
+  o += to - run;
+  return out.subarray(0, o);
+}
+
+function grown(a: Uint8Array, used: number, need: number): Uint8Array {
+  const g = new Uint8Array(Math.max(a.length * 2, need));
+  g.set(a.subarray(0, used));
+  return g;
+}
+
+/**
+ * The blob of a UTF-8 text body, escaped from its bytes a slice at a time (escapeJsonUtf8, never
+ * the text): the same bytes as JSON.stringify of the whole decoded text. A leading byte-order mark
+ * is dropped, as decoding the whole body drops it.
+ */
+function* utf8BlobSteps(blob: TxnBlob, text: Utf8Text): Steps<Uint8Array> {
+  const body = text.utf8;
   const head = encodeTxnBlob({ ...blob, body: '' });
   // `{"type":…,"body":""` + `,"identity":…}`: the body's escaped text goes between the quotes.
   const at = encoder.encode(JSON.stringify({ type: blob.type, body: '' })).length - 2;
   const parts: Uint8Array[] = [head.subarray(0, at)];
   let total = head.length;
   let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  if (text.escaped) {
+    parts.push(text.escaped);
+    total += text.escaped.length;
+    i = body.length;
+  }
   while (i < body.length) {
     let end = Math.min(body.length, i + SLICE_BYTES);
     while (end < body.length && (body[end]! & 0xc0) === 0x80) end--; // not inside a character
-    const json = encoder.encode(JSON.stringify(sliceDecoder.decode(body.subarray(i, end))));
-    const piece = json.subarray(1, json.length - 1);
+    const piece = escapeJsonUtf8(body, i, end);
     parts.push(piece);
     total += piece.length;
     i = end;

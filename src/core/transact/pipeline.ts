@@ -14,7 +14,7 @@ import { encodeCommit, encodeCommitSliced, type CommitData } from '../commit/com
 import { encodeCommitRowsSliced } from '../commit/commit-rows.js';
 import type { NamespaceTable } from '../commit/namespaces.js';
 import type { Flake } from '../flake/flake.js';
-import { encodeTxnBlob, encodeTxnBlobSliced } from '../commit/txn-blob.js';
+import { encodeTxnBlob, encodeTxnBlobSliced, Utf8Text } from '../commit/txn-blob.js';
 import { badRequest, busy, commitConflict, constraintViolation } from '../errors.js';
 import type { Db } from '../ledger/db.js';
 import type { ApplyInput, Ledger } from '../ledger/ledger.js';
@@ -67,6 +67,9 @@ const BIG_COMMIT_FLAKES = 4096;
 /** Longest stretch (ms) a big commit's novelty, encoding or application runs without a turn. */
 const STEP_MS = 4;
 
+/** Bodies from this size on are hashed for their tx-id and transaction blob while they stage. */
+const EARLY_HASH_BYTES = 1 << 20;
+
 /** Most requests committed together in one publish. */
 const MAX_BATCH = 64;
 
@@ -76,9 +79,16 @@ const MAX_BATCH = 64;
  * compare-and-set publishes them, so concurrent writers share the cost of durable storage.
  */
 export async function transact(env: WriteEnv, ledger: Ledger, req: TxnRequest, ctx: TxnContext): Promise<Receipt> {
-  const txId = 'ledgraph:tx:sha256:' + hex(await sha256Bytes(ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req))));
+  const raw = ctx.rawBody ?? enc.encode(JSON.stringify(ctx.body ?? req));
+  // A large body's tx-id is hashed (off the event loop) while the write stages; a small one at once, as before.
+  const hashing = sha256Bytes(raw).then((d) => 'ledgraph:tx:sha256:' + hex(d));
+  const txId = raw.length >= EARLY_HASH_BYTES ? '' : await hashing;
   return new Promise<Receipt>((resolve, reject) => {
     const w: PendingWrite = { req, ctx, txId, started: Date.now(), resolve, reject };
+    if (txId === '') {
+      w.txIdPending = hashing;
+      hashing.then((id) => { w.txId = id; }, () => {});
+    }
     if (ctx.queueWaitMs !== undefined && ctx.queueWaitMs > 0) w.expiry = expireAfter(ledger, w, ctx.queueWaitMs);
     ledger.writeQueue.push(w);
     if (!ledger.writing) void drain(env, ledger);
@@ -304,6 +314,7 @@ async function publishGroup(env: WriteEnv, ledger: Ledger, g: Group, prev: Group
         if (ledger.novelty !== applied.base) applied = runSteps(ledger.applySteps(inputs));
         ledger.publishApplied(applied);
       }
+      for (const x of [...g.prepared, ...g.unchanged]) if (x.w.txIdPending) x.w.txId = await x.w.txIdPending;
       for (const x of g.prepared) {
         x.w.resolve(finish(x.w, {
           ledger_id: ledger.id, t: x.t, timestamp: x.time, commit_id: x.cid, previous_commit_id: x.prevCid,
@@ -366,6 +377,12 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
         maxFuel: fuels.length ? Math.min(...fuels) : undefined,
         maxDeltaBytes: env.opts.reindexMaxBytes,
       };
+      const blob = { type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null };
+      // A blob already escaped (a body read on the body thread) is encoded, and its CID hashed off
+      // the event loop, while the request stages: the same bytes and CID, sooner.
+      const earlyTxn = env.opts.storeTxn && blob.body instanceof Utf8Text && blob.body.escaped ? encodeTxnBlob(blob) : null;
+      const earlyCid = earlyTxn ? cidOfLarge(Codec.txn, earlyTxn) : null;
+      earlyCid?.catch(() => {});
       const stager = await stageRequest(view, ledger, req, t + 1, limits, ctx.identity);
       const flakes = stager.flakes();
       const big = flakes.length > BIG_COMMIT_FLAKES;
@@ -389,10 +406,9 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       await checkShapes(after, events, ctx.signal, view);
       const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
       if (big && slice.due()) await slice.pause();
-      const blob = { type: ctx.contentType ?? 'application/json', body: ctx.body ?? null, identity: ctx.identity ?? null, jws: ctx.jws ?? null };
-      const txnBytes = env.opts.storeTxn ? (big ? await encodeTxnBlobSliced(blob, slice) : encodeTxnBlob(blob)) : null;
+      const txnBytes = earlyTxn ?? (env.opts.storeTxn ? (big ? await encodeTxnBlobSliced(blob, slice) : encodeTxnBlob(blob)) : null);
       const data: CommitData = {
-        t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: txnBytes ? await cidOfLarge(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
+        t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: earlyCid ? await earlyCid : txnBytes ? await cidOfLarge(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
         graphDelta: stager.graphDelta(flakes), meta: req.meta.map((m) => ({ p: { termType: 'NamedNode' as const, value: m.predicate }, o: m.object })), flakes,
       };
       // A large insert staged as id runs is encoded from its columns: the same bytes, without

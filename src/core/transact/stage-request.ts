@@ -8,7 +8,7 @@ import { whereView, writePolicyInputs, type PolicyInputs } from '../policy/index
 import type { Ledger } from '../ledger/ledger.js';
 import { blankNode, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { Stager, type StageOptions } from './stage.js';
-import { RunStager, stagesAsRuns } from './stage-runs.js';
+import { RunStager, runStagingMinQuads, stagesAsRuns } from './stage-runs.js';
 import { mayHaveShapes } from './shacl-shapes.js';
 import type { GraphName, GraphRef, TemplateQuad, TxnQuad, TxnRequest, UpdateOperation } from './txn-request.js';
 import type { Op } from '../query/algebra/algebra.js';
@@ -31,9 +31,11 @@ export async function stageRequest(db: Db, ledger: Ledger, req: TxnRequest, t: n
     case 'insert':
       // A large plain insert stages through sorted id runs (same result); a policy-restricted
       // writer's and a ledger with shapes keep the ordinary path.
-      if (stagesAsRuns(req.quads) && Object.keys(inputs).length === 0 && !(await mayHaveShapes(db.dict))) {
+      // Key rows (a plain N-Triples body) stage from their keys, without quads.
+      if ((req.rows ? req.rows.n > runStagingMinQuads() : stagesAsRuns(req.quads)) && Object.keys(inputs).length === 0 && !(await mayHaveShapes(db.dict))) {
         const runs = new RunStager(db, db.nextGraphId, { maxDeltaBytes: limits.maxDeltaBytes });
-        await runs.insertAll(req.quads.map((q) => renameQuad(q, rename)));
+        if (req.rows) await runs.insertKeyRows(req.rows, t);
+        else await runs.insertAll(req.quads.map((q) => renameQuad(q, rename)));
         return runs;
       }
       for (const q of req.quads) await stager.assert(renameQuad(q, rename));

@@ -14,13 +14,13 @@ import type { Flake } from '../flake/flake.js';
 import { isDictMiss, type TermDict } from '../index/dict.js';
 import { allocRun, cmpRows, copyRow, keyCols, type Run } from '../index/run.js';
 import type { Db } from '../ledger/db.js';
-import { termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
+import { defaultGraph, keyToTerm, termKey, type BlankNode, type NamedNode, type Term } from '../rdf/terms.js';
 import { TimeSlice } from '../util/next-turn.js';
 import { runSteps, type Steps } from '../util/steps.js';
 import { dropCurrent } from './bulk-index.js';
 import { sortSpot } from './bulk-sort.js';
 import { checkLiteralSize, Stager, type StageOptions } from './stage.js';
-import type { TxnQuad } from './txn-request.js';
+import type { KeyRows, TxnQuad } from './txn-request.js';
 
 /**
  * An insert of more quads than this stages through id runs. Below it the ordinary Stager's cost
@@ -34,6 +34,11 @@ export function setRunStagingMinQuads(n: number): number {
   const old = minQuads;
   minQuads = n;
   return old;
+}
+
+/** The threshold now (setRunStagingMinQuads may have changed it). */
+export function runStagingMinQuads(): number {
+  return minQuads;
 }
 
 /** Longest stretch (ms) resolving terms runs without giving the event loop a turn. */
@@ -51,6 +56,10 @@ export class RunStager extends Stager {
   /** The new facts in request order; `t` holds each fact's quad index (idFlakes sets the real t). */
   private rows: Run = allocRun(0);
   private quads: readonly TxnQuad[] = [];
+  /** Staged from key rows: the statements, and each row key's term (made when flakes() asks). */
+  private keyRows: KeyRows | null = null;
+  private rowKeys: readonly string[] = [];
+  private rowTerms: (Term | undefined)[] = [];
   private readonly limit: number;
 
   constructor(db: Db, nextGraphId: number, opts: StageOptions = {}) {
@@ -82,14 +91,58 @@ export class RunStager extends Stager {
       const j = run.n++;
       run.g[j] = g; run.s[j] = s; run.p[j] = p; run.o[j] = o; run.m[j] = -1; run.t[j] = i; run.op[j] = 1;
     }
+    this.rows = await this.keep(run, dictBefore, slice);
+    this.quads = quads;
+  }
+
+  /**
+   * Stage the assertion of every statement of `rows` (default graph; blank nodes `_:x` become
+   * `_:lg<t>-x`): each distinct key is resolved once, in the order insertAll meets it, so the ids,
+   * flakes and errors are insertAll's for the same statements as quads.
+   */
+  async insertKeyRows(rows: KeyRows, t: number): Promise<void> {
+    const dict = this.db.dict;
+    const dictBefore = dict.size;
+    const slice = new TimeSlice(STAGE_SLICE_MS);
+    const keys = rows.keys.map((k) => (k.charCodeAt(0) === 95 && k.charCodeAt(1) === 58 ? `_:lg${t}-${k.slice(2)}` : k));
+    const ids = new Int32Array(keys.length).fill(-1);
+    const resolve = async (k: number): Promise<number> => {
+      const key = keys[k]!;
+      return (ids[k] = idOf(dict, key) ?? await interned(dict, key));
+    };
+    const g = this.graphId(defaultGraph);
+    const run = allocRun(rows.n);
+    for (let i = 0; i < rows.n; i++) {
+      if ((i & 1023) === 0 && slice.due()) await slice.pause();
+      const sk = rows.s[i]!, pk = rows.p[i]!, ok = rows.o[i]!;
+      // As insertAll: the object's size is checked before the statement's terms are interned.
+      if (ids[ok]! < 0 && keys[ok]!.charCodeAt(0) === 34) checkLiteralSize(keyToTerm(keys[ok]!));
+      const s = ids[sk]! >= 0 ? ids[sk]! : await resolve(sk);
+      const p = ids[pk]! >= 0 ? ids[pk]! : await resolve(pk);
+      const o = ids[ok]! >= 0 ? ids[ok]! : await resolve(ok);
+      const j = run.n++;
+      run.g[j] = g; run.s[j] = s; run.p[j] = p; run.o[j] = o; run.m[j] = -1; run.t[j] = i; run.op[j] = 1;
+    }
+    this.rows = await this.keep(run, dictBefore, slice);
+    this.keyRows = rows;
+    this.rowKeys = keys;
+    this.rowTerms = new Array<Term | undefined>(keys.length);
+  }
+
+  /** The run's facts that are new (first statement of each, not current), in request order. */
+  private async keep(run: Run, dictBefore: number, slice: TimeSlice): Promise<Run> {
     await slice.pause();
     // A fact with a term new to this request cannot be current; the others are checked per subject.
     const fresh = await dropCurrentSliced(this.db, firstOfEach(sortSpot(run)), dictBefore, slice);
     if (fresh.n >= this.limit) {
       throw noveltyDeltaTooLarge(`the transaction stages at least ${fresh.n} flakes, at least ${fresh.n * MIN_FLAKE_BYTES} bytes of novelty, at or above reindex_max_bytes; split it into smaller transactions`);
     }
-    this.rows = inRequestOrder(fresh, quads.length);
-    this.quads = quads;
+    return inRequestOrder(fresh, run.n);
+  }
+
+  /** The term of a row key (key rows only). */
+  private rowTerm(k: number): Term {
+    return (this.rowTerms[k] ??= keyToTerm(this.rowKeys[k]!));
   }
 
   /**
@@ -119,6 +172,14 @@ export class RunStager extends Stager {
   private keysById(): Map<number, string> {
     const r = this.rows;
     const out = new Map<number, string>();
+    const kr = this.keyRows;
+    if (kr) {
+      for (let k = 0; k < r.n; k++) {
+        const i = r.t[k]!;
+        out.set(r.s[k]!, this.rowKeys[kr.s[i]!]!).set(r.p[k]!, this.rowKeys[kr.p[i]!]!).set(r.o[k]!, this.rowKeys[kr.o[i]!]!);
+      }
+      return out;
+    }
     for (let k = 0; k < r.n; k++) {
       const q = this.quads[r.t[k]!]!;
       out.set(r.s[k]!, termKey(q.subject)).set(r.p[k]!, q.predicate.value).set(r.o[k]!, termKey(q.object));
@@ -129,6 +190,14 @@ export class RunStager extends Stager {
   override flakes(): CommitFlake[] {
     const r = this.rows;
     const out = new Array<CommitFlake>(r.n);
+    const kr = this.keyRows;
+    if (kr) {
+      for (let k = 0; k < r.n; k++) {
+        const i = r.t[k]!;
+        out[k] = { g: r.g[k]!, s: this.rowTerm(kr.s[i]!) as NamedNode | BlankNode, p: this.rowTerm(kr.p[i]!) as NamedNode, o: this.rowTerm(kr.o[i]!), op: true };
+      }
+      return out;
+    }
     for (let k = 0; k < r.n; k++) {
       const q = this.quads[r.t[k]!]!;
       out[k] = { g: r.g[k]!, s: q.subject as NamedNode | BlankNode, p: q.predicate, o: q.object, op: true };

@@ -92,12 +92,27 @@ export type UpdateOperation =
   | { type: 'load'; source: NamedNode; into?: NamedNode; silent: boolean };
 
 /**
+ * Default-graph statements as the N-Triples byte reader gives them (key-rows.ts): each distinct
+ * spelling's dictionary key once; `s[i]`, `p[i]`, `o[i]` index `keys`.
+ */
+export interface KeyRows {
+  readonly n: number;
+  readonly keys: readonly string[];
+  readonly s: Int32Array;
+  readonly p: Int32Array;
+  readonly o: Int32Array;
+}
+
+/**
  * `warnings`: what the parser dropped as JSON-LD requires (an
  * ill-formed IRI or language tag, a blank-node property), one line per value; the receipt carries them.
  */
 export type TxnRequest =
-  /** Assert every quad. */
-  | { kind: 'insert'; quads: TxnQuad[]; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
+  /**
+   * Assert every quad. `rows`: the same statements as the N-Triples byte reader gave them (then
+   * `quads` is made only when read; a large insert stages from `rows`, key-rows.ts).
+   */
+  | { kind: 'insert'; quads: TxnQuad[]; rows?: KeyRows; meta: MetaEntry[]; opts: TxnOpts; warnings?: string[] }
   /**
    * For every (graph, subject, predicate) present in `quads`, retract current values not in the
    * payload and assert payload values not present (`@type` arrives as rdf:type quads).

@@ -48,6 +48,8 @@ export interface PendingWrite {
   req: TxnRequest;
   ctx: TxnContext;
   txId: string;
+  /** The tx-id while a large body is still being hashed (txId is '' until it settles). */
+  txIdPending?: Promise<string>;
   started: number;
   /** Publishes lost to a head another process moved (16 allowed). */
   attempts?: number;

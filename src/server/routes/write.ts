@@ -20,6 +20,7 @@ import {
 } from '../http-util.js';
 import type { Registrar, ServerContext } from '../server-context.js';
 import { resolveLoads } from '../load.js';
+import { withOpts } from '../../core/transact/key-rows.js';
 import { readRdfBody } from '../rdf-body.js';
 import { route, type ParamSpec } from '../swagger.js';
 import { Compactor, flakeTuple } from './history.js';
@@ -197,7 +198,7 @@ export function writeLedgerId(ledger: string): string {
 export async function commitWrite(c: Ctx, ctx: ServerContext, ledger: string, req: TxnRequest, tx: TxnContext): Promise<Receipt> {
   const id = writeLedgerId(ledger);
   // Policy (policy.md §3.1, §6): a credential's identity replaces the client's selection.
-  req = { ...req, opts: writePolicyOpts(c, req.opts) };
+  req = withOpts(req, writePolicyOpts(c, req.opts));
   // An update's WHERE is a query: the client going away, the query timeout and fuel stop it too.
   const limits: TxnContext = { signal: c.req.raw.signal };
   if (ctx.config.queryTimeoutMs > 0) limits.whereTimeoutMs = ctx.config.queryTimeoutMs;
