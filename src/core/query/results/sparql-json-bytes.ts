@@ -8,6 +8,9 @@ import { directKeys, termJson } from './sparql-json.js';
 import { termBytes, type TermBytes } from './term-bytes.js';
 import type { IdSolutions, QueryResult } from './types.js';
 
+/** One batch of id rows as IdSolutions.batches yields it. */
+type Batch = { n: number; rows: Int32Array };
+
 const UTF8 = new TextEncoder();
 const OPEN = 0x7b, CLOSE = 0x7d, COMMA = 0x2c, NL = 0x0a;
 const ROWS_END = UTF8.encode('\n]}}\n');
@@ -18,11 +21,11 @@ const EMPTY_END = UTF8.encode(']}}\n');
  * chunk; each chunk is the caller's, to keep or to hand back with releaseSparqlJsonBytes), or null when the result has no term ids or its
  * variables need the object route (then writeSparqlJsonChunked writes it).
  */
-export function sparqlJsonBytes(result: QueryResult, chunkBytes = 64 * 1024, cache: TermBytes = termBytes()): AsyncIterable<Uint8Array> | null {
+export function sparqlJsonBytes(result: QueryResult, chunkBytes = 64 * 1024, cache: TermBytes = termBytes()): SparqlJsonByteChunks | null {
   if (result.type !== 'bindings' || !result.ids) return null;
   const fixed = fixedParts(result.variables);
   if (!fixed) return null;
-  return idBatchBytes(result.ids, fixed.keys, fixed.head, chunkBytes, cache);
+  return new SparqlJsonByteChunks(result.ids, fixed.keys, fixed.head, chunkBytes, cache);
 }
 
 /** The bytes of a document's head and of its `"name":` keys, by variable list (null: the object route). */
@@ -96,29 +99,74 @@ class Bytes {
 }
 
 /**
- * The document, one generator for the whole of it (each generator between the plan and the
- * response is another promise per batch); the rows are written by writeRows, a plain function.
+ * The document written a chunk at a time by `next()`: a plain object, not a generator, so a
+ * caller that wants a small result whole (chunksBody) takes it in one call, with no generator or
+ * promise layers between the engine's batches and the bytes; iterating it yields the same chunks.
  */
-async function* idBatchBytes(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array, chunkBytes: number, cache: TermBytes): AsyncIterable<Uint8Array> {
-  const out = new Bytes();
-  try {
-    const w: RowWriter = { ids, keys, cache, ring: cache.ring, tag: cache.tag(ids.space), out, first: true };
-    out.room(head.length).set(head, 0);
-    out.n = head.length;
-    for await (const b of ids.batches) {
-      // Within the batch too (its rows stay valid until the next is pulled): one batch can be a
-      // whole sorted result, and a chunk must not grow with it.
-      for (let r = 0; r < b.n;) {
-        r = writeRows(w, b.rows, b.n, r, chunkBytes);
-        if (out.n >= chunkBytes) yield out.take(false);
+export class SparqlJsonByteChunks implements AsyncIterable<Uint8Array> {
+  /** True once `next()` has returned the last chunk (or the writer was closed). */
+  done = false;
+  private readonly it: AsyncIterator<Batch>;
+  private readonly w: RowWriter;
+  private readonly out = new Bytes();
+  /** The batch being written (its rows stay valid until the next is pulled) and its next row. */
+  private batch: Batch | null = null;
+  private r = 0;
+
+  constructor(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array, private readonly chunkBytes: number, cache: TermBytes) {
+    this.it = ids.batches[Symbol.asyncIterator]();
+    this.w = { ids, keys, cache, ring: cache.ring, tag: cache.tag(ids.space), out: this.out, first: true };
+    this.out.room(head.length).set(head, 0);
+    this.out.n = head.length;
+  }
+
+  /**
+   * The next chunk (about `chunkBytes`, the last one ends the document), or null after the last.
+   * A failure closes the writer (its buffer back to the pool, the batches' iterator returned).
+   */
+  async next(): Promise<Uint8Array | null> {
+    if (this.done) return null;
+    const { out, w, chunkBytes } = this;
+    try {
+      for (;;) {
+        let b = this.batch;
+        if (b === null) {
+          const x = await this.it.next();
+          if (x.done) break;
+          b = this.batch = x.value;
+          this.r = 0;
+        }
+        // Within the batch too: one batch can be a whole sorted result, and a chunk must not grow with it.
+        this.r = writeRows(w, b.rows, b.n, this.r, chunkBytes);
+        if (this.r >= b.n) this.batch = null;
+        if (out.n >= chunkBytes) return out.take(false);
       }
+    } catch (e) {
+      await this.close();
+      throw e;
     }
     const end = w.first ? EMPTY_END : ROWS_END;
     out.room(end.length).set(end, out.n);
     out.n += end.length;
-    yield out.take(true);
-  } finally {
-    out.release();
+    this.done = true;
+    return out.take(true);
+  }
+
+  /** Stop early: the unused buffer back to the pool and the batches' iterator returned (the plan's end). */
+  async close(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    this.batch = null;
+    this.out.release();
+    await this.it.return?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    try {
+      for (let c = await this.next(); c !== null; c = await this.next()) yield c;
+    } finally {
+      await this.close();
+    }
   }
 }
 

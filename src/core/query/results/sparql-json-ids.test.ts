@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DbView } from '../../index/view.js';
-import { querySparql } from '../engine.js';
+import { querySparql, runningQueries } from '../engine.js';
 import { writeSparqlJsonChunked } from './sparql-json.js';
 import { sparqlJsonBytes } from './sparql-json-bytes.js';
 import { TermBytes } from './term-bytes.js';
@@ -81,4 +81,24 @@ describe('SPARQL JSON from term ids', () => {
     });
   }
 
+  it('gives a small document whole from one next() call, and close() ends the plan of a document left half-written', async () => {
+    const q = 'SELECT * WHERE { ?s ?p ?o . ?s2 ?p2 ?o2 }';
+    const fromRows = await text(q, 'rows');
+    const before = runningQueries();
+    const whole = sparqlJsonBytes(await querySparql('PREFIX : <http://ex/> ' + q, { view }))!;
+    const one = await whole.next();
+    expect(whole.done).toBe(true);
+    expect(Buffer.from(one!).toString('utf8')).toBe(fromRows);
+    expect(await whole.next()).toBeNull();
+    expect(runningQueries()).toBe(before);
+    const half = sparqlJsonBytes(await querySparql('PREFIX : <http://ex/> ' + q, { view }), 64)!;
+    const first = await half.next();
+    expect(half.done).toBe(false);
+    expect(fromRows.startsWith(Buffer.from(first!).toString('utf8'))).toBe(true);
+    expect(runningQueries()).toBe(before + 1);
+    await half.close();
+    expect(half.done).toBe(true);
+    expect(await half.next()).toBeNull();
+    expect(runningQueries()).toBe(before);
+  });
 });
