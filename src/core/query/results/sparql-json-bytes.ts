@@ -115,7 +115,7 @@ export class SparqlJsonByteChunks implements AsyncIterable<Uint8Array> {
 
   constructor(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array, private readonly chunkBytes: number, cache: TermBytes) {
     this.it = ids.batches[Symbol.asyncIterator]();
-    this.w = { ids, keys, cache, ring: cache.ring, tag: cache.tag(ids.space), out: this.out, first: true };
+    this.w = { ids, keys, cache, tag: cache.tag(ids.space), out: this.out, first: true };
     this.out.room(head.length).set(head, 0);
     this.out.n = head.length;
   }
@@ -171,26 +171,34 @@ export class SparqlJsonByteChunks implements AsyncIterable<Uint8Array> {
 }
 
 /** What writeRows needs besides the batch. */
-interface RowWriter { ids: IdSolutions; keys: Uint8Array[]; cache: TermBytes; ring: Uint8Array; tag: number; out: Bytes; first: boolean }
+interface RowWriter { ids: IdSolutions; keys: Uint8Array[]; cache: TermBytes; tag: number; out: Bytes; first: boolean }
 
-/** Write rows `from`.. of a batch until it ends or the output reaches `chunkBytes`; the next row to write. */
+/**
+ * Write rows `from`.. of a batch until it ends or the output reaches `chunkBytes`; the next row to
+ * write. Rows are assembled in the term cache's scratch bytes, which follow its ring in one array,
+ * so a cached fragment is one `copyWithin` (no view object per term); the scratch is moved to the
+ * output when full and before returning (it is shared: nothing stays there across an await). A
+ * fragment that is not in the ring (computed, or too long to keep) is written to the output directly.
+ */
 function writeRows(w: RowWriter, rows: Int32Array, count: number, from: number, chunkBytes: number): number {
-  const { ids, keys, cache, ring, tag, out } = w;
+  const { ids, keys, cache, tag, out } = w;
   const { width, slots, unbound, computed } = ids;
+  const s = cache.bytes;
+  const base = cache.scratchAt, limit = s.length;
+  let m = base;
   let r = from;
   for (let at = r * width; r < count; r++, at += width) {
     // Room for `,\n{` and the closing `}` of a row that binds nothing.
-    let buf = out.room(4);
-    let n = out.n;
-    if (!w.first) buf[n++] = COMMA;
-    buf[n++] = NL;
-    buf[n++] = OPEN;
+    if (m + 4 > limit) m = flush(out, s, base, m);
+    if (!w.first) s[m++] = COMMA;
+    s[m++] = NL;
+    s[m++] = OPEN;
     w.first = false;
     let sep = false;
     for (let i = 0; i < slots.length; i++) {
-      const s = slots[i]!;
-      if (s < 0) continue;
-      const id = rows[at + s]!;
+      const sl = slots[i]!;
+      if (sl < 0) continue;
+      const id = rows[at + sl]!;
       if (id === unbound) continue;
       const key = keys[i]!;
       // Terms the query computed have no lasting id: written, never kept.
@@ -200,24 +208,42 @@ function writeRows(w: RowWriter, rows: Int32Array, count: number, from: number, 
         text = ids.text(id, termJson);
         if (id < computed) place = cache.put(tag, id, text);
       }
-      const len = place < 0 ? text.length * 3 : cache.found;
-      out.n = n;
-      // The separator, the key, the fragment and the row's closing `}`.
-      buf = out.room(2 + key.length + len);
-      if (sep) buf[n++] = COMMA;
-      sep = true;
-      // A key (`"name":`) is a few bytes: copied in a loop, where a subarray view would cost more.
-      for (let k = 0; k < key.length; k++) buf[n++] = key[k]!;
       if (place < 0) {
-        n += UTF8.encodeInto(text, buf.subarray(n)).written;
+        // Straight into the output, after what the scratch holds (the row's `}` still goes to the scratch).
+        m = flush(out, s, base, m);
+        let n = out.n;
+        const buf = out.room(1 + key.length + text.length * 3);
+        if (sep) buf[n++] = COMMA;
+        for (let k = 0; k < key.length; k++) buf[n++] = key[k]!;
+        out.n = n + UTF8.encodeInto(text, buf.subarray(n)).written;
       } else {
-        buf.set(ring.subarray(place, place + len), n);
-        n += len;
+        const len = cache.found;
+        // The separator, the key, the fragment and the row's closing `}` (a kept fragment is far smaller than the scratch).
+        if (m + 2 + key.length + len > limit) m = flush(out, s, base, m);
+        if (sep) s[m++] = COMMA;
+        // A key (`"name":`) is a few bytes: copied in a loop.
+        for (let k = 0; k < key.length; k++) s[m++] = key[k]!;
+        s.copyWithin(m, place, place + len);
+        m += len;
       }
+      sep = true;
     }
-    buf[n++] = CLOSE;
-    out.n = n;
-    if (n >= chunkBytes) return r + 1;
+    s[m++] = CLOSE;
+    if (out.n + (m - base) >= chunkBytes) {
+      flush(out, s, base, m);
+      return r + 1;
+    }
   }
+  flush(out, s, base, m);
   return r;
+}
+
+/** Move the scratch's bytes `base`..`m` to the end of the output; the scratch's start. */
+function flush(out: Bytes, s: Uint8Array, base: number, m: number): number {
+  const k = m - base;
+  if (k > 0) {
+    out.room(k).set(s.subarray(base, m), out.n);
+    out.n += k;
+  }
+  return base;
 }

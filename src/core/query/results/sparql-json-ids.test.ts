@@ -3,7 +3,7 @@ import type { DbView } from '../../index/view.js';
 import { querySparql, runningQueries } from '../engine.js';
 import { writeSparqlJsonChunked } from './sparql-json.js';
 import { sparqlJsonBytes } from './sparql-json-bytes.js';
-import { TermBytes } from './term-bytes.js';
+import { TERM_BYTES_SCRATCH, TermBytes } from './term-bytes.js';
 import type { QueryResult } from './types.js';
 
 // The fixture lives outside src (tsconfig rootDir), so it is loaded by a path tsc does not follow.
@@ -100,5 +100,14 @@ describe('SPARQL JSON from term ids', () => {
     expect(half.done).toBe(true);
     expect(await half.next()).toBeNull();
     expect(runningQueries()).toBe(before);
+  });
+  it('writes a document larger than the writer\'s scratch bytes in one chunk, cached fragments and misses mixed', async () => {
+    const q = 'SELECT * WHERE { ?s ?p ?o . ?s2 ?p2 ?o2 . ?s3 ?p3 ?o3 }';
+    const fromRows = await text(q, 'rows');
+    expect(fromRows.length).toBeGreaterThan(4 * TERM_BYTES_SCRATCH);
+    for (let i = 0; i < 2; i++) expect(await bytes(q, 4 << 20)).toBe(fromRows);
+    // Fragments evicted as the document is written: misses go straight to the output between scratch runs.
+    const small = new TermBytes(512, 8);
+    for (let i = 0; i < 2; i++) expect(await bytes(q, 4 << 20, small)).toBe(fromRows);
   });
 });

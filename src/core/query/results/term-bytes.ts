@@ -21,8 +21,19 @@ const SET_INTS = 20;
 /** An absolute place is kept as hi · 2^30 + lo (both Int32). */
 const PLACE_LO = 1 << 30;
 
+/**
+ * Bytes after the ring, in the same array (`bytes`), where the writer assembles rows: a fragment
+ * is copied there with `copyWithin`, with no view object per term (a `subarray` for `set` was the
+ * writer's largest allocation and a good part of its time).
+ */
+export const TERM_BYTES_SCRATCH = 64 * 1024;
+
 export class TermBytes {
+  /** The ring: the first `ring.length` bytes of `bytes`. */
   readonly ring: Uint8Array;
+  /** The ring, then TERM_BYTES_SCRATCH bytes of scratch from `scratchAt` (one array, for copyWithin). */
+  readonly bytes: Uint8Array;
+  readonly scratchAt: number;
   /**
    * The table, a set's entries side by side (SET_INTS per set): a lookup reads one or two
    * neighbouring cache lines rather than one line in each of four arrays (the BSBM point query's
@@ -38,7 +49,9 @@ export class TermBytes {
   constructor(ringBytes = TERM_BYTES_RING, slots = TERM_BYTES_SLOTS) {
     // Two sets at least: a shift of 32 would be a shift of 0 in JS.
     if (slots < 8 || (slots & (slots - 1)) !== 0) throw new RangeError('term bytes slots must be a power of two >= 8');
-    this.ring = new Uint8Array(ringBytes);
+    this.bytes = new Uint8Array(ringBytes + TERM_BYTES_SCRATCH);
+    this.ring = this.bytes.subarray(0, ringBytes);
+    this.scratchAt = ringBytes;
     this.table = new Int32Array((slots >> LOG_WAYS) * SET_INTS);
     // No id is -1: every way starts empty.
     for (let b = 0; b < this.table.length; b += SET_INTS) this.table.fill(-1, b, b + 4);
