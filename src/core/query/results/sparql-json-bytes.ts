@@ -187,7 +187,12 @@ function writeRows(w: RowWriter, rows: Int32Array, count: number, from: number, 
   const base = cache.scratchAt, limit = s.length;
   let m = base;
   let r = from;
+  let touched = from;
   for (let at = r * width; r < count; r++, at += width) {
+    if (r === touched) {
+      touched = Math.min(count, r + TOUCH_ROWS);
+      touchRows(w, rows, at, touched - r);
+    }
     // Room for `,\n{` and the closing `}` of a row that binds nothing.
     if (m + 4 > limit) m = flush(out, s, base, m);
     if (!w.first) s[m++] = COMMA;
@@ -236,6 +241,27 @@ function writeRows(w: RowWriter, rows: Int32Array, count: number, from: number, 
   }
   flush(out, s, base, m);
   return r;
+}
+
+/** Rows whose terms' table entries and fragments are touched ahead of writing them. */
+const TOUCH_ROWS = 32;
+/** Where touchRows leaves its reads' meaningless sum. */
+let touchSink = 0;
+
+/** Touch the table entries and fragments of `k` rows from `at` (TermBytes.touch: their cache misses overlap). */
+function touchRows(w: RowWriter, rows: Int32Array, at: number, k: number): void {
+  const { ids, cache, tag } = w;
+  const { width, slots, unbound, computed } = ids;
+  let sum = 0;
+  for (let end = at + k * width; at < end; at += width) {
+    for (let i = 0; i < slots.length; i++) {
+      const sl = slots[i]!;
+      if (sl < 0) continue;
+      const id = rows[at + sl]!;
+      if (id !== unbound && id < computed) sum += cache.touch(tag, id);
+    }
+  }
+  touchSink ^= sum;
 }
 
 /** Move the scratch's bytes `base`..`m` to the end of the output; the scratch's start. */
