@@ -33,7 +33,21 @@ interface FixedParts { head: Uint8Array; keys: Uint8Array[] }
 const fixedByVars = new Map<string, FixedParts | null>();
 const FIXED_MAX = 512;
 
+/**
+ * By the variable list itself: a parsed query's list is shared by every result of that parse (and
+ * of its shape's other texts), so the usual look-up builds no key string. Lists are never changed.
+ */
+const fixedByList = new WeakMap<readonly string[], FixedParts | null>();
+
 function fixedParts(vars: string[]): FixedParts | null {
+  let f = fixedByList.get(vars);
+  if (f !== undefined) return f;
+  f = fixedByKey(vars);
+  fixedByList.set(vars, f);
+  return f;
+}
+
+function fixedByKey(vars: string[]): FixedParts | null {
   const k = vars.join('\u0000') + '\u0000' + vars.length;
   let f = fixedByVars.get(k);
   if (f !== undefined) return f;
