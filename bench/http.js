@@ -95,6 +95,8 @@ const base = baseRoot ? child('http-worker.js', [...workerArgs.filter((a, i, xs)
 const memory = (gc = false) => worker.ask({ type: gc ? 'gc' : 'mem' });
 /** A process's CPU time (user + system) so far, in µs. */
 const cpuOf = async (c) => { const u = await c.ask({ type: 'cpu' }); return u.user + u.system; };
+/** A target's user and system CPU time (µs) apart. */
+const cpuSplitOf = (c) => c.ask({ type: 'cpu' });
 const load1 = () => Math.round(loadavg()[0] * 100) / 100;
 const r2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
 const r3 = (x) => (x == null ? null : Math.round(x * 1000) / 1000);
@@ -202,9 +204,10 @@ function cannon(base, seconds, make) {
 
 /** autocannon against one target for `seconds`, with the target's CPU time over it. */
 async function measuredCannon(target, seconds, make) {
-  const before = await cpuOf(target);
+  const before = await cpuSplitOf(target);
   const r = await cannon(target.info.url, seconds, make);
-  return { r, cpuUs: (await cpuOf(target)) - before };
+  const after = await cpuSplitOf(target);
+  return { r, cpuUs: after.user + after.system - before.user - before.system, sysUs: after.system - before.system };
 }
 
 /** Sum autocannon runs into one figure. */
@@ -212,10 +215,13 @@ function pooled(runs) {
   const total = runs.reduce((a, x) => a + x.r.requests.total, 0);
   const seconds = runs.reduce((a, x) => a + x.r.duration, 0);
   const cpu = runs.reduce((a, x) => a + x.cpuUs, 0);
+  const sys = runs.reduce((a, x) => a + x.sysUs, 0);
   return {
     requestsPerSec: Math.round(total / seconds), requests: total,
     latencyMs: { p50: median(runs.map((x) => x.r.latency.p50)), p99: Math.max(...runs.map((x) => x.r.latency.p99)) },
     serverCpuUsPerRequest: total ? Math.round(cpu / total) : null,
+    // The kernel's part (socket reads and writes): the same work for the floor and Ledgraph.
+    serverSystemCpuUsPerRequest: total ? Math.round(sys / total) : null,
     non2xx: runs.reduce((a, x) => a + x.r.non2xx, 0), errors: runs.reduce((a, x) => a + x.r.errors, 0), timeouts: runs.reduce((a, x) => a + x.r.timeouts, 0),
   };
 }
@@ -240,8 +246,8 @@ async function manyClients(name, make, floorReply, { floorToo = true } = {}) {
     out.throughputRatio = r2(out.ledgraph.requestsPerSec / out.floor.requestsPerSec);
     out.cpuRatio = r2(out.ledgraph.serverCpuUsPerRequest / out.floor.serverCpuUsPerRequest);
   }
-  const baseNote = withBase ? `; base ${out.base.requestsPerSec}/s (${out.base.serverCpuUsPerRequest} µs CPU/req, non-2xx ${out.base.non2xx})` : '';
-  log(`http: ${name}, ${connections} connections: ledgraph ${out.ledgraph.requestsPerSec}/s (p50 ${out.ledgraph.latencyMs.p50} ms, ${out.ledgraph.serverCpuUsPerRequest} µs CPU/req, non-2xx ${out.ledgraph.non2xx})${floorToo ? `, floor ${out.floor.requestsPerSec}/s (${out.floor.serverCpuUsPerRequest} µs CPU/req): ${out.throughputRatio}x` : ''}${baseNote}; load ${la.join(' → ')}`);
+  const baseNote = withBase ? `; base ${out.base.requestsPerSec}/s (${out.base.serverCpuUsPerRequest} µs CPU/req, ${out.base.serverSystemCpuUsPerRequest} system, non-2xx ${out.base.non2xx})` : '';
+  log(`http: ${name}, ${connections} connections: ledgraph ${out.ledgraph.requestsPerSec}/s (p50 ${out.ledgraph.latencyMs.p50} ms, ${out.ledgraph.serverCpuUsPerRequest} µs CPU/req (${out.ledgraph.serverSystemCpuUsPerRequest} system), non-2xx ${out.ledgraph.non2xx})${floorToo ? `, floor ${out.floor.requestsPerSec}/s (${out.floor.serverCpuUsPerRequest} µs CPU/req, ${out.floor.serverSystemCpuUsPerRequest} system): ${out.throughputRatio}x` : ''}${baseNote}; load ${la.join(' → ')}`);
   return out;
 }
 

@@ -22,7 +22,7 @@ import { writeNQuads, writeNTriples, writeRdfXml, writeTriG, writeTurtle } from 
 import { writeJsonLd } from '../../core/query/results/jsonld-writer.js';
 import { writeCsv, writeTsv } from '../../core/query/results/sparql-csv-tsv.js';
 import { writeSparqlJsonChunked } from '../../core/query/results/sparql-json.js';
-import { sparqlJsonBytes } from '../../core/query/results/sparql-json-bytes.js';
+import { SparqlJsonByteChunks, sparqlJsonBytes } from '../../core/query/results/sparql-json-bytes.js';
 import { writeSparqlXml } from '../../core/query/results/sparql-xml.js';
 import type { QueryResult } from '../../core/query/results/types.js';
 import { executeSparql, sparqlHistoryRange, type SparqlRun } from '../../core/query/sparql-run.js';
@@ -261,9 +261,20 @@ function joinParts(parts: (string | Uint8Array)[]): string | Uint8Array {
  * stream errors).
  */
 export async function chunksBody(chunks: BodyChunks, log: () => Logger, abort: () => boolean): Promise<string | Uint8Array | ReadableStream<Uint8Array>> {
-  const it = (chunks as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]();
   const prefix: (string | Uint8Array)[] = [];
   let size = 0;
+  let it: AsyncIterator<string | Uint8Array>;
+  if (chunks instanceof SparqlJsonByteChunks) {
+    // The byte writer's first chunk in one call: a small result (one chunk) is the whole body,
+    // with no generator between the writer and the response.
+    const first = (await chunks.next())!;
+    if (chunks.done) return first;
+    prefix.push(first);
+    size = first.length;
+    it = chunks[Symbol.asyncIterator]();
+  } else {
+    it = (chunks as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]();
+  }
   for (;;) {
     const r = await it.next();
     if (r.done) return joinParts(prefix);

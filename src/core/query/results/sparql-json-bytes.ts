@@ -8,6 +8,9 @@ import { directKeys, termJson } from './sparql-json.js';
 import { termBytes, type TermBytes } from './term-bytes.js';
 import type { IdSolutions, QueryResult } from './types.js';
 
+/** One batch of id rows as IdSolutions.batches yields it. */
+type Batch = { n: number; rows: Int32Array };
+
 const UTF8 = new TextEncoder();
 const OPEN = 0x7b, CLOSE = 0x7d, COMMA = 0x2c, NL = 0x0a;
 const ROWS_END = UTF8.encode('\n]}}\n');
@@ -18,11 +21,11 @@ const EMPTY_END = UTF8.encode(']}}\n');
  * chunk; each chunk is the caller's, to keep or to hand back with releaseSparqlJsonBytes), or null when the result has no term ids or its
  * variables need the object route (then writeSparqlJsonChunked writes it).
  */
-export function sparqlJsonBytes(result: QueryResult, chunkBytes = 64 * 1024, cache: TermBytes = termBytes()): AsyncIterable<Uint8Array> | null {
+export function sparqlJsonBytes(result: QueryResult, chunkBytes = 64 * 1024, cache: TermBytes = termBytes()): SparqlJsonByteChunks | null {
   if (result.type !== 'bindings' || !result.ids) return null;
   const fixed = fixedParts(result.variables);
   if (!fixed) return null;
-  return idBatchBytes(result.ids, fixed.keys, fixed.head, chunkBytes, cache);
+  return new SparqlJsonByteChunks(result.ids, fixed.keys, fixed.head, chunkBytes, cache);
 }
 
 /** The bytes of a document's head and of its `"name":` keys, by variable list (null: the object route). */
@@ -30,7 +33,21 @@ interface FixedParts { head: Uint8Array; keys: Uint8Array[] }
 const fixedByVars = new Map<string, FixedParts | null>();
 const FIXED_MAX = 512;
 
+/**
+ * By the variable list itself: a parsed query's list is shared by every result of that parse (and
+ * of its shape's other texts), so the usual look-up builds no key string. Lists are never changed.
+ */
+const fixedByList = new WeakMap<readonly string[], FixedParts | null>();
+
 function fixedParts(vars: string[]): FixedParts | null {
+  let f = fixedByList.get(vars);
+  if (f !== undefined) return f;
+  f = fixedByKey(vars);
+  fixedByList.set(vars, f);
+  return f;
+}
+
+function fixedByKey(vars: string[]): FixedParts | null {
   const k = vars.join('\u0000') + '\u0000' + vars.length;
   let f = fixedByVars.get(k);
   if (f !== undefined) return f;
@@ -96,53 +113,111 @@ class Bytes {
 }
 
 /**
- * The document, one generator for the whole of it (each generator between the plan and the
- * response is another promise per batch); the rows are written by writeRows, a plain function.
+ * The document written a chunk at a time by `next()`: a plain object, not a generator, so a
+ * caller that wants a small result whole (chunksBody) takes it in one call, with no generator or
+ * promise layers between the engine's batches and the bytes; iterating it yields the same chunks.
  */
-async function* idBatchBytes(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array, chunkBytes: number, cache: TermBytes): AsyncIterable<Uint8Array> {
-  const out = new Bytes();
-  try {
-    const w: RowWriter = { ids, keys, cache, ring: cache.ring, tag: cache.tag(ids.space), out, first: true };
-    out.room(head.length).set(head, 0);
-    out.n = head.length;
-    for await (const b of ids.batches) {
-      // Within the batch too (its rows stay valid until the next is pulled): one batch can be a
-      // whole sorted result, and a chunk must not grow with it.
-      for (let r = 0; r < b.n;) {
-        r = writeRows(w, b.rows, b.n, r, chunkBytes);
-        if (out.n >= chunkBytes) yield out.take(false);
+export class SparqlJsonByteChunks implements AsyncIterable<Uint8Array> {
+  /** True once `next()` has returned the last chunk (or the writer was closed). */
+  done = false;
+  private readonly it: AsyncIterator<Batch>;
+  private readonly w: RowWriter;
+  private readonly out = new Bytes();
+  /** The batch being written (its rows stay valid until the next is pulled) and its next row. */
+  private batch: Batch | null = null;
+  private r = 0;
+
+  constructor(ids: IdSolutions, keys: Uint8Array[], head: Uint8Array, private readonly chunkBytes: number, cache: TermBytes) {
+    this.it = ids.batches[Symbol.asyncIterator]();
+    this.w = { ids, keys, cache, tag: cache.tag(ids.space), out: this.out, first: true };
+    this.out.room(head.length).set(head, 0);
+    this.out.n = head.length;
+  }
+
+  /**
+   * The next chunk (about `chunkBytes`, the last one ends the document), or null after the last.
+   * A failure closes the writer (its buffer back to the pool, the batches' iterator returned).
+   */
+  async next(): Promise<Uint8Array | null> {
+    if (this.done) return null;
+    const { out, w, chunkBytes } = this;
+    try {
+      for (;;) {
+        let b = this.batch;
+        if (b === null) {
+          const x = await this.it.next();
+          if (x.done) break;
+          b = this.batch = x.value;
+          this.r = 0;
+        }
+        // Within the batch too: one batch can be a whole sorted result, and a chunk must not grow with it.
+        this.r = writeRows(w, b.rows, b.n, this.r, chunkBytes);
+        if (this.r >= b.n) this.batch = null;
+        if (out.n >= chunkBytes) return out.take(false);
       }
+    } catch (e) {
+      await this.close();
+      throw e;
     }
     const end = w.first ? EMPTY_END : ROWS_END;
     out.room(end.length).set(end, out.n);
     out.n += end.length;
-    yield out.take(true);
-  } finally {
-    out.release();
+    this.done = true;
+    return out.take(true);
+  }
+
+  /** Stop early: the unused buffer back to the pool and the batches' iterator returned (the plan's end). */
+  async close(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    this.batch = null;
+    this.out.release();
+    await this.it.return?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    try {
+      for (let c = await this.next(); c !== null; c = await this.next()) yield c;
+    } finally {
+      await this.close();
+    }
   }
 }
 
 /** What writeRows needs besides the batch. */
-interface RowWriter { ids: IdSolutions; keys: Uint8Array[]; cache: TermBytes; ring: Uint8Array; tag: number; out: Bytes; first: boolean }
+interface RowWriter { ids: IdSolutions; keys: Uint8Array[]; cache: TermBytes; tag: number; out: Bytes; first: boolean }
 
-/** Write rows `from`.. of a batch until it ends or the output reaches `chunkBytes`; the next row to write. */
+/**
+ * Write rows `from`.. of a batch until it ends or the output reaches `chunkBytes`; the next row to
+ * write. Rows are assembled in the term cache's scratch bytes, which follow its ring in one array,
+ * so a cached fragment is one `copyWithin` (no view object per term); the scratch is moved to the
+ * output when full and before returning (it is shared: nothing stays there across an await). A
+ * fragment that is not in the ring (computed, or too long to keep) is written to the output directly.
+ */
 function writeRows(w: RowWriter, rows: Int32Array, count: number, from: number, chunkBytes: number): number {
-  const { ids, keys, cache, ring, tag, out } = w;
+  const { ids, keys, cache, tag, out } = w;
   const { width, slots, unbound, computed } = ids;
+  const s = cache.bytes;
+  const base = cache.scratchAt, limit = s.length;
+  let m = base;
   let r = from;
+  let touched = from;
   for (let at = r * width; r < count; r++, at += width) {
+    if (r === touched) {
+      touched = Math.min(count, r + TOUCH_ROWS);
+      touchRows(w, rows, at, touched - r);
+    }
     // Room for `,\n{` and the closing `}` of a row that binds nothing.
-    let buf = out.room(4);
-    let n = out.n;
-    if (!w.first) buf[n++] = COMMA;
-    buf[n++] = NL;
-    buf[n++] = OPEN;
+    if (m + 4 > limit) m = flush(out, s, base, m);
+    if (!w.first) s[m++] = COMMA;
+    s[m++] = NL;
+    s[m++] = OPEN;
     w.first = false;
     let sep = false;
     for (let i = 0; i < slots.length; i++) {
-      const s = slots[i]!;
-      if (s < 0) continue;
-      const id = rows[at + s]!;
+      const sl = slots[i]!;
+      if (sl < 0) continue;
+      const id = rows[at + sl]!;
       if (id === unbound) continue;
       const key = keys[i]!;
       // Terms the query computed have no lasting id: written, never kept.
@@ -152,24 +227,63 @@ function writeRows(w: RowWriter, rows: Int32Array, count: number, from: number, 
         text = ids.text(id, termJson);
         if (id < computed) place = cache.put(tag, id, text);
       }
-      const len = place < 0 ? text.length * 3 : cache.found;
-      out.n = n;
-      // The separator, the key, the fragment and the row's closing `}`.
-      buf = out.room(2 + key.length + len);
-      if (sep) buf[n++] = COMMA;
-      sep = true;
-      // A key (`"name":`) is a few bytes: copied in a loop, where a subarray view would cost more.
-      for (let k = 0; k < key.length; k++) buf[n++] = key[k]!;
       if (place < 0) {
-        n += UTF8.encodeInto(text, buf.subarray(n)).written;
+        // Straight into the output, after what the scratch holds (the row's `}` still goes to the scratch).
+        m = flush(out, s, base, m);
+        let n = out.n;
+        const buf = out.room(1 + key.length + text.length * 3);
+        if (sep) buf[n++] = COMMA;
+        for (let k = 0; k < key.length; k++) buf[n++] = key[k]!;
+        out.n = n + UTF8.encodeInto(text, buf.subarray(n)).written;
       } else {
-        buf.set(ring.subarray(place, place + len), n);
-        n += len;
+        const len = cache.found;
+        // The separator, the key, the fragment and the row's closing `}` (a kept fragment is far smaller than the scratch).
+        if (m + 2 + key.length + len > limit) m = flush(out, s, base, m);
+        if (sep) s[m++] = COMMA;
+        // A key (`"name":`) is a few bytes: copied in a loop.
+        for (let k = 0; k < key.length; k++) s[m++] = key[k]!;
+        s.copyWithin(m, place, place + len);
+        m += len;
       }
+      sep = true;
     }
-    buf[n++] = CLOSE;
-    out.n = n;
-    if (n >= chunkBytes) return r + 1;
+    s[m++] = CLOSE;
+    if (out.n + (m - base) >= chunkBytes) {
+      flush(out, s, base, m);
+      return r + 1;
+    }
   }
+  flush(out, s, base, m);
   return r;
+}
+
+/** Rows whose terms' table entries and fragments are touched ahead of writing them. */
+const TOUCH_ROWS = 32;
+/** Where touchRows leaves its reads' meaningless sum. */
+let touchSink = 0;
+
+/** Touch the table entries and fragments of `k` rows from `at` (TermBytes.touch: their cache misses overlap). */
+function touchRows(w: RowWriter, rows: Int32Array, at: number, k: number): void {
+  const { ids, cache, tag } = w;
+  const { width, slots, unbound, computed } = ids;
+  let sum = 0;
+  for (let end = at + k * width; at < end; at += width) {
+    for (let i = 0; i < slots.length; i++) {
+      const sl = slots[i]!;
+      if (sl < 0) continue;
+      const id = rows[at + sl]!;
+      if (id !== unbound && id < computed) sum += cache.touch(tag, id);
+    }
+  }
+  touchSink ^= sum;
+}
+
+/** Move the scratch's bytes `base`..`m` to the end of the output; the scratch's start. */
+function flush(out: Bytes, s: Uint8Array, base: number, m: number): number {
+  const k = m - base;
+  if (k > 0) {
+    out.room(k).set(s.subarray(base, m), out.n);
+    out.n += k;
+  }
+  return base;
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DbView } from '../../index/view.js';
-import { querySparql } from '../engine.js';
+import { querySparql, runningQueries } from '../engine.js';
 import { writeSparqlJsonChunked } from './sparql-json.js';
 import { sparqlJsonBytes } from './sparql-json-bytes.js';
-import { TermBytes } from './term-bytes.js';
+import { TERM_BYTES_SCRATCH, TermBytes } from './term-bytes.js';
 import type { QueryResult } from './types.js';
 
 // The fixture lives outside src (tsconfig rootDir), so it is loaded by a path tsc does not follow.
@@ -81,4 +81,33 @@ describe('SPARQL JSON from term ids', () => {
     });
   }
 
+  it('gives a small document whole from one next() call, and close() ends the plan of a document left half-written', async () => {
+    const q = 'SELECT * WHERE { ?s ?p ?o . ?s2 ?p2 ?o2 }';
+    const fromRows = await text(q, 'rows');
+    const before = runningQueries();
+    const whole = sparqlJsonBytes(await querySparql('PREFIX : <http://ex/> ' + q, { view }))!;
+    const one = await whole.next();
+    expect(whole.done).toBe(true);
+    expect(Buffer.from(one!).toString('utf8')).toBe(fromRows);
+    expect(await whole.next()).toBeNull();
+    expect(runningQueries()).toBe(before);
+    const half = sparqlJsonBytes(await querySparql('PREFIX : <http://ex/> ' + q, { view }), 64)!;
+    const first = await half.next();
+    expect(half.done).toBe(false);
+    expect(fromRows.startsWith(Buffer.from(first!).toString('utf8'))).toBe(true);
+    expect(runningQueries()).toBe(before + 1);
+    await half.close();
+    expect(half.done).toBe(true);
+    expect(await half.next()).toBeNull();
+    expect(runningQueries()).toBe(before);
+  });
+  it('writes a document larger than the writer\'s scratch bytes in one chunk, cached fragments and misses mixed', async () => {
+    const q = 'SELECT * WHERE { ?s ?p ?o . ?s2 ?p2 ?o2 . ?s3 ?p3 ?o3 }';
+    const fromRows = await text(q, 'rows');
+    expect(fromRows.length).toBeGreaterThan(4 * TERM_BYTES_SCRATCH);
+    for (let i = 0; i < 2; i++) expect(await bytes(q, 4 << 20)).toBe(fromRows);
+    // Fragments evicted as the document is written: misses go straight to the output between scratch runs.
+    const small = new TermBytes(512, 8);
+    for (let i = 0; i < 2; i++) expect(await bytes(q, 4 << 20, small)).toBe(fromRows);
+  });
 });

@@ -7,8 +7,6 @@
  * since overwritten reads as a miss. One cache for the process, shared by every dictionary: each
  * id space (IdSolutions.space) gets a small tag, so two ledgers' ids never alias.
  */
-import { setBase } from '../../util/set-assoc.js';
-
 /** Bytes of the ring: about 45,000 fragments of the BSBM point query's size (≈ 90 bytes). */
 export const TERM_BYTES_RING = 8 * 1024 * 1024;
 /** Table slots (4 ways per set): 20 bytes each (id, tag, place as two Int32, length). */
@@ -23,15 +21,26 @@ const SET_INTS = 20;
 /** An absolute place is kept as hi · 2^30 + lo (both Int32). */
 const PLACE_LO = 1 << 30;
 
+/**
+ * Bytes after the ring, in the same array (`bytes`), where the writer assembles rows: a fragment
+ * is copied there with `copyWithin`, with no view object per term (a `subarray` for `set` was the
+ * writer's largest allocation and a good part of its time).
+ */
+export const TERM_BYTES_SCRATCH = 64 * 1024;
+
 export class TermBytes {
+  /** The ring: the first `ring.length` bytes of `bytes`. */
   readonly ring: Uint8Array;
+  /** The ring, then TERM_BYTES_SCRATCH bytes of scratch from `scratchAt` (one array, for copyWithin). */
+  readonly bytes: Uint8Array;
+  readonly scratchAt: number;
   /**
    * The table, a set's entries side by side (SET_INTS per set): a lookup reads one or two
    * neighbouring cache lines rather than one line in each of four arrays (the BSBM point query's
    * writer was waiting on those reads).
    */
   private readonly table: Int32Array;
-  private readonly shift: number;
+  private readonly setMask: number;
   /** Absolute place where the next fragment goes: bytes before total − ring size are gone. */
   private total = 0;
   private readonly spaceTags = new WeakMap<object, number>();
@@ -40,11 +49,13 @@ export class TermBytes {
   constructor(ringBytes = TERM_BYTES_RING, slots = TERM_BYTES_SLOTS) {
     // Two sets at least: a shift of 32 would be a shift of 0 in JS.
     if (slots < 8 || (slots & (slots - 1)) !== 0) throw new RangeError('term bytes slots must be a power of two >= 8');
-    this.ring = new Uint8Array(ringBytes);
+    this.bytes = new Uint8Array(ringBytes + TERM_BYTES_SCRATCH);
+    this.ring = this.bytes.subarray(0, ringBytes);
+    this.scratchAt = ringBytes;
     this.table = new Int32Array((slots >> LOG_WAYS) * SET_INTS);
     // No id is -1: every way starts empty.
     for (let b = 0; b < this.table.length; b += SET_INTS) this.table.fill(-1, b, b + 4);
-    this.shift = 32 - (Math.log2(slots) - LOG_WAYS);
+    this.setMask = (slots >> LOG_WAYS) - 1;
   }
 
   /** The tag of an id space (assigned on first sight). */
@@ -63,7 +74,11 @@ export class TermBytes {
 
   /** First int of the set of (tag, id). */
   private setOf(tag: number, id: number): number {
-    return (setBase(id ^ Math.imul(tag, 0x85ebca6b), this.shift) >> LOG_WAYS) * SET_INTS;
+    // The id itself picks the set, not a hash of it: a dictionary hands out ids in order, so the
+    // terms one query writes (a subject's objects, loaded together) have neighbouring ids and
+    // their entries lie side by side in the table instead of one cache miss each. The tag only
+    // moves each id space's start.
+    return ((id + Math.imul(tag, 0x9e3779b1)) & this.setMask) * SET_INTS;
   }
 
   /** The ring offset of the fragment of (tag, id), or -1; its length is then `found`. */
@@ -81,6 +96,21 @@ export class TermBytes {
     }
     this.misses++;
     return -1;
+  }
+
+  /**
+   * Read what `find(tag, id)` will read (the table's set and the fragment's first byte) and
+   * nothing else: a writer touches a run of rows' terms first, so that the cache misses of those
+   * reads overlap in one tight loop instead of each waiting behind the copy of the one before.
+   * The result means nothing (it only keeps the reads from being optimised away).
+   */
+  touch(tag: number, id: number): number {
+    const t = this.table;
+    const b = this.setOf(tag, id);
+    for (let i = b; i < b + 4; i++) {
+      if (t[i] === id && t[i + 4] === tag) return this.ring[(t[i + 8]! * PLACE_LO + t[i + 12]!) % this.ring.length]!;
+    }
+    return 0;
   }
 
   /** The length of the fragment the last successful `find` returned. */
