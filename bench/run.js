@@ -104,10 +104,26 @@ function buildLedgraph() {
   return (buildResult = { status: r.status === 0 ? 'ok' : 'errors', seconds, errorLines: r.status === 0 ? 0 : output.split('\n').length });
 }
 
-function runWorker(worker, workerArgs) {
+/**
+ * The environment `ledgraph server` runs in: the launcher (bin/ledgraph.cjs) gives the server
+ * glibc's fixed mmap threshold (memory-plan.ts launchEnv), so blocks a load frees go back to the
+ * system. The load suite's in-process Ledgraph load stands for a server loading the file, so it
+ * runs with the same setting (without it, RSS after the load keeps 200-300 MB glibc holds).
+ */
+async function serverEnv() {
+  try {
+    const plan = await import(join(ROOT_DIR, 'dist/server/memory-plan.js'));
+    return { ...process.env, ...plan.launchEnv(process.env) };
+  } catch {
+    return process.env;
+  }
+}
+
+function runWorker(worker, workerArgs, env = process.env) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--expose-gc', join(BENCH_DIR, worker), ...workerArgs], {
       cwd: ROOT_DIR,
+      env,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -155,7 +171,7 @@ async function runLoad(data) {
       console.error(`bench: load ${engine} (${rep}/${reps})`);
       const wargs = ['--engine', engine, '--data', data.nt, '--expect', String(data.meta.triples ?? '')];
       if (engine === 'ledgraph') wargs.push('--storage', join(DATA_DIR, `ledgraph-${products}-load`));
-      const r = await runWorker(SUITES.load, wargs);
+      const r = await runWorker(SUITES.load, wargs, engine === 'ledgraph' ? await serverEnv() : process.env);
       runs[engine].push(r);
       if (r.status !== 'ok') {
         console.error(`bench: load ${engine}: ${describe(r)}`);
