@@ -13,8 +13,16 @@ import { setBase, wayOf } from '../../util/set-assoc.js';
 export const ID_CELL_SLOTS = 16384;
 /** Bytes charged per slot: the id and the reference (12), and a cell: a compacted IRI string of about 40 characters, a shared literal value or a number. */
 export const ID_CELL_SLOT_BYTES = 64;
-/** Strings longer than this are not kept (they would hold their decoded key beyond the term cache). */
+/**
+ * Strings longer than this are kept only within LONG_CELL_CHARS (they may hold their decoded
+ * key beyond the term cache). A point query's long literals (a description) are then not
+ * looked up and shaped again on every repetition.
+ */
 const MAX_CELL_CHARS = 128;
+/** Characters of long strings (over MAX_CELL_CHARS) one cache may hold. */
+export const LONG_CELL_CHARS = 32768;
+/** Strings longer than this are never kept. */
+const MAX_LONG_CELL_CHARS = 8192;
 const LOG_WAYS = 2;
 /** Slots a cache starts with: it doubles when its sets keep evicting, up to ID_CELL_SLOTS. */
 const FIRST_SLOTS = 1024;
@@ -31,6 +39,8 @@ export class IdCells {
   private shift = 32 - (Math.log2(FIRST_SLOTS) - LOG_WAYS);
   /** Entries pushed out of a full set since the cache last grew. */
   private evictions = 0;
+  /** Characters of the long strings held. */
+  private longChars = 0;
 
   constructor(readonly space: object) {}
 
@@ -47,7 +57,10 @@ export class IdCells {
   put(id: number, cell: unknown): void {
     const kind = typeof cell;
     if (kind !== 'string' && kind !== 'number' && kind !== 'boolean') return;
-    if (kind === 'string' && (cell as string).length > MAX_CELL_CHARS) return;
+    if (kind === 'string' && (cell as string).length > MAX_CELL_CHARS) {
+      const n = (cell as string).length;
+      if (n > MAX_LONG_CELL_CHARS || this.longChars + n > LONG_CELL_CHARS) return;
+    }
     if (this.ids[setBase(id, this.shift) + 3] !== -1 && ++this.evictions > this.ids.length >> 1 && this.ids.length < ID_CELL_SLOTS) this.grow();
     this.insert(id, cell);
   }
@@ -55,6 +68,7 @@ export class IdCells {
   private insert(id: number, cell: unknown): void {
     const b = setBase(id, this.shift);
     const ids = this.ids, cells = this.cells;
+    this.longChars += longLength(cell) - longLength(cells[b + 3]);
     ids[b + 3] = ids[b + 2]!; cells[b + 3] = cells[b + 2];
     ids[b + 2] = ids[b + 1]!; cells[b + 2] = cells[b + 1];
     ids[b + 1] = ids[b]!; cells[b + 1] = cells[b];
@@ -69,8 +83,14 @@ export class IdCells {
     this.cells = new Array<unknown>(n).fill(undefined);
     this.shift--;
     this.evictions = 0;
+    this.longChars = 0;
     for (let b = 0; b < ids.length; b += 1 << LOG_WAYS) {
       for (let w = (1 << LOG_WAYS) - 1; w >= 0; w--) if (ids[b + w] !== -1) this.insert(ids[b + w]!, cells[b + w]);
     }
   }
+}
+
+/** The length of a long string cell (counted against LONG_CELL_CHARS), else 0. */
+function longLength(cell: unknown): number {
+  return typeof cell === 'string' && cell.length > MAX_CELL_CHARS ? cell.length : 0;
 }

@@ -6,7 +6,7 @@
 import { ByteLru } from '../../util/byte-lru.js';
 import { badRequest } from '../../errors.js';
 import { ActiveContext, COMPACT_CACHE_LIMIT, COMPACT_ENTRY_BYTES } from '../../rdf/jsonld-context.js';
-import { ID_CELL_SLOT_BYTES, ID_CELL_SLOTS } from './id-cells.js';
+import { ID_CELL_SLOT_BYTES, ID_CELL_SLOTS, LONG_CELL_CHARS } from './id-cells.js';
 import { type QueryObject, readQueryObject } from './query.js';
 import { type QueryOpts, parseQueryOpts } from './opts.js';
 import { strictContext } from './strict-iri.js';
@@ -49,7 +49,7 @@ const contexts = new ByteLru<string, ActiveContext>(DEFAULT_PARSE_CACHE_BYTES / 
  * Bytes a processed context is charged: its text, the parsed term table, a full compaction memo,
  * and a full cache of `json` result cells by term id (its formatter's, id-cells.ts).
  */
-const contextBytes = (text: string): number => 6 * text.length + COMPACT_CACHE_LIMIT * COMPACT_ENTRY_BYTES + ID_CELL_SLOTS * ID_CELL_SLOT_BYTES;
+const contextBytes = (text: string): number => 6 * text.length + COMPACT_CACHE_LIMIT * COMPACT_ENTRY_BYTES + ID_CELL_SLOTS * ID_CELL_SLOT_BYTES + 2 * LONG_CELL_CHARS;
 
 /** Set the byte budget of the processed-context cache. */
 export function setContextCacheBytes(bytes: number): void { contexts.resize(bytes); }

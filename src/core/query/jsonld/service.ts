@@ -61,11 +61,30 @@ export interface JsonLdQueryResponse {
   tracking?: { time: string; fuel: number; policy?: { executed: number; allowed: number }; members?: (keyof Tracking)[] };
 }
 
+/** The tracking a header fuel limit implies (never mutated). */
+const TRACK_FUEL: Tracking = { time: false, fuel: true, policy: false };
+
 /** Run a JSON-LD query and return its result JSON. */
 export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonLdQueryRequest = {}): Promise<JsonLdQueryResponse> {
-  const started = now();
-  const q = ownContextParsed(body) ?? parseCached(body, await storedDefault(conn, body, req));
-  const run = await prepare(conn, q, req);
+  // The clock is read only for `meta` time (a read costs about as much as the cached parse lookup,
+  // which is not timed then: a parse is, when the lookup misses).
+  let started: number | undefined;
+  let q = ownContextParsed(body);
+  if (q === undefined) {
+    started = now();
+    q = parseCached(body, await storedDefault(conn, body, req));
+  }
+  // A fuel limit from the header implies fuel tracking, as the body's max-fuel does.
+  const tracking = q.opts.tracking ?? (req.maxFuel !== undefined ? TRACK_FUEL : undefined);
+  if (tracking && started === undefined) started = now();
+  // Without min-t and a policy hook the dataset resolution is the one await before execution, as
+  // in the SPARQL service (awaited here, not through a .then of prepare: one promise and tick less).
+  let run: Run;
+  if (waits(q, req)) run = await prepareWaiting(conn, q, req);
+  else {
+    const deadline = deadlineOf(req);
+    run = newRun(q, req, await openDataset(conn, q.dataset, q.ctx, req), undefined, deadline);
+  }
   const fmt = formatter(q.ctx, q.opts.format ?? req.outputFormat ?? 'json');
   let result: unknown;
   if (q.form === 'ask') {
@@ -93,10 +112,8 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
   }
   if (req.agent) result = agentJson(result, q.contextJson, req.agent.maxBytes, q.query.offset);
   const out: JsonLdQueryResponse = { result, ledgers: run.ds.ledgers };
-  // A fuel limit from the header implies fuel tracking, as the body's max-fuel does.
-  const tracking = q.opts.tracking ?? (req.maxFuel !== undefined ? { time: false, fuel: true, policy: false } : undefined);
   if (tracking) {
-    out.tracking = { time: `${(now() - started).toFixed(2)}ms`, fuel: run.fuel, members: (['time', 'fuel', 'policy'] as const).filter((k) => tracking[k]) };
+    out.tracking = { time: `${(now() - started!).toFixed(2)}ms`, fuel: run.fuel, members: (['time', 'fuel', 'policy'] as const).filter((k) => tracking[k]) };
     const stats = (run.crawlView as { policyStats?(): { executed: number; allowed: number } }).policyStats?.();
     if (stats && tracking.policy) out.tracking.policy = stats;
   }
@@ -271,17 +288,28 @@ const compiledCache = new WeakMap<ParsedQuery, Map<string, Compiled>>();
  * one asynchronous step, the dataset resolution, as in the SPARQL service.
  */
 function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
-  const deadline = req.timeoutMs !== undefined ? Date.now() + req.timeoutMs : undefined;
-  const minT = q.opts.minT ?? req.minT;
-  if (minT === undefined && !req.wrapView) return openDataset(conn, q.dataset, q.ctx, req).then((ds) => newRun(q, req, ds, ds.view, deadline));
-  return prepareWaiting(conn, q, req, minT, deadline);
+  if (waits(q, req)) return prepareWaiting(conn, q, req);
+  const deadline = deadlineOf(req);
+  return openDataset(conn, q.dataset, q.ctx, req).then((ds) => newRun(q, req, ds, undefined, deadline));
+}
+
+/** Whether a run waits for more than its dataset: read-after-write (`min-t`) or the policy hook. */
+function waits(q: ParsedQuery, req: JsonLdQueryRequest): boolean {
+  return q.opts.minT !== undefined || req.minT !== undefined || req.wrapView !== undefined;
+}
+
+/** The wall-clock deadline of a request's timeout, if it has one. */
+function deadlineOf(req: JsonLdQueryRequest): number | undefined {
+  return req.timeoutMs !== undefined ? Date.now() + req.timeoutMs : undefined;
 }
 
 /** prepare with read-after-write and the policy hook. */
-async function prepareWaiting(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest, minT: number | undefined, deadline: number | undefined): Promise<Run> {
+async function prepareWaiting(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
+  const deadline = deadlineOf(req);
+  const minT = q.opts.minT ?? req.minT;
   if (minT !== undefined) await waitForT(conn, q, req, minT, deadline);
   const ds = await openDataset(conn, q.dataset, q.ctx, req);
-  return newRun(q, req, ds, req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : ds.view, deadline);
+  return newRun(q, req, ds, req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : undefined, deadline);
 }
 
 /**
@@ -310,7 +338,8 @@ function compiledFor(q: ParsedQuery, aliases: ReadonlyMap<string, string> | unde
 }
 
 /** The run of a query over its opened dataset and the view it reads (policy-wrapped or not). */
-function newRun(q: ParsedQuery, req: JsonLdQueryRequest, ds: OpenedDataset, view: DbView, deadline: number | undefined): Run {
+function newRun(q: ParsedQuery, req: JsonLdQueryRequest, ds: OpenedDataset, wrapped: DbView | undefined, deadline: number | undefined): Run {
+  const view = wrapped ?? ds.view;
   // A policy-wrapped view lists only named graphs holding a visible fact: `graph ?g` must not reveal the rest.
   const visibleGraphs = view === ds.view ? null : new Set(view.namedGraphs());
   const namedGraphs = visibleGraphs ? ds.namedGraphs.filter((g) => visibleGraphs.has(g)) : ds.namedGraphs;
