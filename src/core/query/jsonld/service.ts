@@ -80,10 +80,10 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
   // Without min-t and a policy hook the dataset resolution is the one await before execution, as
   // in the SPARQL service (awaited here, not through a .then of prepare: one promise and tick less).
   let run: Run;
-  if (waits(q, req)) run = await prepareWaiting(conn, q, req);
+  if (waits(q, req)) run = await prepareWaiting(conn, q, req, tracking !== undefined);
   else {
     const deadline = deadlineOf(req);
-    run = newRun(q, req, await openDataset(conn, q.dataset, q.ctx, req), undefined, deadline);
+    run = newRun(q, req, await openDataset(conn, q.dataset, q.ctx, req), undefined, deadline, tracking !== undefined);
   }
   const fmt = formatter(q.ctx, q.opts.format ?? req.outputFormat ?? 'json');
   let result: unknown;
@@ -96,7 +96,7 @@ export async function runJsonLdQuery(conn: Connection, body: unknown, req: JsonL
     if (r.type !== 'quads') throw new Error('construct did not produce quads');
     result = await constructDocument(r.quads, fmt, q.contextJson);
   } else {
-    const c = run.compiled!;
+    const c = run.compiled;
     let collected: Collected | undefined;
     if (c.collect) collected = collectValues(await collect(rowsOf(await run.execute({ form: 'select', op: c.collect.op, variables: c.collect.variables }))), c);
     const crawler = c.crawl
@@ -133,7 +133,7 @@ export async function streamJsonLdSelect(conn: Connection, body: unknown, req: J
   const q = ownContextParsed(body) ?? parseCached(body, await storedDefault(conn, body, req));
   if (q.form === 'construct' || q.form === 'ask' || q.form === 'selectOne') throw badRequest(`${q.form} queries cannot be streamed; only select and selectDistinct`);
   const run = await prepare(conn, q, req);
-  const c = run.compiled!;
+  const c = run.compiled;
   if (c.crawl) throw badRequest('graph crawl (hydration) queries cannot be streamed; select variables instead');
   if (c.collect) throw badRequest('grouped value arrays and median/variance/stddev cannot be streamed; aggregate every non-grouped variable');
   const rows = rowsOf(await run.execute({ form: 'select', op: c.op, variables: c.projected }));
@@ -176,16 +176,52 @@ async function storedDefault(conn: Connection, body: unknown, req: JsonLdQueryRe
 
 // ---------------------------------------------------------------------------------------------
 
-interface Run {
-  ds: OpenedDataset;
-  /** The view crawl nodes are read from (policy-wrapped, never the event view). */
-  crawlView: DbView;
-  /** Where + values (and for construct/ask their modifiers) as one operator. */
-  op: Op;
-  compiled?: CompiledSelect;
-  fuel: number;
-  charge(n: number): void;
-  execute(q: Query): ReturnType<typeof executeQuery>;
+/**
+ * The run of a query over its opened dataset and the view it reads: executes its operators and
+ * counts their fuel. A class, so that a run is one object (its methods are shared, not closures
+ * made per query).
+ */
+class Run {
+  fuel = 0;
+  /** Adds each execution's fuel to the run's; absent when nothing reads the fuel (no limit, no tracking). */
+  private readonly onFinish: ((stats: { fuel: number }) => void) | undefined;
+
+  constructor(
+    readonly ds: OpenedDataset,
+    /** The view crawl nodes are read from (policy-wrapped, never the event view). */
+    readonly crawlView: DbView,
+    /** Where + values (and for construct/ask their modifiers) as one operator. */
+    readonly op: Op,
+    readonly compiled: CompiledSelect,
+    private readonly ctx: QueryContext,
+    private readonly maxFuel: number | undefined,
+    private readonly deadline: number | undefined,
+    private readonly signal: AbortSignal | undefined,
+    countFuel: boolean,
+  ) {
+    this.onFinish = countFuel || maxFuel !== undefined ? ({ fuel }) => { this.fuel += fuel; } : undefined;
+  }
+
+  /** Charge fuel spent outside the engine (crawl reads); throws past the limit, on abort and on timeout. */
+  charge(n: number): void {
+    this.fuel += n;
+    if (this.maxFuel !== undefined && this.fuel > this.maxFuel) throw fuelExhausted(this.maxFuel);
+    if (this.signal?.aborted) throw abortError(this.signal);
+    if (this.deadline !== undefined && Date.now() > this.deadline) throw timeoutError('query timeout exceeded');
+  }
+
+  /** Execute one query over the run's dataset, within what is left of its fuel and time. */
+  execute(query: Query): ReturnType<typeof executeQuery> {
+    const { ctx, maxFuel, deadline } = this;
+    // The properties and order of the SPARQL service's context (absent ones undefined): the
+    // engine's reads of it then meet one object shape, whichever language a process runs.
+    return executeQuery(query, {
+      view: ctx.view, defaultGraphs: ctx.defaultGraphs, namedGraphs: ctx.namedGraphs, resolveGraph: ctx.resolveGraph,
+      maxFuel: maxFuel !== undefined ? Math.max(0, maxFuel - this.fuel) : undefined,
+      timeoutMs: deadline !== undefined ? Math.max(0, deadline - Date.now()) : undefined,
+      deadline: undefined, signal: this.signal, onFinish: this.onFinish, baseIri: undefined,
+    });
+  }
 }
 
 /** A select's result (awaited by the caller, so a run costs no extra async step). */
@@ -285,12 +321,13 @@ const compiledCache = new WeakMap<ParsedQuery, Map<string, Compiled>>();
 
 /**
  * Open the query's dataset and view and set up its run. Without `min-t` and a policy hook this is
- * one asynchronous step, the dataset resolution, as in the SPARQL service.
+ * one asynchronous step, the dataset resolution, as in the SPARQL service. For streaming, whose
+ * caller reads the fuel at the end, so it is always counted.
  */
 function prepare(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
-  if (waits(q, req)) return prepareWaiting(conn, q, req);
+  if (waits(q, req)) return prepareWaiting(conn, q, req, true);
   const deadline = deadlineOf(req);
-  return openDataset(conn, q.dataset, q.ctx, req).then((ds) => newRun(q, req, ds, undefined, deadline));
+  return openDataset(conn, q.dataset, q.ctx, req).then((ds) => newRun(q, req, ds, undefined, deadline, true));
 }
 
 /** Whether a run waits for more than its dataset: read-after-write (`min-t`) or the policy hook. */
@@ -304,12 +341,12 @@ function deadlineOf(req: JsonLdQueryRequest): number | undefined {
 }
 
 /** prepare with read-after-write and the policy hook. */
-async function prepareWaiting(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest): Promise<Run> {
+async function prepareWaiting(conn: Connection, q: ParsedQuery, req: JsonLdQueryRequest, countFuel: boolean): Promise<Run> {
   const deadline = deadlineOf(req);
   const minT = q.opts.minT ?? req.minT;
   if (minT !== undefined) await waitForT(conn, q, req, minT, deadline);
   const ds = await openDataset(conn, q.dataset, q.ctx, req);
-  return newRun(q, req, ds, req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : undefined, deadline);
+  return newRun(q, req, ds, req.wrapView ? await req.wrapView(ds.view, ds.ledgers) : undefined, deadline, countFuel);
 }
 
 /**
@@ -338,7 +375,7 @@ function compiledFor(q: ParsedQuery, aliases: ReadonlyMap<string, string> | unde
 }
 
 /** The run of a query over its opened dataset and the view it reads (policy-wrapped or not). */
-function newRun(q: ParsedQuery, req: JsonLdQueryRequest, ds: OpenedDataset, wrapped: DbView | undefined, deadline: number | undefined): Run {
+function newRun(q: ParsedQuery, req: JsonLdQueryRequest, ds: OpenedDataset, wrapped: DbView | undefined, deadline: number | undefined, countFuel: boolean): Run {
   const view = wrapped ?? ds.view;
   // A policy-wrapped view lists only named graphs holding a visible fact: `graph ?g` must not reveal the rest.
   const visibleGraphs = view === ds.view ? null : new Set(view.namedGraphs());
@@ -364,28 +401,7 @@ function newRun(q: ParsedQuery, req: JsonLdQueryRequest, ds: OpenedDataset, wrap
     ctx = { view: ev, defaultGraphs: ds.defaultGraphs, namedGraphs: named, resolveGraph: (iri) => ev.graphId(iri) ?? ds.resolveGraph(iri) };
   }
   // A header supplies the default; the body's own value wins (§12, decided).
-  const maxFuel = q.opts.maxFuel ?? req.maxFuel;
-  const onFinish = ({ fuel }: { fuel: number }): void => { run.fuel += fuel; };
-  const run: Run = {
-    ds, crawlView: view, op: compiled.op, compiled, fuel: 0,
-    charge(n) {
-      run.fuel += n;
-      if (maxFuel !== undefined && run.fuel > maxFuel) throw fuelExhausted(maxFuel);
-      if (req.signal?.aborted) throw abortError(req.signal);
-      if (deadline !== undefined && Date.now() > deadline) throw timeoutError('query timeout exceeded');
-    },
-    execute(query) {
-      // The properties and order of the SPARQL service's context (absent ones undefined): the
-      // engine's reads of it then meet one object shape, whichever language a process runs.
-      return executeQuery(query, {
-        view: ctx.view, defaultGraphs: ctx.defaultGraphs, namedGraphs: ctx.namedGraphs, resolveGraph: ctx.resolveGraph,
-        maxFuel: maxFuel !== undefined ? Math.max(0, maxFuel - run.fuel) : undefined,
-        timeoutMs: deadline !== undefined ? Math.max(0, deadline - Date.now()) : undefined,
-        deadline: undefined, signal: req.signal, onFinish, baseIri: undefined,
-      });
-    },
-  };
-  return run;
+  return new Run(ds, view, compiled.op, compiled, ctx, q.opts.maxFuel ?? req.maxFuel, deadline, req.signal, countFuel);
 }
 
 /** Read-after-write (`opts.min-t`): wait until the queried ledger has reached t. */
