@@ -49,10 +49,14 @@ const VOCAB_CACHE_LIMIT = 10_000;
 
 /** The formatter of a context and output format. */
 export function formatter(ctx: ActiveContext, format: OutputFormat = 'json'): Formatter {
+  // A client repeating one query (one cached context) skips the map lookup.
+  if (last?.ctx === ctx && last.format === format) return last;
   let perCtx = formatters.get(ctx);
   if (!perCtx) formatters.set(ctx, perCtx = {});
-  return perCtx[format] ??= makeFormatter(ctx, format);
+  return (last = perCtx[format] ??= makeFormatter(ctx, format));
 }
+/** The formatter formatter returned last. */
+let last: Formatter | undefined;
 
 /** A new formatter (formatter keeps one per context and format). */
 function makeFormatter(ctx: ActiveContext, format: OutputFormat): Formatter {

@@ -318,6 +318,8 @@ interface Compiled { wc: WhereCompiler; compiled: CompiledSelect; usesEvents: bo
 
 /** Compiled selects per parsed query, keyed by event mode and graph aliases. */
 const compiledCache = new WeakMap<ParsedQuery, Map<string, Compiled>>();
+/** The last compilation without events and graph aliases, and its query. */
+let lastPlain: { q: ParsedQuery; hit: Compiled } | undefined;
 
 /**
  * Open the query's dataset and view and set up its run. Without `min-t` and a policy hook this is
@@ -355,6 +357,9 @@ async function prepareWaiting(conn: Connection, q: ParsedQuery, req: JsonLdQuery
  * mutated, so repeated queries share them.
  */
 function compiledFor(q: ParsedQuery, aliases: ReadonlyMap<string, string> | undefined, events: 'history' | 'current' | undefined): Compiled {
+  const plain = events === undefined && (!aliases || aliases.size === 0);
+  // The last plain compilation is kept apart: a client repeating one query skips both map lookups.
+  if (plain && lastPlain?.q === q) return lastPlain.hit;
   const key = !aliases || aliases.size === 0 ? events ?? '' : (events ?? '') + '\u0000' + JSON.stringify([...aliases]);
   let perQuery = compiledCache.get(q);
   if (!perQuery) compiledCache.set(q, perQuery = new Map());
@@ -371,6 +376,7 @@ function compiledFor(q: ParsedQuery, aliases: ReadonlyMap<string, string> | unde
     hit = { wc, compiled, usesEvents };
     perQuery.set(key, hit);
   }
+  if (plain) lastPlain = { q, hit };
   return hit;
 }
 
