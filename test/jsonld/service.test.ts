@@ -225,3 +225,24 @@ describe('repeated queries', () => {
     expect(r.ledgers).toEqual({ 'demo:main': 2 });
   });
 });
+
+describe('repeated query text', () => {
+  it('a text with its own context answers alike when repeated, after the parse cache is emptied, and when another text came between', async () => {
+    const { setParseCacheBytes, parseCacheBytes } = await import('../../src/core/query/jsonld/service.js');
+    const text = JSON.stringify({ '@context': C, select: ['?n'], where: { '@id': '?p', 'schema:name': '?n' }, orderBy: '?n' });
+    const other = JSON.stringify({ '@context': C, select: ['?k'], where: { '@id': '?p', 'ex:nick': '?k' } });
+    const want = ['Ana', 'Ben', 'Caro', 'Dan'];
+    expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main' })).result).toEqual(want);
+    expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main' })).result).toEqual(want);
+    const before = parseCacheBytes();
+    setParseCacheBytes(0);
+    expect(parseCacheBytes()).toBe(0);
+    expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main' })).result).toEqual(want);
+    setParseCacheBytes(24 * 1024 * 1024);
+    expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main' })).result).toEqual(want);
+    expect((await runJsonLdQuery(conn, other, { ledger: 'demo:main' })).result).toEqual(['Benny']);
+    expect((await runJsonLdQuery(conn, text, { ledger: 'demo:main' })).result).toEqual(want);
+    expect(parseCacheBytes()).toBeGreaterThan(0);
+    expect(before).toBeGreaterThan(0);
+  });
+});
