@@ -178,8 +178,10 @@ async function timePair(a, b) {
   }
   await new Promise((r) => setTimeout(r, 10)); // the observer's entries arrive asynchronously
   const sorted = (xs) => [...xs].sort((x, y) => x - y);
-  const median = (xs) => +sorted(xs)[xs.length >> 1].toFixed(3);
-  const p10 = (xs) => +sorted(xs)[Math.floor((xs.length - 1) / 10)].toFixed(3);
+  // To 10 ns: a point shape takes 17 µs, and medians rounded to the µs made its ratio 1.00 or 1.06
+  // and nothing between (bench/RESULTS.md, branch `jldc`).
+  const median = (xs) => +sorted(xs)[xs.length >> 1].toFixed(5);
+  const p10 = (xs) => +sorted(xs)[Math.floor((xs.length - 1) / 10)].toFixed(5);
   /** Collections that started inside one of this side's timed calls, and their total ms. */
   const gcOf = (k) => {
     const mine = gcs.filter(([s]) => spans[k].some(([t0, t1]) => s >= t0 && s < t1));
