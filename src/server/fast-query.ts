@@ -15,7 +15,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { logRequestError, parseTraceparent, requestIdOf, withFields } from './app.js';
 import type { AuthState } from './auth/index.js';
 import { mapError } from './errors.js';
-import { bodyReadError, decodeUtf8, parseMediaType, pooledAbort, SMALL_BODY_BYTES } from './http-util.js';
+import { abortOnClose, bodyReadError, decodeUtf8, parseMediaType, pooledAbort, SMALL_BODY_BYTES } from './http-util.js';
 import type { Logger } from './log.js';
 import type { HeaderReader } from './query-headers.js';
 import { chunksBody, runSparqlCall } from './routes/query.js';
@@ -138,10 +138,7 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     let closed = res.destroyed;
     const onClose = (): void => {
       closed = true;
-      if (watched !== null) {
-        if (req.errored) watched.abort(req.errored.toString());
-        else if (!res.writableFinished) watched.abort('Client connection prematurely closed.');
-      }
+      if (watched !== null) abortOnClose(watched, req, res);
       // The permit is held until the response is done or its connection is gone (query-admission.ts).
       release();
       if (sent !== null && res.writableFinished) releaseSparqlJsonBytes(sent);
@@ -149,7 +146,7 @@ export function fastQueryListener(ctx: Pick<ServerContext, 'config' | 'conn' | '
     if (!closed) res.on('close', onClose);
     const unwatch = (): void => { watched = null; };
     const watch = (ac: AbortController): () => void => {
-      if (closed) ac.abort(req.errored ? req.errored.toString() : 'Client connection prematurely closed.');
+      if (closed) abortOnClose(ac, req, res);
       else watched = ac;
       return unwatch;
     };

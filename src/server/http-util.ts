@@ -259,13 +259,16 @@ export function requestAbort(c: Ctx): RequestAbort {
 /** requestAbort of a raw node:http request: aborts when the response closes before it has finished. */
 export function nodeRequestAbort(incoming: IncomingMessage, outgoing: ServerResponse): RequestAbort {
   return pooledAbort((ac) => {
-    const onClose = () => {
-      if (incoming.errored) ac.abort(incoming.errored.toString());
-      else if (!outgoing.writableFinished) ac.abort('Client connection prematurely closed.');
-    };
+    const onClose = () => abortOnClose(ac, incoming, outgoing);
     if (outgoing.destroyed) onClose(); else outgoing.once('close', onClose);
     return () => { outgoing.off('close', onClose); };
   });
+}
+
+/** What a closed connection does to a running query: aborted with the request's error, or as cut off unless its response had finished. */
+export function abortOnClose(ac: AbortController, incoming: IncomingMessage, outgoing: ServerResponse): void {
+  if (incoming.errored) ac.abort(incoming.errored.toString());
+  else if (!outgoing.writableFinished) ac.abort('Client connection prematurely closed.');
 }
 
 /** A RequestAbort over a pooled controller; `watch` ties it to the request and returns how to untie it. */
