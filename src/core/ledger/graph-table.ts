@@ -34,14 +34,17 @@ export class GraphTable {
   get nextId(): number { return this.next; }
   /** Named graph entries (id >= 3), ascending. */
   named(): [number, string][] {
-    this.namedList ??= [...this.iris].filter(([id]) => id >= FIRST_NAMED_GRAPH).sort((a, b) => a[0] - b[0]);
     // A copy: callers may keep or change theirs.
-    return this.namedList.slice();
+    return this.namedEntries().slice();
   }
   /** The named graph ids, ascending (shared until the next set: not to be changed). */
   namedIds(): readonly number[] {
-    return (this.namedIdList ??= (this.namedList ??= [...this.iris].filter(([id]) => id >= FIRST_NAMED_GRAPH).sort((a, b) => a[0] - b[0])).map(([id]) => id));
+    return (this.namedIdList ??= this.namedEntries().map(([id]) => id));
   }
   private namedIdList: number[] | null = null;
+  /** The named graph entries, ascending, kept until the next set. */
+  private namedEntries(): [number, string][] {
+    return (this.namedList ??= [...this.iris].filter(([id]) => id >= FIRST_NAMED_GRAPH).sort((a, b) => a[0] - b[0]));
+  }
   clone(): GraphTable { return new GraphTable(this.named()); }
 }
