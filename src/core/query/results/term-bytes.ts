@@ -7,7 +7,7 @@
  * since overwritten reads as a miss. One cache for the process, shared by every dictionary: each
  * id space (IdSolutions.space) gets a small tag, so two ledgers' ids never alias.
  */
-/** Bytes of the ring: about 45,000 fragments of the BSBM point query's size (≈ 90 bytes). */
+/** Bytes of the ring: about 90,000 fragments of the BSBM point query's size (≈ 90 bytes). */
 export const TERM_BYTES_RING = 8 * 1024 * 1024;
 /** Table slots (4 ways per set): 20 bytes each (id, tag, place as two Int32, length). */
 export const TERM_BYTES_SLOTS = 131072;
@@ -87,7 +87,7 @@ export class TermBytes {
     const b = this.setOf(tag, id);
     for (let i = b; i < b + 4; i++) {
       if (t[i] !== id || t[i + 4] !== tag) continue;
-      const place = t[i + 8]! * PLACE_LO + t[i + 12]!;
+      const place = this.placeAt(i);
       // Overwritten since: a miss (the slot is reused by the next put of its set).
       if (place < this.total - this.ring.length) break;
       this.found = t[i + 16]!;
@@ -108,9 +108,14 @@ export class TermBytes {
     const t = this.table;
     const b = this.setOf(tag, id);
     for (let i = b; i < b + 4; i++) {
-      if (t[i] === id && t[i + 4] === tag) return this.ring[(t[i + 8]! * PLACE_LO + t[i + 12]!) % this.ring.length]!;
+      if (t[i] === id && t[i + 4] === tag) return this.ring[this.placeAt(i) % this.ring.length]!;
     }
     return 0;
+  }
+
+  /** The absolute place of way `i`'s fragment (kept as two Int32s). */
+  private placeAt(i: number): number {
+    return this.table[i + 8]! * PLACE_LO + this.table[i + 12]!;
   }
 
   /** The length of the fragment the last successful `find` returned. */
