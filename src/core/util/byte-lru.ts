@@ -6,6 +6,8 @@
 export class ByteLru<K, V> {
   private readonly map = new Map<K, { value: V; bytes: number }>();
   private total = 0;
+  /** The most recently used key while it is the map's last (its refresh is then a no-op, skipped). */
+  private newest: K | undefined;
 
   constructor(private budget: number, private readonly maxEntryFraction = 0.25) {}
 
@@ -20,8 +22,12 @@ export class ByteLru<K, V> {
   get(key: K): V | undefined {
     const e = this.map.get(key);
     if (!e) return undefined;
-    this.map.delete(key);
-    this.map.set(key, e);
+    // A repeated lookup of the most recent key (a client repeating one query) moves nothing.
+    if (key !== this.newest) {
+      this.map.delete(key);
+      this.map.set(key, e);
+      this.newest = key;
+    }
     return e.value;
   }
 
@@ -30,6 +36,7 @@ export class ByteLru<K, V> {
     this.delete(key);
     if (bytes > this.budget * this.maxEntryFraction) return false;
     this.map.set(key, { value, bytes });
+    this.newest = key;
     this.total += bytes;
     this.trim();
     return true;
@@ -40,6 +47,7 @@ export class ByteLru<K, V> {
     const e = this.map.get(key);
     if (!e) return false;
     this.map.delete(key);
+    if (key === this.newest) this.newest = undefined;
     this.total -= e.bytes;
     return true;
   }
@@ -57,6 +65,7 @@ export class ByteLru<K, V> {
     for (const [k, e] of this.map) {
       if (this.total <= this.budget) break;
       this.map.delete(k);
+      if (k === this.newest) this.newest = undefined;
       this.total -= e.bytes;
     }
   }

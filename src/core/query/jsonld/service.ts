@@ -251,7 +251,6 @@ const parsedBytes = (key: string, text: string): number => 2 * key.length + 8 * 
  * queries under a default context, and processed contexts get a third each.
  */
 export function setParseCacheBytes(bytes: number): void {
-  lastText = undefined;
   parsed.resize(Math.floor(bytes / 3));
   parsedWithDefault.resize(Math.floor(bytes / 3));
   setContextCacheBytes(Math.floor(bytes / 3));
@@ -270,24 +269,9 @@ const ownContext = new WeakSet<ParsedQuery>();
  */
 function ownContextParsed(body: unknown): ParsedQuery | undefined {
   if (typeof body !== 'string') return undefined;
-  if (lastText === body) return lastParsed;
   const q = parsed.get(body);
-  if (q !== undefined && ownContext.has(q)) {
-    lastText = body;
-    lastParsed = q;
-    return q;
-  }
-  lastText = undefined;
-  return undefined;
+  return q !== undefined && ownContext.has(q) ? q : undefined;
 }
-
-/**
- * The text ownContextParsed found last, and its parse. Valid only while nothing else touched the
- * parse cache (parseCached and resizing forget it), so it is still the cache's most recent entry:
- * a client repeating one query skips the lookup and its refresh (and hashing a new body's text).
- */
-let lastText: string | undefined;
-let lastParsed: ParsedQuery | undefined;
 
 /** JSON of default contexts by object: stored contexts are shared, never-mutated objects (default-context.ts). */
 const contextJson = new WeakMap<object, string>();
@@ -304,7 +288,6 @@ function jsonOfContext(ctx: unknown): string {
  * default context, since that is ignored.
  */
 function parseCached(body: unknown, defaultContext: unknown): ParsedQuery {
-  lastText = undefined;
   if (typeof body !== 'string') checkJsonValueDepth(body, 'the JSON-LD query');
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   // Without a default context the text itself is the key: a string keeps its hash, so looking up
