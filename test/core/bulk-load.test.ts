@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Connection } from '../../src/core/ledger/connection.js';
-import { runSparql } from '../../src/core/query/sparql-service.js';
-import { collect } from '../../src/core/query/results/types.js';
 import { defaultGraph, literal, namedNode } from '../../src/core/rdf/terms.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
+import { sortedRows as rows } from '../support/sparql-rows.js';
 
 const NQ = [
   '<http://ex.org/a> <http://ex.org/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .',
@@ -20,12 +19,6 @@ const NQ = [
 async function* chunks(text: string, size: number): AsyncGenerator<Uint8Array> {
   const bytes = new TextEncoder().encode(text);
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
-async function rows(conn: Connection, ledger: string, q: string): Promise<string[]> {
-  const { result } = await runSparql(conn, q, { ledger });
-  if (result.type !== 'bindings') throw new Error('bindings');
-  return (await collect(result.rows)).map((r) => result.variables.map((v) => r[v]?.value ?? '-').join(' ')).sort();
 }
 
 describe('bulk load', () => {

@@ -13,12 +13,11 @@ import { allocRun, sortRun, type Run } from '../../src/core/index/run.js';
 import { IndexTree, LeafCache, type LeafRef } from '../../src/core/index/tree.js';
 import { Connection } from '../../src/core/ledger/connection.js';
 import type { Ledger } from '../../src/core/ledger/ledger.js';
-import { runSparql } from '../../src/core/query/sparql-service.js';
 import { parseSparqlUpdate } from '../../src/core/query/sparql/update.js';
-import { collect } from '../../src/core/query/results/types.js';
 import { MemoryContentStore } from '../../src/storage/memory-store.js';
 import { openMemoryStorage } from '../../src/storage/index.js';
 import { prng as rng } from '../support/prng.js';
+import { sortedRows as select } from '../support/sparql-rows.js';
 
 type Row = [number, number, number, number, number, number, number];
 const rowsOf = (r: Run): Row[] => Array.from({ length: r.n }, (_, i) => [r.g[i]!, r.s[i]!, r.p[i]!, r.o[i]!, r.m[i]!, r.t[i]!, r.op[i]!]);
@@ -193,12 +192,6 @@ async function indexFacts(ledger: Ledger): Promise<Record<IndexOrder, string[]>>
     out[order] = facts.sort();
   }
   return out;
-}
-
-async function select(conn: Connection, ledger: string, q: string): Promise<string[]> {
-  const { result } = await runSparql(conn, q, { ledger });
-  if (result.type !== 'bindings') throw new Error('bindings');
-  return (await collect(result.rows)).map((r) => result.variables.map((v) => r[v]?.value ?? '-').join(' ')).sort();
 }
 
 describe('bulk load into a ledger with data', () => {
