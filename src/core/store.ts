@@ -13,9 +13,11 @@ export interface ContentStore {
   /**
    * Optional: store many objects under caller-computed CIDs (each re-verified) as one group, durable
    * together when it returns — one barrier for the group instead of one per object (a push of many
-   * commits). Without it, callers put the objects one by one.
+   * commits). Without it, callers put the objects one by one. `opts.hashed`: the caller computed
+   * every CID from these very bytes itself, in this process (the write pipeline's own blobs), so
+   * the store need not hash them again; bytes from anywhere else (a push) are always re-verified.
    */
-  putAllWithCid?(objects: readonly { cid: CID; bytes: Uint8Array }[]): Promise<void>;
+  putAllWithCid?(objects: readonly { cid: CID; bytes: Uint8Array }[], opts?: PutAllOptions): Promise<void>;
   /** Bytes of a CID, verified; a missing object is a 404 LedgraphError, a digest mismatch a 502. */
   get(cid: CID): Promise<Uint8Array>;
   has(cid: CID): Promise<boolean>;
@@ -30,6 +32,12 @@ export interface ContentStore {
    * such a store refuses calls made outside any view.
    */
   forLedger?(name: string): ContentStore;
+}
+
+/** Options of ContentStore.putAllWithCid. */
+export interface PutAllOptions {
+  /** Every CID was computed by the caller from exactly these bytes (skip re-verifying them). */
+  hashed?: boolean;
 }
 
 /** The nameservice record of one `name:branch` (replication.md §5). CIDs as base32 strings. */

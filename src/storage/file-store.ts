@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { CID } from 'multiformats/cid';
 import { Codec, cidOf, verifyCid } from '../core/commit/cid.js';
 import { badRequest, isLedgraphError, storageError, type LedgraphError } from '../core/errors.js';
-import type { ContentStore } from '../core/store.js';
+import type { ContentStore, PutAllOptions } from '../core/store.js';
 import { errCode, readWholeFile, syncDir, syncPath, writeNewFile } from './fd-io.js';
 import { compresses, decodeFromDisk, encodeForDisk, type CompressMode } from './disk-codec.js';
 import { DEFAULT_LEFTOVER_POLICY, sweepLeftovers, type LeftoverPolicy } from './leftovers.js';
@@ -150,8 +150,11 @@ export class FileContentStore implements ContentStore {
    * entry they made fsynced once: when it returns the whole group is durable, at the cost of one
    * barrier rather than one per commit in it.
    */
-  async putAllWithCid(objects: readonly { cid: CID; bytes: Uint8Array }[]): Promise<void> {
-    for (const o of objects) await checkPutCid(o.cid, o.bytes);
+  async putAllWithCid(objects: readonly { cid: CID; bytes: Uint8Array }[], opts: PutAllOptions = {}): Promise<void> {
+    for (const o of objects) {
+      if (opts.hashed === true && o.bytes instanceof Uint8Array) continue;
+      await checkPutCid(o.cid, o.bytes);
+    }
     // The directories are fsynced as soon as every file of the group exists, while the files' own
     // bytes are still being written and fsynced: both must finish before this returns, and nothing
     // refers to these objects before then, so their order does not matter.

@@ -12,7 +12,7 @@
  */
 import type { CID } from 'multiformats/cid';
 import { internalError, isLedgraphError } from '../core/errors.js';
-import type { ContentStore } from '../core/store.js';
+import type { ContentStore, PutAllOptions } from '../core/store.js';
 
 /**
  * The key segment of a ledger name. Names may hold `/` between segments, so `a` and `a/b` would
@@ -74,10 +74,10 @@ const isMissing = (e: unknown) => isLedgraphError(e) && e.status === 404;
 /** One ledger's objects: written to its own store, read from it and then from the shared layout. */
 class LedgerContentView implements ContentStore {
   /** Offered only when the ledger's own store offers it (callers otherwise write in parallel themselves). */
-  readonly putAllWithCid?: (objects: readonly { cid: CID; bytes: Uint8Array }[]) => Promise<void>;
+  readonly putAllWithCid?: (objects: readonly { cid: CID; bytes: Uint8Array }[], opts?: PutAllOptions) => Promise<void>;
 
   constructor(readonly own: ContentStore, private readonly shared: ContentStore | null, private readonly parent: PerLedgerContentStore) {
-    if (own.putAllWithCid) this.putAllWithCid = (objects) => own.putAllWithCid!(objects);
+    if (own.putAllWithCid) this.putAllWithCid = (objects, opts) => own.putAllWithCid!(objects, opts);
   }
 
   put(codec: number, bytes: Uint8Array): Promise<CID> { return this.own.put(codec, bytes); }

@@ -219,6 +219,24 @@ describe('file storage specifics', () => {
     expect((await tree(join(root, 'objects'))).length).toBe(40);
   });
 
+  it('takes a group whose CIDs the caller hashed itself without hashing it again; other groups are still checked', async () => {
+    const root = await tempDir();
+    const content = await FileContentStore.open(root);
+    const bytes = enc.encode('a commit the pipeline hashed');
+    const cid = await cidOf(Codec.commit, bytes);
+    await content.putAllWithCid([{ cid, bytes }], { hashed: true });
+    expect(dec.decode(await content.get(cid))).toBe('a commit the pipeline hashed');
+    // Proof it was not hashed: a mismatched pair is written as given (a read then refuses it), while
+    // the same pair without the option is refused before anything is written.
+    const other = enc.encode('other bytes');
+    const otherCid = await cidOf(Codec.txn, enc.encode('not these'));
+    expect((await rejection(content.putAllWithCid([{ cid: otherCid, bytes: other }]))).status).toBe(502);
+    expect(await content.has(otherCid)).toBe(false);
+    await content.putAllWithCid([{ cid: otherCid, bytes: other }], { hashed: true });
+    expect(await content.has(otherCid)).toBe(true);
+    expect((await rejection(content.get(otherCid))).status).toBe(502);
+  });
+
   it('encodes ledger ids into safe, reversible file names', () => {
     for (const id of ['hr:main', 'a/b/c:dev', '..:main', '.hidden:x', 'x*y(z)~!:\'q\'', 'ünï cödé:br/anch', '%41:main']) {
       const e = encodeLedgerId(id);

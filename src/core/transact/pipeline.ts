@@ -230,7 +230,8 @@ async function stageGroup(env: WriteEnv, ledger: Ledger, batch: PendingWrite[], 
     ...(x.txnBytes && x.data.txn ? [{ cid: x.data.txn, bytes: x.txnBytes }] : []),
     { cid: CID.parse(x.cid), bytes: x.bytes },
   ]);
-  const blobs = content.putAllWithCid ? content.putAllWithCid(objects) : Promise.all(prepared.flatMap((x) => [
+  // Their CIDs were hashed from these bytes just above (cidOfLarge): the store need not hash them again.
+  const blobs = content.putAllWithCid ? content.putAllWithCid(objects, { hashed: true }) : Promise.all(prepared.flatMap((x) => [
     ...(x.txnBytes ? [content.put(Codec.txn, x.txnBytes)] : []),
     content.put(Codec.commit, x.bytes),
   ]));
