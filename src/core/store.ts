@@ -18,6 +18,13 @@ export interface ContentStore {
    * the store need not hash them again; bytes from anywhere else (a push) are always re-verified.
    */
   putAllWithCid?(objects: readonly { cid: CID; bytes: Uint8Array }[], opts?: PutAllOptions): Promise<void>;
+  /**
+   * Optional hint: `bytes` of this codec will be put soon (the write pipeline's transaction blob,
+   * known before its request has staged). The store may start the part of that put which depends
+   * on nothing else (a file store deflates the bytes), so the put itself returns sooner. Nothing
+   * is written; bytes never put cost only the work started.
+   */
+  prepare?(codec: number, bytes: Uint8Array): void;
   /** Bytes of a CID, verified; a missing object is a 404 LedgraphError, a digest mismatch a 502. */
   get(cid: CID): Promise<Uint8Array>;
   has(cid: CID): Promise<boolean>;

@@ -75,9 +75,11 @@ const isMissing = (e: unknown) => isLedgraphError(e) && e.status === 404;
 class LedgerContentView implements ContentStore {
   /** Offered only when the ledger's own store offers it (callers otherwise write in parallel themselves). */
   readonly putAllWithCid?: (objects: readonly { cid: CID; bytes: Uint8Array }[], opts?: PutAllOptions) => Promise<void>;
+  readonly prepare?: (codec: number, bytes: Uint8Array) => void;
 
   constructor(readonly own: ContentStore, private readonly shared: ContentStore | null, private readonly parent: PerLedgerContentStore) {
     if (own.putAllWithCid) this.putAllWithCid = (objects, opts) => own.putAllWithCid!(objects, opts);
+    if (own.prepare) this.prepare = (codec, bytes) => own.prepare!(codec, bytes);
   }
 
   put(codec: number, bytes: Uint8Array): Promise<CID> { return this.own.put(codec, bytes); }

@@ -384,6 +384,8 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       const earlyTxn = env.opts.storeTxn && blob.body instanceof Utf8Text && blob.body.escaped ? encodeTxnBlob(blob) : null;
       const earlyCid = earlyTxn ? cidOfLarge(Codec.txn, earlyTxn) : null;
       earlyCid?.catch(() => {});
+      // And the store may ready its file meanwhile (a file store deflates it): the blob's put then only writes.
+      if (earlyTxn) env.contentFor(ledger.id).prepare?.(Codec.txn, earlyTxn);
       const stager = await stageRequest(view, ledger, req, t + 1, limits, ctx.identity);
       const flakes = stager.flakes();
       const big = flakes.length > BIG_COMMIT_FLAKES;
