@@ -44,20 +44,30 @@ async function facts(conn: Connection, t: number): Promise<string[]> {
   return (await collect(result.rows)).map((r) => ['g', 's', 'p', 'o'].map((v) => `${r[v]?.termType ?? '-'}:${r[v]?.value ?? ''}`).join(' ')).sort();
 }
 
-/** A twin ledger `x` with a little history (including facts the big insert states again). */
-async function twin(): Promise<Connection> {
-  const conn = new Connection(openMemoryStorage(), { indexingEnabled: false, reindexMaxBytes: 64 * 1024 * 1024 });
+/**
+ * A twin ledger `x` with a little history (including facts the big insert states again). `indexed`:
+ * a longer history (part of bigQuads' terms) indexed, and the ledger opened afresh, so staging meets
+ * terms in dictionary pages not loaded yet as well as new ones.
+ */
+async function twin(indexed = false): Promise<Connection> {
+  const storage = openMemoryStorage();
+  const opts = { indexingEnabled: false, reindexMaxBytes: 64 * 1024 * 1024 };
+  const conn = new Connection(storage, opts);
   await conn.create('x');
   await conn.transact('x', insert([q(ex('old1'), 'p0', literal('kept')), q(ex('old2'), 'p1', ex('o1'), 'g-old'), q(ex('s3'), 'p3', literal('3', namedNode(xsd.integer)))]));
   await conn.transact('x', insert([q(ex('s1'), 'p1', literal('1', namedNode(xsd.integer))), q(ex('s2'), 'p2', ex('o2'))]));
-  return conn;
+  if (!indexed) return conn;
+  await conn.transact('x', insert(bigQuads().filter((_, i) => i % 7 === 0 && i < 3000)));
+  await conn.reindex('x');
+  await conn.close();
+  return new Connection(storage, opts);
 }
 
 /** Run `req` on a fresh twin with run staging on or off: the receipt or the error, and the facts at t and t-1. */
-async function run(req: TxnRequest, runs: boolean): Promise<{ staged: string[]; out: unknown; now: string[]; before: string[]; commit: unknown }> {
+async function run(req: TxnRequest, runs: boolean, indexed = false): Promise<{ staged: string[]; out: unknown; now: string[]; before: string[]; commit: unknown }> {
   const old = setRunStagingMinQuads(runs ? 0 : Infinity);
   try {
-    const conn = await twin();
+    const conn = await twin(indexed);
     const fail = (e: Error) => ({ error: e.message, status: (e as { status?: number }).status });
     // The dry run's flakes, in order: what the commit's flake section is encoded from.
     const dry = await conn.stage('x', req).catch(fail);
@@ -98,6 +108,14 @@ describe('run staging of large inserts', () => {
     expect(a.now).toEqual(b.now);
     expect(a.before).toEqual(b.before);
     expect(a.now.length - a.before.length).toBe((a.out as { flakes_added: number }).flakes_added);
+  });
+
+  it('stages the same over an indexed history whose dictionary pages are not loaded yet (known, paged-out and new terms)', async () => {
+    const req = insert(bigQuads());
+    const a = await run(req, true, true), b = await run(req, false, true);
+    expect(a.out).toMatchObject({ t: 4, flakes_retracted: 0 });
+    expect(a).toEqual(b);
+    expect((a.out as { flakes_added: number }).flakes_added).toBeGreaterThan(4096);
   });
 
   it('encodes the same commit from the id columns as the ordinary path from its flakes, metadata entries included', async () => {

@@ -452,6 +452,13 @@ export class TermDict {
   internKey(key: string): number {
     return this.ownIdOfKey(key) ?? this.appendKey(flatKey(key));
   }
+  /**
+   * Id for a key idOfKey has just answered undefined for (not a DictMiss), with nothing interned
+   * since: the next id, without probing the delta, the caches and the base pages again.
+   */
+  internAbsentKey(key: string): number {
+    return this.appendKey(flatKey(key));
+  }
   /** Assign the next id to a key known to be new; `key` is stored as given (a flat copy). */
   private appendKey(key: string): number {
     const id = this.size;

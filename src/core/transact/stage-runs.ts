@@ -83,11 +83,11 @@ export class RunStager extends Stager {
       const g = this.graphId(q.graph);
       let s: number;
       if (q.subject === lastS) s = lastSId;
-      else { s = lastSId = idOf(dict, termKey(q.subject)) ?? await interned(dict, termKey(q.subject)); lastS = q.subject; }
+      else { const x = idOrIntern(dict, termKey(q.subject)); s = lastSId = typeof x === 'number' ? x : await x; lastS = q.subject; }
       let p = preds.get(q.predicate.value);
-      if (p === undefined) preds.set(q.predicate.value, (p = idOf(dict, q.predicate.value) ?? await interned(dict, q.predicate.value)));
-      const ok = termKey(q.object);
-      const o = idOf(dict, ok) ?? await interned(dict, ok);
+      if (p === undefined) { const x = idOrIntern(dict, q.predicate.value); preds.set(q.predicate.value, (p = typeof x === 'number' ? x : await x)); }
+      const xo = idOrIntern(dict, termKey(q.object));
+      const o = typeof xo === 'number' ? xo : await xo;
       const j = run.n++;
       run.g[j] = g; run.s[j] = s; run.p[j] = p; run.o[j] = o; run.m[j] = -1; run.t[j] = i; run.op[j] = 1;
     }
@@ -106,9 +106,13 @@ export class RunStager extends Stager {
     const slice = new TimeSlice(STAGE_SLICE_MS);
     const keys = rows.keys.map((k) => (k.charCodeAt(0) === 95 && k.charCodeAt(1) === 58 ? `_:lg${t}-${k.slice(2)}` : k));
     const ids = new Int32Array(keys.length).fill(-1);
-    const resolve = async (k: number): Promise<number> => {
+    // Keys are distinct: one the dictionary answers absent for is new, and interned on the spot
+    // (only a key whose dictionary page is not loaded yet waits for it).
+    const resolve = (k: number): number | Promise<number> => {
       const key = keys[k]!;
-      return (ids[k] = idOf(dict, key) ?? await interned(dict, key));
+      const id = idOf(dict, key);
+      if (id === MISS) return interned(dict, key).then((x) => (ids[k] = x));
+      return (ids[k] = id ?? dict.internAbsentKey(key));
     };
     const g = this.graphId(defaultGraph);
     const run = allocRun(rows.n);
@@ -117,9 +121,10 @@ export class RunStager extends Stager {
       const sk = rows.s[i]!, pk = rows.p[i]!, ok = rows.o[i]!;
       // As insertAll: the object's size is checked before the statement's terms are interned.
       if (ids[ok]! < 0 && keys[ok]!.charCodeAt(0) === 34) checkLiteralSize(keyToTerm(keys[ok]!));
-      const s = ids[sk]! >= 0 ? ids[sk]! : await resolve(sk);
-      const p = ids[pk]! >= 0 ? ids[pk]! : await resolve(pk);
-      const o = ids[ok]! >= 0 ? ids[ok]! : await resolve(ok);
+      let s = ids[sk]!, p = ids[pk]!, o = ids[ok]!;
+      if (s < 0) { const x = resolve(sk); s = typeof x === 'number' ? x : await x; }
+      if (p < 0) { const x = resolve(pk); p = typeof x === 'number' ? x : await x; }
+      if (o < 0) { const x = resolve(ok); o = typeof x === 'number' ? x : await x; }
       const j = run.n++;
       run.g[j] = g; run.s[j] = s; run.p[j] = p; run.o[j] = o; run.m[j] = -1; run.t[j] = i; run.op[j] = 1;
     }
@@ -275,14 +280,24 @@ function inRequestOrder(r: Run, quads: number): Run {
   return out;
 }
 
-/** A key's id when the dictionary can answer now (undefined: new, or a page to load first). */
+/** idOf's answer when a dictionary page must be loaded first. */
+const MISS = -1;
+
+/** A key's id when the dictionary can answer now: undefined when it holds no such key, MISS when a page must be loaded first. */
 function idOf(dict: TermDict, key: string): number | undefined {
   try {
     return dict.idOfKey(key);
   } catch (e) {
     if (!isDictMiss(e)) throw e;
-    return undefined;
+    return MISS;
   }
+}
+
+/** A key's id, interned when new: at once when the dictionary can answer now, else after loading its pages. */
+function idOrIntern(dict: TermDict, key: string): number | Promise<number> {
+  const id = idOf(dict, key);
+  if (id === MISS) return interned(dict, key);
+  return id ?? dict.internAbsentKey(key);
 }
 
 /** A key's id, loading its dictionary pages when needed, interned when new. */
