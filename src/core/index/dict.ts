@@ -454,10 +454,11 @@ export class TermDict {
   }
   /**
    * Id for a key idOfKey has just answered undefined for (not a DictMiss), with nothing interned
-   * since: the next id, without probing the delta, the caches and the base pages again.
+   * since: the next id, without probing the delta, the caches and the base pages again. `flat`:
+   * the key is already a flat string sharing no larger one (stored as it is, like internFlatKey).
    */
-  internAbsentKey(key: string): number {
-    return this.appendKey(flatKey(key));
+  internAbsentKey(key: string, flat = false): number {
+    return this.appendKey(flat ? key : flatKey(key));
   }
   /** Assign the next id to a key known to be new; `key` is stored as given (a flat copy). */
   private appendKey(key: string): number {

@@ -107,12 +107,14 @@ export class RunStager extends Stager {
     const keys = rows.keys.map((k) => (k.charCodeAt(0) === 95 && k.charCodeAt(1) === 58 ? `_:lg${t}-${k.slice(2)}` : k));
     const ids = new Int32Array(keys.length).fill(-1);
     // Keys are distinct: one the dictionary answers absent for is new, and interned on the spot
-    // (only a key whose dictionary page is not loaded yet waits for it).
+    // (only a key whose dictionary page is not loaded yet waits for it). The byte reader's keys are
+    // flat strings of their own (decoded per term, or copied over from the body thread), stored as
+    // they are, as the bulk load stores them; a renamed blank node (a concatenation) is copied flat.
     const resolve = (k: number): number | Promise<number> => {
       const key = keys[k]!;
       const id = idOf(dict, key);
       if (id === MISS) return interned(dict, key).then((x) => (ids[k] = x));
-      return (ids[k] = id ?? dict.internAbsentKey(key));
+      return (ids[k] = id ?? dict.internAbsentKey(key, key === rows.keys[k]));
     };
     const g = this.graphId(defaultGraph);
     const run = allocRun(rows.n);
