@@ -5,7 +5,7 @@
  */
 import { ORDERS, type Flake, type IndexOrder } from '../flake/flake.js';
 import {
-  EMPTY_RUN, allocRun, copyRow, keyCols, lowerBound, mergeRuns, mergeRunsSteps, runFromFlakes, sortRun, upperBound, type KeyPrefix, type Run,
+  EMPTY_RUN, allocRun, copyRow, keyCols, lowerBound, mergeRuns, mergeRunsSteps, runFromFlakes, sortAllOrdersSteps, upperBound, type KeyPrefix, type Run,
 } from './run.js';
 import { runSteps, type Steps } from '../util/steps.js';
 
@@ -37,11 +37,11 @@ export class Novelty {
    */
   *addSteps(flakes: readonly Flake[], bytes: number, isRef: (o: number) => boolean): Steps<Novelty> {
     if (flakes.length === 0) return this;
-    const base = runFromFlakes(flakes);
+    const sorted = yield* sortAllOrdersSteps(runFromFlakes(flakes));
     const next = {} as Record<IndexOrder, Run[]>;
     for (const order of ORDERS) {
       yield;
-      let run = sortRun(base, order);
+      let run = sorted[order];
       if (order === 'opst') run = filterRun(run, isRef);
       next[order] = run.n === 0 ? [...this.runs[order]] : yield* compactSteps([...this.runs[order], run], order);
     }

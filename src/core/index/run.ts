@@ -186,6 +186,33 @@ export function radixPermutation(n: number, lsdFirst: ArrayLike<number>[]): Uint
   return perm;
 }
 
+/**
+ * A run sorted in all four orders, SPOT first and each next order a stable re-sort of the one
+ * before on its leading key column (g first): PSOT from SPOT by p, OPST from PSOT by o, POST from
+ * OPST by p. Among rows equal in the columns re-sorted, a stable sort keeps the previous order,
+ * which is exactly the rest of the next order's key (then t descending, retraction first), so the
+ * runs are sortRun's, with one or two digit passes per order instead of a full sort each. Yields
+ * between orders (util/steps.ts).
+ */
+export function* sortAllOrdersSteps(r: Run): Steps<Record<IndexOrder, Run>> {
+  const spot = sortRun(r, 'spot');
+  yield;
+  const psot = resortStable(spot, spot.p);
+  yield;
+  const opst = resortStable(psot, psot.o);
+  yield;
+  const post = resortStable(opst, opst.p);
+  return { spot, psot, post, opst };
+}
+
+/** `r` stably sorted by (g, col), `col` being one of r's columns. */
+function resortStable(r: Run, col: Int32Array): Run {
+  const perm = radixPermutation(r.n, [col, r.g]);
+  const out = allocRun(r.n);
+  for (let k = 0; k < r.n; k++) copyRow(out, r, perm[k]!);
+  return out;
+}
+
 /** Sort a run whose fact keys are unique (bulk loads after dedupe): key columns only. */
 export function sortUniqueRun(r: Run, order: IndexOrder): Run {
   const cols = keyCols(r, order);
