@@ -11,7 +11,7 @@ import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
 import type { Receipt, TxnContext } from '../transact/pipeline.js';
 import type { BulkDocument, BulkLoadOptions, BulkLoadResult } from '../transact/bulk-load.js';
-import { runIndexJob } from '../index/indexer.js';
+import { indexPace, runIndexJob } from '../index/indexer.js';
 import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger, type DropResponse } from './drop.js';
@@ -437,7 +437,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   private startIndexJob(ledger: Ledger): void {
     if (!this.opts.indexingEnabled || ledger.indexing) return;
-    ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger))
+    ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger, indexPace(ledger, this.opts.reindexMaxBytes)))
       .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); return false; })
       .then((published) => {
         ledger.indexing = null;
