@@ -129,6 +129,14 @@ export class Novelty {
   *allSteps(order: IndexOrder, maxT: number): Steps<Run> {
     const parts: Run[] = [];
     for (const r of this.runs[order]) {
+      // Runs are never changed once built: one wholly at or before maxT (the indexer's case: it
+      // indexes up to the head of the novelty it captured) is taken as it is, not copied.
+      let newer = 0;
+      while (newer < r.n && r.t[newer]! <= maxT) newer++;
+      if (newer === r.n) {
+        if (r.n > 0) parts.push(r);
+        continue;
+      }
       const part = allocRun(r.n);
       for (let i = 0; i < r.n; i++) {
         if (r.t[i]! <= maxT) copyRow(part, r, i);
