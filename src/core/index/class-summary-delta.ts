@@ -82,18 +82,30 @@ class ClassSets {
     return ok;
   }
 
-  async of(node: number): Promise<[string, number[]] | null> {
+  /** The class set of `node` when it can be had synchronously (memoised, fresh, or a synchronous scan); undefined otherwise. */
+  known(node: number): [string, number[]] | null | undefined {
     if (node >= this.fresh) return this.freshSets.get(node) ?? null;
-    let hit = this.memo.get(node);
+    const hit = this.memo.get(node);
     if (hit !== undefined) return hit;
-    hit = null;
-    if (this.view.dict.kind(node) !== 2) {
-      const cs: number[] = [];
-      const sync = this.view.scanSync?.({ g: 0, s: node, p: this.type });
-      const os = sync ? sync.o.subarray(0, sync.n) : (await rows(this.view, { g: 0, s: node, p: this.type })).o;
-      for (const c of os) if (this.counts(c) && !cs.includes(c)) cs.push(c);
-      if (cs.length) { cs.sort((a, b) => a - b); hit = [setKey(cs), cs]; }
+    if (this.view.dict.kind(node) === 2) return this.remember(node, []);
+    const sync = this.view.scanSync?.({ g: 0, s: node, p: this.type });
+    return sync ? this.remember(node, sync.o.subarray(0, sync.n)) : undefined;
+  }
+
+  async of(node: number): Promise<[string, number[]] | null> {
+    const hit = this.known(node);
+    if (hit !== undefined) return hit;
+    return this.remember(node, (await rows(this.view, { g: 0, s: node, p: this.type })).o);
+  }
+
+  private remember(node: number, types: ArrayLike<number>): [string, number[]] | null {
+    const cs: number[] = [];
+    for (let i = 0; i < types.length; i++) {
+      const c = types[i]!;
+      if (this.counts(c) && !cs.includes(c)) cs.push(c);
     }
+    let hit: [string, number[]] | null = null;
+    if (cs.length) { cs.sort((a, b) => a - b); hit = [setKey(cs), cs]; }
     this.memo.set(node, hit);
     return hit;
   }
@@ -170,8 +182,10 @@ export async function foldEvents(sum: ClassSummary, before: DbView, after: DbVie
   const retyped = new Set<number>();
   for (let i = 0; i < events.n; i++) {
     if (events.g[i] !== 0) continue;
-    subjects.add(events.s[i]!);
-    if (events.p[i] === type) retyped.add(events.s[i]!);
+    const s = events.s[i]!;
+    // Events come by subject: one set insertion per subject, not per event.
+    if (i === 0 || events.s[i - 1] !== s || events.g[i - 1] !== 0) subjects.add(s);
+    if (events.p[i] === type) retyped.add(s);
   }
   // A node whose classes changed moves the references to it into another class set. A node new
   // since `before` had no references then, and every reference it has now is an event's (its
@@ -204,7 +218,7 @@ export async function foldEvents(sum: ClassSummary, before: DbView, after: DbVie
           const p = events.p[i]!;
           if (!isCurrent(events, i) || !counts(p)) continue;
           const o = events.o[i]!;
-          countValue(propEntry(e, p), dict, o, (await sets.of(o))?.[0] ?? null, sign);
+          countValue(propEntry(e, p), dict, o, (sets.known(o) === undefined ? await sets.of(o) : sets.known(o))?.[0] ?? null, sign);
         }
         continue;
       }
@@ -213,7 +227,7 @@ export async function foldEvents(sum: ClassSummary, before: DbView, after: DbVie
         const p = f.p[i]!;
         if (!counts(p)) continue;
         const o = f.o[i]!;
-        countValue(propEntry(e, p), dict, o, (await sets.of(o))?.[0] ?? null, sign);
+        countValue(propEntry(e, p), dict, o, (sets.known(o) === undefined ? await sets.of(o) : sets.known(o))?.[0] ?? null, sign);
       }
     }
   }
