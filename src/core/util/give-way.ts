@@ -1,8 +1,8 @@
 /**
  * Background work that gives way to foreground work (docs/isolation.md "Index jobs give way to
  * writes"). A ledger's index job shares the main thread with the writes to that ledger: at every
- * pause it would otherwise take the turns a staging write gives (staging pauses every few ms), so
- * each write staged in twice the time. With `Activity` the write pipeline says when it runs, and
+ * pause it would otherwise take the turns a staging write gives (staging pauses every few ms), and
+ * the write waits behind its slices. With `Activity` the write pipeline says when it runs, and
  * a `YieldingSlice` in the index job waits at its pauses until the writes are done — at most
  * `maxWaitMs` per pause (then it works one full slice), and not at all while `urgent()` says so
  * (novelty near its hard limit, where writes would be refused) — so indexing always progresses.
