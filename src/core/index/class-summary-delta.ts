@@ -217,8 +217,8 @@ export async function foldEvents(sum: ClassSummary, before: DbView, after: DbVie
         for (let i = span[0]; i < span[1]; i++) {
           const p = events.p[i]!;
           if (!isCurrent(events, i) || !counts(p)) continue;
-          const o = events.o[i]!;
-          countValue(propEntry(e, p), dict, o, (sets.known(o) === undefined ? await sets.of(o) : sets.known(o))?.[0] ?? null, sign);
+          const o = events.o[i]!, oc = sets.known(o);
+          countValue(propEntry(e, p), dict, o, (oc === undefined ? await sets.of(o) : oc)?.[0] ?? null, sign);
         }
         continue;
       }
@@ -226,8 +226,8 @@ export async function foldEvents(sum: ClassSummary, before: DbView, after: DbVie
       for (let i = 0; i < f.n; i++) {
         const p = f.p[i]!;
         if (!counts(p)) continue;
-        const o = f.o[i]!;
-        countValue(propEntry(e, p), dict, o, (sets.known(o) === undefined ? await sets.of(o) : sets.known(o))?.[0] ?? null, sign);
+        const o = f.o[i]!, oc = sets.known(o);
+        countValue(propEntry(e, p), dict, o, (oc === undefined ? await sets.of(o) : oc)?.[0] ?? null, sign);
       }
     }
   }
