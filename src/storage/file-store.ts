@@ -25,7 +25,10 @@ import { checkPutCid, missingObject, verifiedBytes } from './memory-store.js';
  * - 'commits' (default): batch them. Objects a nameservice record can point at (commit, index root,
  *   ledger config, default context) are barriers: putting one fsyncs every directory dirtied since the
  *   last barrier, so everything a published head references is durable when the head is. Bulk index
- *   leaves therefore cost one file fsync each, not two.
+ *   leaves therefore cost one file fsync each, not two. A group of commits (putAllWithCid) fsyncs
+ *   only the directories its own objects were created in: what it references is itself or older
+ *   commits, and an index job's leaves written meanwhile wait for their root's barrier instead of
+ *   making a write's commit fsync hundreds of shard directories.
  * - 'none': no fsync at all (tests, caches that can be refetched).
  * Nameservice records are always fsynced (file and directory) unless 'none'.
  */
@@ -159,9 +162,11 @@ export class FileContentStore implements ContentStore {
     // bytes are still being written and fsynced: both must finish before this returns, and nothing
     // refers to these objects before then, so their order does not matter.
     let flush: Promise<void> | null = null;
+    const own = new Set(objects.map((o) => join(this.pathOf(o.cid), '..')));
+    own.add(this.objectsDir); // a shard directory the group created
     const startFlush = () => {
       if (flush || this.durable === 'none') return;
-      flush = this.flushDirs();
+      flush = this.flushDirs(own);
       flush.catch(() => {}); // awaited below
     };
     let toCreate = objects.length;
@@ -252,9 +257,11 @@ export class FileContentStore implements ContentStore {
     this.knownDirs.add(dir);
   }
 
-  private async flushDirs(): Promise<void> {
-    const dirs = [...this.dirty];
-    this.dirty.clear();
+  /** Fsync the dirty directories (only those in `only`, when given) and count them clean. */
+  private async flushDirs(only?: ReadonlySet<string>): Promise<void> {
+    const dirs = only ? [...this.dirty].filter((d) => only.has(d)) : [...this.dirty];
+    if (only) for (const d of dirs) this.dirty.delete(d);
+    else this.dirty.clear();
     try {
       await Promise.all(dirs.map(syncDir));
     } catch (e) {

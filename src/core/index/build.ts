@@ -10,6 +10,7 @@ import { canonicalJsonBytes, type BranchNode, type ChildRef } from './root-codec
 import { allocRun, cmpRows, copyRow, keyCols, mergeRuns, sortRun, type Run } from './run.js';
 import type { IndexTree, LeafRef } from './tree.js';
 import { inParallel } from '../util/in-parallel.js';
+import type { TimeSlice } from '../util/next-turn.js';
 
 export { inParallel };
 
@@ -42,7 +43,9 @@ function slice(r: Run, from: number, to: number): Run {
 }
 
 /** Write one leaf (and its history blob when non-empty); returns its reference. */
-async function writeLeaf(store: ContentStore, order: IndexOrder, cur: Run, hist: Run): Promise<LeafRef> {
+async function writeLeaf(store: ContentStore, order: IndexOrder, cur: Run, hist: Run, pace?: TimeSlice): Promise<LeafRef> {
+  // Encoding a leaf is a piece of work of its own: an index job pauses before it.
+  if (pace?.due()) await pace.pause();
   const historyCid = hist.n > 0 ? await store.put(Codec.indexLeaf, encodeLeaf(1, order, hist, null)) : null;
   const cid = await store.put(Codec.indexLeaf, encodeLeaf(0, order, cur, historyCid));
   let first: number[] | null = null, last: number[] | null = null;
@@ -59,7 +62,7 @@ async function writeLeaf(store: ContentStore, order: IndexOrder, cur: Run, hist:
 const WRITE_CONCURRENCY = 8;
 
 /** Split sorted current rows and history into leaves of about TARGET_LEAF_ROWS rows and write them. */
-export async function writeLeaves(store: ContentStore, order: IndexOrder, cur: Run, hist: Run): Promise<LeafRef[]> {
+export async function writeLeaves(store: ContentStore, order: IndexOrder, cur: Run, hist: Run, pace?: TimeSlice): Promise<LeafRef[]> {
   if (cur.n === 0 && hist.n === 0) return [];
   const pieces = Math.max(1, Math.ceil(cur.n / TARGET_LEAF_ROWS));
   const per = Math.ceil(cur.n / pieces);
@@ -77,7 +80,7 @@ export async function writeLeaves(store: ContentStore, order: IndexOrder, cur: R
     parts.push([slice(cur, from, to), slice(hist, h, hEnd)]);
     h = hEnd;
   }
-  return inParallel(parts, WRITE_CONCURRENCY, ([c, hs]) => writeLeaf(store, order, c, hs));
+  return inParallel(parts, WRITE_CONCURRENCY, ([c, hs]) => writeLeaf(store, order, c, hs, pace));
 }
 
 /** Write branch nodes over leaf references; returns the top node's CID string, or null when empty. */
@@ -199,12 +202,12 @@ const LEAF_CONCURRENCY = 4;
  * leaves kept by reference) are not read or rewritten; a run of small leaves ends before one, or
  * once it holds MERGED_HISTORY_ROWS of history.
  */
-export async function updateOrder(tree: IndexTree | null, store: ContentStore, order: IndexOrder, events: Run): Promise<LeafRef[]> {
+export async function updateOrder(tree: IndexTree | null, store: ContentStore, order: IndexOrder, events: Run, pace?: TimeSlice): Promise<LeafRef[]> {
   const refs = tree ? tree.leaves[order] : [];
   if (events.n === 0) return refs;
   if (refs.length === 0) {
     const { cur, hist } = applyEvents(order, allocRun(0), null, events);
-    return writeLeaves(store, order, cur, hist);
+    return writeLeaves(store, order, cur, hist, pace);
   }
   const ec = keyCols(events, order);
   // Per leaf, the event range [from, to) it receives.
@@ -226,6 +229,8 @@ export async function updateOrder(tree: IndexTree | null, store: ContentStore, o
   interface Outcome { keep?: LeafRef; cur?: Run; hist?: Run }
   const outcome = async ({ ref, from, to }: { ref: LeafRef; from: number; to: number }): Promise<Outcome> => {
     if (to === from) return { keep: ref };
+    // Each leaf's merge is a piece of work of its own (a few ms): the job pauses between them.
+    if (pace?.due()) await pace.pause();
     const ev = slice(events, from, to);
     if (to - from >= TARGET_LEAF_ROWS && cmpEventKey(ec, from, ref.last) > 0) {
       const fresh = mergeAsserts(order, allocRun(0), null, ev);
@@ -233,6 +238,7 @@ export async function updateOrder(tree: IndexTree | null, store: ContentStore, o
     }
     const leaf = await tree!.leaf(ref);
     const hist = await tree!.history(leaf);
+    if (pace?.due()) await pace.pause();
     const merged = mergeAsserts(order, leaf.run, hist, ev) ?? applyEvents(order, leaf.run, hist, ev);
     return { cur: merged.cur, hist: merged.hist };
   };
@@ -245,7 +251,7 @@ export async function updateOrder(tree: IndexTree | null, store: ContentStore, o
     const cur = concatRuns(curs), hist = concatRuns(hists);
     curs = []; hists = []; rows = 0; histRows = 0;
     if (cur.n === 0 && hist.n === 0) return;
-    const w = writeLeaves(store, order, cur, hist);
+    const w = writeLeaves(store, order, cur, hist, pace);
     w.catch(() => undefined); // awaited below (a failure fails the update there)
     slots.push(w);
     writing.push(w);

@@ -13,6 +13,8 @@ import type { Novelty } from './novelty.js';
 import { canonicalJsonBytes, parseJsonNode } from './root-codec.js';
 import type { IndexTree } from './tree.js';
 import type { DbView, ScanPattern } from './view.js';
+import type { TimeSlice } from '../util/next-turn.js';
+import { allocRun, copyRow, type Run } from './run.js';
 import {
   cloneSummary, countedClass, countedPredicate, countValue, propEntry, pruneSummary, setEntry, setKey, summarizeFacts,
   summaryFromJson, summaryJson, type ClassSummary,
@@ -30,72 +32,202 @@ async function rows(view: DbView, pattern: ScanPattern): Promise<{ s: number[]; 
   return out;
 }
 
+/**
+ * One subject's default-graph facts (p, o) in reused typed columns: a synchronous scan's batch is
+ * shared by the next scan (the class lookups below make some), so it is copied once, not into arrays.
+ */
+class SubjectFacts {
+  p = new Int32Array(256);
+  o = new Int32Array(256);
+  n = 0;
+
+  async read(view: DbView, s: number): Promise<void> {
+    this.n = 0;
+    const sync = view.scanSync?.({ g: 0, s });
+    if (sync) this.take(sync);
+    else for await (const b of view.scan({ g: 0, s })) this.take(b);
+  }
+
+  private take(b: { n: number; p: Int32Array; o: Int32Array }): void {
+    const need = this.n + b.n;
+    if (need > this.p.length) {
+      const cap = Math.max(need, this.p.length * 2);
+      const p = new Int32Array(cap), o = new Int32Array(cap);
+      p.set(this.p.subarray(0, this.n)); o.set(this.o.subarray(0, this.n));
+      this.p = p; this.o = o;
+    }
+    this.p.set(b.p.subarray(0, b.n), this.n);
+    this.o.set(b.o.subarray(0, b.n), this.n);
+    this.n = need;
+  }
+}
+
 /** Class sets of nodes in one view, memoised: [key, classes], or null for a node without counted classes. */
 class ClassSets {
   private readonly memo = new Map<number, [string, number[]] | null>();
-  constructor(readonly view: DbView, private readonly type: number, private readonly counted: Map<number, boolean>) {}
+  /**
+   * `fresh`: ids from here on have no facts in this view (terms the dictionary numbered after
+   * the view's index root was written), so they have no classes here and need no scan.
+   */
+  constructor(
+    readonly view: DbView, private readonly type: number, private readonly counted: Map<number, boolean>, readonly fresh = Infinity,
+    /** The class sets of nodes from `fresh` on, when they have any here (read off the events, not scanned). */
+    readonly freshSets = new Map<number, [string, number[]]>(),
+  ) {}
+
+  /** Whether class `c` counts (memoised: the dictionary decides from its key). */
+  counts(c: number): boolean {
+    let ok = this.counted.get(c);
+    if (ok === undefined) this.counted.set(c, ok = countedClass(this.view.dict, c));
+    return ok;
+  }
+
+  /** The class set of `node` when it can be had synchronously (memoised, fresh, or a synchronous scan); undefined otherwise. */
+  known(node: number): [string, number[]] | null | undefined {
+    if (node >= this.fresh) return this.freshSets.get(node) ?? null;
+    const hit = this.memo.get(node);
+    if (hit !== undefined) return hit;
+    if (this.view.dict.kind(node) === 2) return this.remember(node, []);
+    const sync = this.view.scanSync?.({ g: 0, s: node, p: this.type });
+    return sync ? this.remember(node, sync.o.subarray(0, sync.n)) : undefined;
+  }
 
   async of(node: number): Promise<[string, number[]] | null> {
-    let hit = this.memo.get(node);
+    const hit = this.known(node);
     if (hit !== undefined) return hit;
-    hit = null;
-    if (this.view.dict.kind(node) !== 2) {
-      const cs: number[] = [];
-      for (const c of (await rows(this.view, { g: 0, s: node, p: this.type })).o) {
-        let ok = this.counted.get(c);
-        if (ok === undefined) this.counted.set(c, ok = countedClass(this.view.dict, c));
-        if (ok && !cs.includes(c)) cs.push(c);
-      }
-      if (cs.length) { cs.sort((a, b) => a - b); hit = [setKey(cs), cs]; }
+    return this.remember(node, (await rows(this.view, { g: 0, s: node, p: this.type })).o);
+  }
+
+  private remember(node: number, types: ArrayLike<number>): [string, number[]] | null {
+    const cs: number[] = [];
+    for (let i = 0; i < types.length; i++) {
+      const c = types[i]!;
+      if (this.counts(c) && !cs.includes(c)) cs.push(c);
     }
+    let hit: [string, number[]] | null = null;
+    if (cs.length) { cs.sort((a, b) => a - b); hit = [setKey(cs), cs]; }
     this.memo.set(node, hit);
     return hit;
   }
 }
 
+/** How a fold may save work and share the event loop. */
+export interface FoldOptions {
+  /**
+   * Ids from here on have no facts at `before` (the dictionary size of the index root `before`
+   * reads: ids are append-only, and that root's facts name only ids it numbered). Subjects and
+   * nodes past it are skipped at `before`: a load of new subjects reads each subject once.
+   */
+  newFrom?: number;
+  /** Pause when this slice is used up (an index job's fold takes hundreds of ms at 1M triples). */
+  slice?: TimeSlice;
+}
+
 /**
- * Move `sum` (the summary at `before.t`, mutated) to `after.t` (same data source, later or
- * earlier t). `events` holds every event of the default graph with a t between the two (their
- * subjects are what changed).
+ * The current facts of subjects new since `before` — every fact they have is one of the events —
+ * read off the events (SPOT order, newest first per fact): per subject its row range and, for the
+ * typed ones, their class sets.
  */
-export async function foldEvents(sum: ClassSummary, before: DbView, after: DbView, events: { n: number; g: Int32Array; s: Int32Array; p: Int32Array }): Promise<ClassSummary> {
+function freshSubjects(events: Run, newFrom: number, type: number, sets: ClassSets): Map<number, [number, number]> {
+  const spans = new Map<number, [number, number]>();
+  const cls = new Map<number, number[]>();
+  for (let i = 0; i < events.n;) {
+    const s = events.s[i]!;
+    let j = i;
+    while (j < events.n && events.s[j] === s) j++;
+    if (s >= newFrom) {
+      spans.set(s, [i, j]);
+      for (let k = i; k < j; k++) {
+        if (events.p[k] !== type || !isCurrent(events, k)) continue;
+        const c = events.o[k]!;
+        if (!sets.counts(c)) continue;
+        let cs = cls.get(s);
+        if (!cs) cls.set(s, cs = []);
+        if (!cs.includes(c)) cs.push(c);
+      }
+    }
+    i = j;
+  }
+  for (const [s, cs] of cls) { cs.sort((a, b) => a - b); sets.freshSets.set(s, [setKey(cs), cs]); }
+  return spans;
+}
+
+/** Row k starts its fact's group (the newest event of that fact) and asserts it: the fact is current. */
+function isCurrent(r: Run, k: number): boolean {
+  if (r.op[k] !== 1) return false;
+  return k === 0 || r.s[k - 1] !== r.s[k] || r.p[k - 1] !== r.p[k] || r.o[k - 1] !== r.o[k] || r.m[k - 1] !== r.m[k];
+}
+
+/**
+ * Move `sum` (the summary at `before.t`, mutated) to `after.t` (same data source, later t).
+ * `events` holds every event of the default graph with a t between the two (their subjects are
+ * what changed), sorted in SPOT order as novelty.range gives them.
+ */
+export async function foldEvents(sum: ClassSummary, before: DbView, after: DbView, events: Run, opts: FoldOptions = {}): Promise<ClassSummary> {
   const dict = after.dict;
   const type = await dict.lookupKey(RDF + 'type');
   if (type === undefined) return sum;
-  // The events' ids and the summary's classes get their dictionary pages loaded (kind/key below are synchronous).
+  const slice = opts.slice;
+  const newFrom = opts.newFrom ?? Infinity;
+  // The events' ids and the summary's classes get their dictionary pages loaded (kind/key below
+  // are synchronous); the objects' too when new subjects' facts are read off the events.
   const known: number[] = [];
   for (const e of sum.values()) known.push(...e.classes);
-  await dict.ensureIds([events.s, events.p], events.n);
+  await dict.ensureIds(newFrom < Infinity ? [events.s, events.p, events.o] : [events.s, events.p], events.n);
   await dict.ensureIds([known], known.length);
   const counted = new Map<number, boolean>();
-  const views = [new ClassSets(before, type, counted), new ClassSets(after, type, counted)] as const;
+  const views = [new ClassSets(before, type, counted, newFrom), new ClassSets(after, type, counted, newFrom)] as const;
+  const fresh = newFrom < Infinity ? freshSubjects(events, newFrom, type, views[1]) : new Map<number, [number, number]>();
   const subjects = new Set<number>();
   const retyped = new Set<number>();
   for (let i = 0; i < events.n; i++) {
     if (events.g[i] !== 0) continue;
-    subjects.add(events.s[i]!);
-    if (events.p[i] === type) retyped.add(events.s[i]!);
+    const s = events.s[i]!;
+    // Events come by subject: one set insertion per subject, not per event.
+    if (i === 0 || events.s[i - 1] !== s || events.g[i - 1] !== 0) subjects.add(s);
+    if (events.p[i] === type) retyped.add(s);
   }
-  // A node whose classes changed moves the references to it into another class set.
+  // A node whose classes changed moves the references to it into another class set. A node new
+  // since `before` had no references then, and every reference it has now is an event's (its
+  // subject is already counted).
   for (const x of retyped) {
+    if (x >= newFrom) continue;
+    if (slice?.due()) await slice.pause();
     if ((await views[0].of(x))?.[0] === (await views[1].of(x))?.[0]) continue;
     for (const v of views) for (const s of (await rows(v.view, { g: 0, o: x })).s) subjects.add(s);
   }
   const preds = new Map<number, boolean>();
+  const counts = (p: number): boolean => {
+    let ok = preds.get(p);
+    if (ok === undefined) preds.set(p, ok = countedPredicate(dict, p, type));
+    return ok;
+  };
+  const f = new SubjectFacts();
   for (const [sets, sign] of [[views[0], -1], [views[1], 1]] as const) {
     for (const s of subjects) {
+      // New subjects had nothing at `before`.
+      if (sign < 0 && s >= newFrom) continue;
+      if (slice?.due()) await slice.pause();
       const k = await sets.of(s);
       if (!k) continue;
       const e = setEntry(sum, k[1]);
       e.subjects += sign;
-      const f = await rows(sets.view, { g: 0, s });
-      for (let i = 0; i < f.p.length; i++) {
+      const span = sign > 0 ? fresh.get(s) : undefined;
+      if (span) {
+        for (let i = span[0]; i < span[1]; i++) {
+          const p = events.p[i]!;
+          if (!isCurrent(events, i) || !counts(p)) continue;
+          const o = events.o[i]!, oc = sets.known(o);
+          countValue(propEntry(e, p), dict, o, (oc === undefined ? await sets.of(o) : oc)?.[0] ?? null, sign);
+        }
+        continue;
+      }
+      await f.read(sets.view, s);
+      for (let i = 0; i < f.n; i++) {
         const p = f.p[i]!;
-        let ok = preds.get(p);
-        if (ok === undefined) preds.set(p, ok = countedPredicate(dict, p, type));
-        if (!ok) continue;
-        const o = f.o[i]!;
-        countValue(propEntry(e, p), dict, o, (await sets.of(o))?.[0] ?? null, sign);
+        if (!counts(p)) continue;
+        const o = f.o[i]!, oc = sets.known(o);
+        countValue(propEntry(e, p), dict, o, (oc === undefined ? await sets.of(o) : oc)?.[0] ?? null, sign);
       }
     }
   }
@@ -103,13 +235,13 @@ export async function foldEvents(sum: ClassSummary, before: DbView, after: DbVie
 }
 
 /** Default-graph events of `novelty` with fromT < t <= toT, in SPOT order. */
-export function defaultGraphEvents(novelty: Novelty, fromT: number, toT: number): { n: number; g: Int32Array; s: Int32Array; p: Int32Array } {
+export function defaultGraphEvents(novelty: Novelty, fromT: number, toT: number): Run {
   const r = novelty.range('spot', [0], toT);
   let n = 0;
   for (let i = 0; i < r.n; i++) if (r.t[i]! > fromT) n++;
   if (n === r.n) return r;
-  const out = { n, g: new Int32Array(n), s: new Int32Array(n), p: new Int32Array(n) };
-  for (let i = 0, j = 0; i < r.n; i++) if (r.t[i]! > fromT) { out.g[j] = r.g[i]!; out.s[j] = r.s[i]!; out.p[j++] = r.p[i]!; }
+  const out = allocRun(n);
+  for (let i = 0; i < r.n; i++) if (r.t[i]! > fromT) copyRow(out, r, i);
   return out;
 }
 
@@ -155,7 +287,7 @@ export async function snapshotSummary(db: SummarySource): Promise<ClassSummary |
   const base = await loadSummary(tree.store, cid);
   const events = defaultGraphEvents(novelty, tree.t, db.t);
   if (events.n === 0) return base;
-  return foldEvents(cloneSummary(base), db.at(tree.t), db, events);
+  return foldEvents(cloneSummary(base), db.at(tree.t), db, events, { newFrom: tree.root.dict.size });
 }
 
 /**
@@ -163,11 +295,13 @@ export async function snapshotSummary(db: SummarySource): Promise<ClassSummary |
  * novelty, or (no previous root, or one written before summaries) one scan of the new state.
  * `viewAt(t)` is the ledger's data (previous tree + novelty) at t. Returns the stored object's CID.
  */
-export async function writeIndexSummary(store: ContentStore, prev: IndexTree | null, novelty: Novelty, toT: number, viewAt: (t: number) => DbView): Promise<string> {
+export async function writeIndexSummary(
+  store: ContentStore, prev: IndexTree | null, novelty: Novelty, toT: number, viewAt: (t: number) => DbView, slice?: TimeSlice,
+): Promise<string> {
   let sum: ClassSummary;
   const prevCid = prev?.root.class_summary;
   if (prev && prevCid) {
-    sum = await foldEvents(cloneSummary(await loadSummary(store, prevCid)), viewAt(prev.t), viewAt(toT), defaultGraphEvents(novelty, prev.t, toT));
+    sum = await foldEvents(cloneSummary(await loadSummary(store, prevCid)), viewAt(prev.t), viewAt(toT), defaultGraphEvents(novelty, prev.t, toT), { newFrom: prev.root.dict.size, slice });
   } else {
     const view = viewAt(toT);
     const type = await view.dict.lookupKey(RDF + 'type');

@@ -9,12 +9,13 @@ import type { ContentStore } from '../store.js';
 import type { DictRootJson, TermDict } from './dict.js';
 import { encodeDictPage, encodeFilterGroup, FILTERS_PER_GROUP, PAGE_IDS, PAGE_SHIFT } from './dict-page.js';
 import { pageFilterAndFingerprints } from './dict-held.js';
+import type { TimeSlice } from '../util/next-turn.js';
 
 /**
  * The dictionary of ids [0, size) as pages on top of `prev` (the root the dictionary's base came
- * from; null or an old-format root: every page is written).
+ * from; null or an old-format root: every page is written), pausing between pages when `pace` is used up.
  */
-export async function writeDictPages(store: ContentStore, dict: TermDict, prev: DictRootJson | null, size: number): Promise<DictRootJson> {
+export async function writeDictPages(store: ContentStore, dict: TermDict, prev: DictRootJson | null, size: number, pace?: TimeSlice): Promise<DictRootJson> {
   const paged = prev?.pages !== undefined && prev.filters !== undefined;
   if (paged && prev!.size === size) return { size, chunks: [], pages: prev!.pages!, filters: prev!.filters! };
   const oldSize = paged ? prev!.size : 0;
@@ -25,6 +26,7 @@ export async function writeDictPages(store: ContentStore, dict: TermDict, prev: 
   const fps = new Map<number, Int32Array>();
   const writes: Promise<void>[] = [];
   for (let k = firstPage; k << PAGE_SHIFT < size; k++) {
+    if (pace?.due()) await pace.pause();
     const start = k << PAGE_SHIFT;
     const keys = await dict.keysOf(start, Math.min(size, start + PAGE_IDS));
     // Each key hashed once for its page's filter and the fingerprints attachBase keeps.

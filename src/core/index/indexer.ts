@@ -15,9 +15,31 @@ import { canonicalJsonBytes, type IndexRoot } from './root-codec.js';
 import { IndexTree, type LeafRef } from './tree.js';
 import { rememberRoot } from './root-headers.js';
 import { writeIndexSummary } from './class-summary-delta.js';
+import { YieldingSlice } from '../util/give-way.js';
+import { TimeSlice } from '../util/next-turn.js';
+import { runStepsSliced } from '../util/steps.js';
 
-/** Run one index job for a ledger; true when its index was published. */
-export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise<boolean> {
+/** Longest stretch (ms) an index job works on the main thread without a turn. */
+const INDEX_SLICE_MS = 4;
+/** Longest wait (ms) at one pause for the ledger's writes to finish (docs/isolation.md "Index jobs give way to writes"). */
+export const INDEX_MAX_WAIT_MS = 100;
+
+/**
+ * The pace of a ledger's index job: slices of INDEX_SLICE_MS that give way to the ledger's writes
+ * (at most INDEX_MAX_WAIT_MS per pause), except once novelty holds half of `maxNoveltyBytes` —
+ * near the limit where writes are refused, indexing is what makes room for them.
+ */
+export function indexPace(ledger: Ledger, maxNoveltyBytes: number): YieldingSlice {
+  return new YieldingSlice(INDEX_SLICE_MS, {
+    activity: ledger.writes, maxWaitMs: INDEX_MAX_WAIT_MS, urgent: () => ledger.novelty.bytes >= maxNoveltyBytes / 2,
+  });
+}
+
+/**
+ * Run one index job for a ledger, pausing at `pace` (background jobs: indexPace; by default plain
+ * slices, for an index asked for and awaited); true when its index was published.
+ */
+export async function runIndexJob(stores: LedgerStores, ledger: Ledger, pace: TimeSlice = new TimeSlice(INDEX_SLICE_MS)): Promise<boolean> {
   // Capture a consistent state at one t under the write lock.
   const snap = await ledger.lock.run(async () => ({
     toT: ledger.head.t,
@@ -35,12 +57,13 @@ export async function runIndexJob(stores: LedgerStores, ledger: Ledger): Promise
   const leaves = {} as Record<IndexOrder, LeafRef[]>;
   const tops = {} as Record<IndexOrder, string | null>;
   for (const order of ORDERS) {
-    leaves[order] = await updateOrder(snap.tree, store, order, snap.novelty.all(order, snap.toT));
+    const events = await runStepsSliced(snap.novelty.allSteps(order, snap.toT), pace);
+    leaves[order] = await updateOrder(snap.tree, store, order, events, pace);
     tops[order] = await writeBranches(store, order, leaves[order]);
   }
-  const dict = await writeDictPages(store, ledger.dict, snap.tree?.root.dict ?? null, snap.dictSize);
+  const dict = await writeDictPages(store, ledger.dict, snap.tree?.root.dict ?? null, snap.dictSize, pace);
   const head = await ledger.db();
-  const classSummary = await writeIndexSummary(store, snap.tree, snap.novelty, snap.toT, (t) => head.at(t, snap));
+  const classSummary = await writeIndexSummary(store, snap.tree, snap.novelty, snap.toT, (t) => head.at(t, snap), pace);
   const root: IndexRoot = {
     v: 1, ledger_id: ledger.id, index_t: snap.toT, base_t: 0, commit_id: snap.commitId, commit_time: snap.commitTime, ns: snap.ns, graphs: snap.graphs,
     datatypes: snap.datatypes, dict, orders: tops, stats: snap.stats,

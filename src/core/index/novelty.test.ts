@@ -52,3 +52,22 @@ describe('Novelty.addSteps', () => {
     }
   });
 });
+
+describe('Novelty.allSteps', () => {
+  it('gives the run all() gives, at every t, whether its runs are taken whole or filtered', async () => {
+    const { runSteps } = await import('../util/steps.js');
+    let nov = Novelty.empty();
+    for (let t = 1; t <= 5; t++) {
+      const flakes: Flake[] = [];
+      for (let i = 0; i < 30_000; i++) flakes.push({ g: i % 2, s: 100 + ((i * 31) % 4001), p: 10 + (i % 4), o: 1000 + ((i * t) % 977), m: -1, t, op: (i + t) % 5 !== 0 });
+      nov = nov.add(flakes, 1000, () => false);
+    }
+    for (const order of ORDERS) {
+      for (const maxT of [0, 2, 4, 5, 99]) {
+        const x = nov.all(order, maxT), y = runSteps(nov.allSteps(order, maxT));
+        expect(y.n, `${order} ${maxT}`).toBe(x.n);
+        for (const col of ['g', 's', 'p', 'o', 'm', 't', 'op'] as const) expect(Array.from(y[col].subarray(0, y.n))).toEqual(Array.from(x[col].subarray(0, x.n)));
+      }
+    }
+  });
+});

@@ -124,6 +124,31 @@ export class Novelty {
   all(order: IndexOrder, maxT: number): Run {
     return this.range(order, [], maxT);
   }
+
+  /** `all` in steps (pausing every MERGE_STEP_ROWS rows copied or merged): the same run, without holding the event loop. */
+  *allSteps(order: IndexOrder, maxT: number): Steps<Run> {
+    const parts: Run[] = [];
+    for (const r of this.runs[order]) {
+      // Runs are never changed once built: one wholly at or before maxT (the indexer's case: it
+      // indexes up to the head of the novelty it captured) is taken as it is, not copied.
+      let newer = 0;
+      while (newer < r.n && r.t[newer]! <= maxT) newer++;
+      if (newer === r.n) {
+        if (r.n > 0) parts.push(r);
+        continue;
+      }
+      const part = allocRun(r.n);
+      for (let i = 0; i < r.n; i++) {
+        if (r.t[i]! <= maxT) copyRow(part, r, i);
+        if ((i + 1) % MERGE_STEP_ROWS === 0) yield;
+      }
+      if (part.n > 0) parts.push(part);
+    }
+    if (parts.length === 0) return EMPTY_RUN;
+    let out = parts[0]!;
+    for (let i = 1; i < parts.length; i++) out = yield* mergeRunsSteps(out, parts[i]!, order, MERGE_STEP_ROWS);
+    return out;
+  }
 }
 
 function filterRun(r: Run, keep: (o: number) => boolean): Run {

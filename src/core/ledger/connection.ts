@@ -11,7 +11,7 @@ import type { ContentStore, NameService, NsRecord } from '../store.js';
 import type { TxnRequest } from '../transact/txn-request.js';
 import type { Receipt, TxnContext } from '../transact/pipeline.js';
 import type { BulkDocument, BulkLoadOptions, BulkLoadResult } from '../transact/bulk-load.js';
-import { runIndexJob } from '../index/indexer.js';
+import { indexPace, runIndexJob } from '../index/indexer.js';
 import type { CommitFlake } from '../commit/commit-codec.js';
 import type { Db } from './db.js';
 import { dropLedger, type DropResponse } from './drop.js';
@@ -105,6 +105,12 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
   readonly gc: IndexGc;
   /** Background loads started by prepare() (idle() waits for them: they start index jobs). */
   private readonly preparing = new Set<Promise<void>>();
+  /**
+   * Background index jobs running, including those of ledger objects no longer loaded (a rebase or
+   * fast-forward forgets the old object while its job, which gives way to writes and so spans many
+   * turns, finishes and retires its root): idle() waits for them all.
+   */
+  private readonly indexJobs = new Set<Promise<unknown>>();
   /** Nameservice records seen, kept current by the change feed (a read per query would cost a file read). */
   private readonly records = new Map<string, NsRecord | null>();
   private unsubscribe: (() => void) | null = null;
@@ -437,13 +443,16 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
 
   private startIndexJob(ledger: Ledger): void {
     if (!this.opts.indexingEnabled || ledger.indexing) return;
-    ledger.indexing = this.gc.writing(() => runIndexJob(this, ledger))
+    const job: Promise<void> = this.gc.writing(() => runIndexJob(this, ledger, indexPace(ledger, this.opts.reindexMaxBytes)))
       .catch((e) => { console.error(JSON.stringify({ level: 'error', msg: 'index job failed', ledger: ledger.id, error: String(e) })); return false; })
       .then((published) => {
         ledger.indexing = null;
+        this.indexJobs.delete(job);
         // Not published: the ledger was superseded or dropped, and another job would fare no better.
         if (published) this.maybeIndex(ledger);
       });
+    ledger.indexing = job;
+    this.indexJobs.add(job);
   }
 
   /** Index now (the `/reindex` command): waits for a running job, then indexes what is left. */
@@ -473,6 +482,7 @@ export class Connection implements WriteEnv, LedgerStores, BranchEnv {
         const l = await p.catch(() => null);
         while (l?.indexing) { waited = true; await l.indexing; }
       }
+      while (this.indexJobs.size > 0) { waited = true; await Promise.all([...this.indexJobs]); }
       await this.gc.idle();
       if (!waited) return;
     }

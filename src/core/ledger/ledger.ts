@@ -26,6 +26,7 @@ import { LedgerStats } from './stats.js';
 import { RESERVED_DATATYPES } from './datatypes-limit.js';
 import type { PendingWrite } from '../transact/write-queue.js';
 import type { CommitGraph } from '../branch/dag.js';
+import { Activity } from '../util/give-way.js';
 
 /**
  * True when a commit reference is a full CID rather than a digest prefix: Ledgraph CIDs start with
@@ -94,6 +95,8 @@ export class Ledger {
   readonly writeQueue: PendingWrite[] = [];
   /** True while a writer drains the queue. */
   writing = false;
+  /** Writes staging or publishing (the pipeline's drain): this ledger's index job gives way to them (util/give-way.ts). */
+  readonly writes = new Activity();
   /** Background index job, when one runs. */
   indexing: Promise<void> | null = null;
   /**

@@ -118,6 +118,7 @@ function expireAfter(ledger: Ledger, w: PendingWrite, ms: number): ReturnType<ty
  */
 async function drain(env: WriteEnv, ledger: Ledger): Promise<void> {
   ledger.writing = true;
+  ledger.writes.begin();
   try {
     let inFlight: Group | null = null;
     while (ledger.writeQueue.length > 0 || inFlight) {
@@ -144,6 +145,7 @@ async function drain(env: WriteEnv, ledger: Ledger): Promise<void> {
     }
   } finally {
     ledger.writing = false;
+    ledger.writes.end();
   }
 }
 
