@@ -43,7 +43,8 @@ export interface NTriplesReading {
   escaped(): Uint8Array | null;
 }
 
-interface Reply { id: number; seq: number; failed?: true; piece?: PieceRows }
+/** A thread's answer for piece `seq` of body `id`, of `bytes` bytes. */
+interface Reply { id: number; seq: number; bytes: number; failed?: true; piece?: PieceRows }
 /** A piece of body `id`, or its end on a thread. */
 interface PieceMessage { id: number; seq?: number; chunk?: Uint8Array; first?: true; last?: true; drop?: true }
 
@@ -72,6 +73,8 @@ export class BodyThreads {
       // Reading bodies never keeps the process alive.
       worker.unref();
       worker.on('message', (m: Reply) => {
+        // Counted off whether or not the reading is still open (an abandoned body's pieces are answered too).
+        this.queued[w]! -= m.bytes;
         this.open.get(m.id)?.reply(m, w);
       });
       worker.on('error', died);
@@ -99,11 +102,6 @@ export class BodyThreads {
     this.queued[w]! += m.chunk.length;
     this.workers[w]!.postMessage(m, [m.chunk.buffer as ArrayBuffer]);
     return w;
-  }
-
-  /** Thread `w` answered a piece of `bytes`. */
-  answered(w: number, bytes: number): void {
-    if (w >= 0 && w < this.queued.length) this.queued[w]! -= bytes;
   }
 
   /** Tell thread `w` that body `id` is over (or abandoned) there. */
@@ -142,8 +140,6 @@ class PiecedReading implements NTriplesReading {
   private lineBytes = 0;
   /** Pieces handed out. */
   private seq = 0;
-  /** Per piece handed out: its bytes (to tell the thread's load when it answers). */
-  private readonly sizes: number[] = [];
   /** Threads that took a piece of this body. */
   private readonly used = new Set<number>();
   private readonly merge = new PieceMerge();
@@ -199,7 +195,6 @@ class PiecedReading implements NTriplesReading {
   reply(m: Reply | null, w: number): void {
     if (m === null) this.lost = true;
     else {
-      this.threads.answered(w, this.sizes[m.seq] ?? 0);
       if (this.failed || this.lost) return;
       if (m.failed) this.fail();
       else this.merge.add(m.seq, w, m.piece!);
@@ -252,7 +247,6 @@ class PiecedReading implements NTriplesReading {
     this.pending = this.pending.slice(k);
     this.pendingBytes -= bytes;
     const seq = this.seq++;
-    this.sizes[seq] = bytes;
     const m: PieceMessage & { chunk: Uint8Array } = { id: this.id, seq, chunk };
     if (seq === 0) m.first = true;
     if (last) m.last = true;

@@ -19,7 +19,11 @@ interface BodyMessage { id: number; seq?: number; chunk?: Uint8Array; first?: tr
 port.on('message', (m: BodyMessage) => {
   if (m.drop || !m.chunk) { bodies.delete(m.id); return; }
   let reader = bodies.get(m.id);
-  if (reader === null) { if (m.last) bodies.delete(m.id); return; }
+  if (reader === null) {
+    if (m.last) bodies.delete(m.id);
+    port.postMessage({ id: m.id, seq: m.seq, bytes: m.chunk.length, failed: true });
+    return;
+  }
   if (!reader) bodies.set(m.id, (reader = new PieceReader()));
   let piece;
   try {
@@ -29,6 +33,6 @@ port.on('message', (m: BodyMessage) => {
   }
   if (m.last) bodies.delete(m.id);
   else if (!piece) bodies.set(m.id, null);
-  if (!piece) { port.postMessage({ id: m.id, seq: m.seq, failed: true }); return; }
-  port.postMessage({ id: m.id, seq: m.seq, piece }, [piece.s.buffer, piece.p.buffer, piece.o.buffer, piece.escaped.buffer] as ArrayBuffer[]);
+  if (!piece) { port.postMessage({ id: m.id, seq: m.seq, bytes: m.chunk.length, failed: true }); return; }
+  port.postMessage({ id: m.id, seq: m.seq, bytes: m.chunk.length, piece }, [piece.s.buffer, piece.p.buffer, piece.o.buffer, piece.escaped.buffer] as ArrayBuffer[]);
 });
