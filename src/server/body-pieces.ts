@@ -57,7 +57,8 @@ export class PieceMerge {
   private s = new Int32Array(1 << 12);
   private p = new Int32Array(1 << 12);
   private o = new Int32Array(1 << 12);
-  private text = new Uint8Array(1 << 16);
+  /** The pieces' escaped text, joined once at the end (one copy, no regrowing). */
+  private readonly text: Uint8Array[] = [];
   private textLen = 0;
   /** Per reader: its key numbers → merged key numbers. */
   private readonly locals: { map: Int32Array; n: number }[] = [];
@@ -76,8 +77,18 @@ export class PieceMerge {
   result(): { rows: KeyRows; escaped: Uint8Array } {
     return {
       rows: { n: this.n, keys: this.keys, s: this.s.subarray(0, this.n), p: this.p.subarray(0, this.n), o: this.o.subarray(0, this.n) },
-      escaped: this.text.subarray(0, this.textLen),
+      escaped: this.joinedText(),
     };
+  }
+
+  private joinedText(): Uint8Array {
+    if (this.text.length === 1) return this.text[0]!;
+    const out = new Uint8Array(this.textLen);
+    let at = 0;
+    for (const t of this.text) { out.set(t, at); at += t.length; }
+    this.text.length = 0;
+    this.text.push(out);
+    return out;
   }
 
   private take(reader: number, piece: PieceRows): void {
@@ -98,16 +109,14 @@ export class PieceMerge {
       s[n + i] = m[piece.s[i]!]!; p[n + i] = m[piece.p[i]!]!; o[n + i] = m[piece.o[i]!]!;
     }
     this.n = n + piece.n;
-    const t = piece.escaped;
-    if (this.textLen + t.length > this.text.length) this.text = grown(this.text, this.textLen, this.textLen + t.length);
-    this.text.set(t, this.textLen);
-    this.textLen += t.length;
+    this.text.push(piece.escaped);
+    this.textLen += piece.escaped.length;
   }
 }
 
 /** `a`'s first `used` items in a larger array of the same kind holding at least `need`. */
-function grown<T extends Int32Array | Uint8Array>(a: T, used: number, need: number): T {
-  const x = new (a.constructor as new (n: number) => T)(Math.max(a.length * 2, need));
+function grown(a: Int32Array, used: number, need: number): Int32Array<ArrayBuffer> {
+  const x = new Int32Array(Math.max(a.length * 2, need));
   x.set(a.subarray(0, used));
   return x;
 }
