@@ -27,7 +27,8 @@ const PIECE_BYTES = 1 << 19;
 const IDLE_MS = 10_000;
 /** Reading threads per server: two keep pace with bytes over loopback; more would take cores from staging and indexing. */
 const MAX_THREADS = 2;
-const WORKER = new URL('./body-worker.js', import.meta.url);
+/** The reading threads' script (tests point it at a bundle of body-worker.ts: setBodyWorker). */
+let WORKER = new URL('./body-worker.js', import.meta.url);
 /** The reader's young generation, as the bulk load's reading thread has it (load-threads.ts): fewer scavenges. */
 const READER_LIMITS = { maxYoungGenerationSizeMb: 96 };
 
@@ -281,6 +282,14 @@ let enabled = true;
 /** Turn the reading threads on or off (`--body-thread-enabled`); off, every body is read inline. */
 export function setBodyThreadEnabled(on: boolean): void {
   enabled = on;
+}
+
+/** Read bodies with this worker script from now on (tests: a bundle of body-worker.ts, as dist/ has it beside this module). */
+export function setBodyWorker(url: URL): void {
+  WORKER = url;
+  available = undefined;
+  void shared?.terminate();
+  shared = null;
 }
 
 /**
