@@ -61,7 +61,7 @@ export class PieceMerge {
   private readonly text: Uint8Array[] = [];
   private textLen = 0;
   /** Per reader: its key numbers → merged key numbers. */
-  private readonly locals: { map: Int32Array; n: number }[] = [];
+  private readonly locals = new Map<number, { map: Int32Array; n: number }>();
   private readonly waiting = new Map<number, { reader: number; piece: PieceRows }>();
 
   /** Piece `seq` of the body, read by reader `reader` (a reader's pieces must arrive in body order). */
@@ -92,7 +92,8 @@ export class PieceMerge {
   }
 
   private take(reader: number, piece: PieceRows): void {
-    const local = (this.locals[reader] ??= { map: new Int32Array(1 << 12), n: 0 });
+    let local = this.locals.get(reader);
+    if (!local) this.locals.set(reader, (local = { map: new Int32Array(1 << 12), n: 0 }));
     if (local.n + piece.keys.length > local.map.length) local.map = grown(local.map, local.n, local.n + piece.keys.length);
     // Keys new to the reader, in the order it met them: a key new to the body is numbered next.
     for (const key of piece.keys) {

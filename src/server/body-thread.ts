@@ -16,13 +16,15 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { KeyRows } from '../core/transact/txn-request.js';
-import { PieceMerge, type PieceRows } from './body-pieces.js';
+import { PieceMerge, PieceReader, type PieceRows } from './body-pieces.js';
 import { MAX_LINE_BYTES, NTriplesBody, Utf8Check } from './ntriples-body.js';
 
 /** A body declaring fewer bytes is read inline (the round trips would cost more). */
 const SEND_BYTES = 1 << 20;
 /** About the bytes of a piece: small enough that little is left to read after the last byte, large enough that a message costs little beside its reading. */
 const PIECE_BYTES = 1 << 19;
+/** A thread is handed another piece while it has fewer bytes than this still to read; the rest wait on the main thread, which reads them itself after the last byte. */
+const QUEUED_BYTES = 2 * PIECE_BYTES;
 /** Idle reading threads are stopped after this long (their heaps are not kept for nothing); the next large body starts them. */
 const IDLE_MS = 10_000;
 /** Reading threads per server: two keep pace with bytes over loopback; more would take cores from staging and indexing. */
@@ -77,6 +79,8 @@ export class BodyThreads {
         // Counted off whether or not the reading is still open (an abandoned body's pieces are answered too).
         this.queued[w]! -= m.bytes;
         this.open.get(m.id)?.reply(m, w);
+        // A thread has room again: pieces held back are handed on.
+        for (const r of this.open.values()) r.pump();
       });
       worker.on('error', died);
       worker.on('exit', died);
@@ -95,14 +99,18 @@ export class BodyThreads {
     return r;
   }
 
-  /** Hand a piece to the thread with the least to read (-1: the threads have died; the reading goes on inline). */
-  send(m: PieceMessage & { chunk: Uint8Array }): number {
-    if (this.dead) return -1;
+  /** The thread with the least to read, if it has room for another piece (-1: none has; -2: the threads have died). */
+  roomy(): number {
+    if (this.dead) return -2;
     let w = 0;
     for (let k = 1; k < this.workers.length; k++) if (this.queued[k]! < this.queued[w]!) w = k;
+    return this.queued[w]! < QUEUED_BYTES ? w : -1;
+  }
+
+  /** Hand a piece to thread `w` (roomy()). */
+  send(w: number, m: PieceMessage & { chunk: Uint8Array }): void {
     this.queued[w]! += m.chunk.length;
     this.workers[w]!.postMessage(m, [m.chunk.buffer as ArrayBuffer]);
-    return w;
   }
 
   /** Tell thread `w` that body `id` is over (or abandoned) there. */
@@ -139,8 +147,10 @@ class PiecedReading implements NTriplesReading {
   private pendingBytes = 0;
   /** Bytes since the last line feed. */
   private lineBytes = 0;
-  /** Pieces handed out. */
+  /** Pieces cut. */
   private seq = 0;
+  /** Pieces cut and not handed to a thread yet (the threads have enough queued): at the end the main thread reads these itself. */
+  private held: (PieceMessage & { chunk: Uint8Array; seq: number })[] = [];
   /** Threads that took a piece of this body. */
   private readonly used = new Set<number>();
   private readonly merge = new PieceMerge();
@@ -163,16 +173,28 @@ class PiecedReading implements NTriplesReading {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
     // Pieces end at the first line feed from PIECE_BYTES on.
-    for (let at; this.pendingBytes > PIECE_BYTES && !this.lost && (at = this.lineEnd(PIECE_BYTES - 1)) > 0;) this.send(at, false);
+    for (let at; this.pendingBytes > PIECE_BYTES && !this.lost && (at = this.lineEnd(PIECE_BYTES - 1)) > 0;) this.cut(at, false);
     return true;
   }
 
   async end(all: Uint8Array): Promise<KeyRows | null> {
     this.utf8.end();
     if (!this.failed && !this.lost) {
-      this.send(this.pendingBytes, true);
+      this.cut(this.pendingBytes, true);
+      // The main thread has nothing else to do for this body: it reads the pieces still held, from
+      // the body's end, while the threads take them from the front as they have room.
+      while (this.held.length > 0 && !this.failed && !this.lost) {
+        const m = this.held.pop()!;
+        let piece: PieceRows | null = null;
+        try { piece = new PieceReader().read(m.chunk, m.first === true, m.last === true); } catch { /* not plain */ }
+        if (!piece) { this.fail(); break; }
+        // Each piece read here has a reader of its own (a reader's pieces must come in body order).
+        this.merge.add(m.seq, -1 - m.seq, piece);
+        // Let the threads' answers (and other requests) in between pieces.
+        await new Promise((ok) => setImmediate(ok));
+      }
       this.ended = true;
-      for (const w of this.used) this.threads.drop(w, this.id);
+      if (!this.failed && !this.lost) for (const w of this.used) this.threads.drop(w, this.id);
       if (!this.done()) await new Promise<void>((ok) => (this.settle = ok));
     }
     this.threads.close(this.id);
@@ -215,6 +237,7 @@ class PiecedReading implements NTriplesReading {
     this.failed = true;
     for (const w of this.used) this.threads.drop(w, this.id);
     this.pending = [];
+    this.held = [];
     this.settle?.();
     this.settle = null;
   }
@@ -232,9 +255,9 @@ class PiecedReading implements NTriplesReading {
     return -1;
   }
 
-  /** Hand out the first `bytes` pending bytes as the next piece (`last`: the body's last, maybe empty). */
-  private send(bytes: number, last: boolean): void {
-    // One copy of the piece, into a buffer of its own that moves to the thread without another.
+  /** Cut the first `bytes` pending bytes as the next piece (`last`: the body's last, maybe empty) and hand it on when a thread has room. */
+  private cut(bytes: number, last: boolean): void {
+    // One copy of the piece, into a buffer of its own that moves to a thread without another.
     const chunk = new Uint8Array(bytes);
     let at = 0, k = 0;
     for (; k < this.pending.length && at < bytes; k++) {
@@ -247,13 +270,22 @@ class PiecedReading implements NTriplesReading {
     }
     this.pending = this.pending.slice(k);
     this.pendingBytes -= bytes;
-    const seq = this.seq++;
-    const m: PieceMessage & { chunk: Uint8Array } = { id: this.id, seq, chunk };
-    if (seq === 0) m.first = true;
+    const m: PieceMessage & { chunk: Uint8Array; seq: number } = { id: this.id, seq: this.seq++, chunk };
+    if (m.seq === 0) m.first = true;
     if (last) m.last = true;
-    const w = this.threads.send(m);
-    if (w < 0) this.lost = true;
-    else this.used.add(w);
+    this.held.push(m);
+    this.pump();
+  }
+
+  /** Hand held pieces, in body order, to threads with room. */
+  pump(): void {
+    while (this.held.length > 0 && !this.failed && !this.lost) {
+      const w = this.threads.roomy();
+      if (w === -2) { this.lost = true; break; }
+      if (w < 0) break;
+      this.threads.send(w, this.held.shift()!);
+      this.used.add(w);
+    }
   }
 }
 
