@@ -118,7 +118,7 @@ export interface ServerConfig extends InputLimits {
   parseCacheBytes: number;
   /** Serve the web explorer (web/dist) at `/`. */
   explorerEnabled: boolean;
-  /** Read large N-Triples request bodies on a worker thread (server/body-thread.ts). */
+  /** Read large N-Triples request bodies on reading threads (server/body-thread.ts). */
   bodyThreadEnabled: boolean;
   /** Which object files of a file store are deflated (src/storage/disk-codec.ts). */
   storageCompress: CompressMode;
@@ -509,7 +509,7 @@ export const SERVER_FLAGS: readonly FlagDef[] = [
   boolFlag('explorer-enabled', 'LEDGRAPH_EXPLORER_ENABLED', 'explorerEnabled', true,
     'Serve the web explorer at / (--no-explorer-enabled to turn it off)'),
   boolFlag('body-thread-enabled', 'LEDGRAPH_BODY_THREAD_ENABLED', 'bodyThreadEnabled', true,
-    'Read N-Triples request bodies of 1 MiB or more on a worker thread (--no-body-thread-enabled: on the main thread)'),
+    'Read N-Triples request bodies of 1 MiB or more on reading threads (--no-body-thread-enabled: on the main thread)'),
   valueFlag('storage-compress', 'LEDGRAPH_STORAGE_COMPRESS', '<mode>', 'storageCompress', compressModes, 'fast',
     'Deflate object files under --storage-path: fast (index nodes and transaction blobs, which shrink most for their CPU), all (commits and dictionary pages too), none; reads take every form'),
   valueFlag('nameservice', 'LEDGRAPH_NAMESERVICE', '<postgres://...>', 'nameservice', parseNameservice, '(none)',

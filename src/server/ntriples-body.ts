@@ -15,7 +15,7 @@ import { KeyRowsSink } from '../core/transact/key-rows.js';
 import type { KeyRows } from '../core/transact/txn-request.js';
 
 /** The longest line (in bytes) the reader waits for; longer ones go to n3. */
-const MAX_LINE_BYTES = 1 << 20;
+export const MAX_LINE_BYTES = 1 << 20;
 const DIR_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString';
 // n3 refuses rdf:langString and rdf:dirLangString written as datatypes: its error is the answer.
 const EXPLICIT_LANG = ['"' + rdf.langString + '||', '"' + DIR_LANG_STRING + '||'];
@@ -24,16 +24,21 @@ const EXPLICIT_LANG = ['"' + rdf.langString + '||', '"' + DIR_LANG_STRING + '||'
 export class NTriplesBody {
   failed = false;
   private readonly sink = new KeyRowsSink(checkKey);
-  private readonly reader = new NTriplesByteReader(false, this.sink);
+  private readonly reader: NTriplesByteReader;
   private readonly utf8: Utf8Check | null;
   /** The last byte fed was a carriage return (a line end only when a line feed follows). */
   private cr = false;
   /** Bytes since the last line feed. */
   private lineBytes = 0;
 
-  /** `checkUtf8` false: the bytes were checked already (body-thread.ts checks them on the main thread). */
-  constructor(checkUtf8 = true) {
+  /**
+   * `checkUtf8` false: the bytes were checked already (body-thread.ts checks them on the main
+   * thread). `atStart` false: the bytes are a later piece of the body, cut after a line feed (its
+   * first line is not the document's, so a byte-order mark there is not dropped).
+   */
+  constructor(checkUtf8 = true, atStart = true) {
     this.utf8 = checkUtf8 ? new Utf8Check() : null;
+    this.reader = new NTriplesByteReader(false, this.sink, atStart ? 1 : 2);
   }
 
   /**

@@ -13,19 +13,19 @@ import type { KeyRows } from '../../src/core/transact/txn-request.js';
 import { quadsOfRows } from '../../src/core/transact/key-rows.js';
 import { encodeTxnBlob, Utf8Text } from '../../src/core/commit/txn-blob.js';
 import { termKey, type Term } from '../../src/core/rdf/terms.js';
-import { BodyThread, inlineReading, type NTriplesReading } from '../../src/server/body-thread.js';
+import { BodyThreads, inlineReading, type NTriplesReading } from '../../src/server/body-thread.js';
 import { bundleForNode } from '../support/bundle.js';
 import { iriOf, loadManifest, readW3c, w3cAvailable } from '../w3c/manifest.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let work: string;
-let thread: BodyThread;
+let thread: BodyThreads;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ledgraph-body-thread-'));
   const file = join(work, 'body-worker.js');
   await bundleForNode(join(ROOT, 'src/server/body-worker.ts'), file);
-  thread = new BodyThread(pathToFileURL(file));
+  thread = new BodyThreads(pathToFileURL(file));
 });
 afterAll(async () => {
   await thread.terminate();
@@ -106,8 +106,55 @@ describe('N-Triples bodies on the body thread', () => {
     for (let k = 0; k < docs.length; k++) expect(lines(got[k]!)).toEqual(await read(inlineReading(), docs[k]!, 1 << 20));
   });
 
+  it('gives the keys, columns and escaped text of the inline reading for bodies of many pieces, on one thread or two', async () => {
+    const one = new BodyThreads(pathToFileURL(join(work, 'body-worker.js')), null, 1);
+    try {
+      const text = '\uFEFF' + Array.from({ length: 60000 }, (_, i) => `<http://a.example/s${i % 900}> <http://a.example/p${i % 11}> "v ${i % 5000} é😀 \\" \u0001"@en .${i % 5 ? '\n' : '\r\n'}`).join('') + '_:b1 <http://a.example/p> _:b2 .';
+      const bytes = enc(text);
+      const inline = inlineReading();
+      for (let at = 0; at < bytes.length; at += 65536) inline.feed(bytes.subarray(at, at + 65536));
+      const want = (await inline.end(bytes))!;
+      const blob = { type: 'application/n-triples', identity: null, jws: null };
+      const wantBlob = Buffer.from(encodeTxnBlob({ ...blob, body: new TextDecoder().decode(bytes) }));
+      for (const [threads, size] of [[thread, 65536], [thread, 65537], [thread, 4093], [one, 65536], [thread, bytes.length]] as const) {
+        const r = threads.reading();
+        for (let at = 0; at < bytes.length; at += size) {
+          expect(r.feed(bytes.subarray(at, at + size))).toBe(true);
+          if ((at / size) % 3 === 0) await new Promise((ok) => setImmediate(ok));
+        }
+        const got = (await r.end(bytes))!;
+        expect(got.keys).toEqual(want.keys);
+        expect(got.n).toBe(want.n);
+        const bytesOf = (a: Int32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+        for (const c of ['s', 'p', 'o'] as const) expect(Buffer.compare(bytesOf(got[c]), bytesOf(want[c]))).toBe(0);
+        expect(Buffer.compare(Buffer.from(encodeTxnBlob({ ...blob, body: new Utf8Text(bytes, r.escaped()) })), wantBlob)).toBe(0);
+      }
+      // A line that is not plain N-Triples in a late piece hands the whole body to n3; bytes that are not UTF-8 there are the same 400.
+      const late = enc(text + '\n@prefix ex: <http://a.example/> .\n');
+      expect(await read(thread.reading(), late, 65536)).toBeNull();
+      expect(await read(one.reading(), late, 65536)).toBeNull();
+      const cutUtf8 = bytes.slice(0, bytes.length - 40);
+      cutUtf8[cutUtf8.length - 1] = 0xf0;
+      for (const size of [65536, 16381]) expect(await read(thread.reading(), cutUtf8, size)).toBe(await read(inlineReading(), cutUtf8, size));
+      expect(await read(thread.reading(), cutUtf8, 65536)).toBe('the request body is not valid UTF-8');
+    } finally {
+      await one.terminate();
+    }
+  });
+
+  it('finishes a reading inline when a thread dies while its pieces are read', async () => {
+    const own = new BodyThreads(pathToFileURL(join(work, 'body-worker.js')));
+    const bytes = enc('<http://a.example/s> <http://a.example/p> "x" .\n'.repeat(100000));
+    const r = own.reading();
+    expect(r.feed(bytes)).toBe(true);
+    const ended = r.end(bytes);
+    await own.terminate();
+    expect(await ended).toMatchObject({ n: 100000 });
+    expect(r.escaped()).toBeNull();
+  });
+
   it('finishes a reading inline when the thread has died', async () => {
-    const own = new BodyThread(pathToFileURL(join(work, 'body-worker.js')));
+    const own = new BodyThreads(pathToFileURL(join(work, 'body-worker.js')));
     const bytes = enc('<http://a.example/s> <http://a.example/p> "x" .\n'.repeat(50000));
     const r = own.reading();
     expect(r.feed(bytes.subarray(0, 1 << 21))).toBe(true);

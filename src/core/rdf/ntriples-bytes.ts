@@ -134,11 +134,14 @@ export class NTriplesByteReader {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private carry = new Uint8Array(1 << 12);
   private carryLen = 0;
-  private lineNo = 0;
+  private lineNo: number;
   /** Where the last term read ends. */
   private pos = 0;
 
-  constructor(private readonly quads: boolean, private readonly sink: IdSink) {}
+  /** `firstLine`: the number of the first line fed (above 1 for a piece of a document cut at a line feed: no byte-order mark there). */
+  constructor(private readonly quads: boolean, private readonly sink: IdSink, firstLine = 1) {
+    this.lineNo = firstLine - 1;
+  }
 
   /** The next bytes of the document (lines may continue across chunks). */
   push(chunk: Uint8Array): void {
