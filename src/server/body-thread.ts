@@ -23,8 +23,15 @@ import { MAX_LINE_BYTES, NTriplesBody, Utf8Check } from './ntriples-body.js';
 const SEND_BYTES = 1 << 20;
 /** About the bytes of a piece: small enough that little is left to read after the last byte, large enough that a message costs little beside its reading. */
 const PIECE_BYTES = 1 << 19;
-/** A thread is handed another piece while it has fewer bytes than this still to read; the rest wait on the main thread, which reads them itself after the last byte. */
-const QUEUED_BYTES = 2 * PIECE_BYTES;
+/**
+ * A thread is handed another piece while it has fewer bytes than this still to read; the rest wait
+ * on the main thread, which reads them itself after the last byte. Large: on merged main the main
+ * thread is the insert path's bottleneck (staging, ≈90 % busy), and reading pieces there cost more
+ * than it saved (1M-triple POST /insert 8.28–8.32 s with every piece on the threads, 8.44–8.96 s
+ * with at most 1 MiB queued per thread); only a body far larger than the threads keep up with
+ * leaves pieces to the main thread.
+ */
+const QUEUED_BYTES = 32 << 20;
 /** Idle reading threads are stopped after this long (their heaps are not kept for nothing); the next large body starts them. */
 const IDLE_MS = 10_000;
 /** Reading threads per server: two keep pace with bytes over loopback; more would take cores from staging and indexing. */
@@ -61,8 +68,12 @@ export class BodyThreads {
   private readonly open = new Map<number, PiecedReading>();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `idle`: called when no body has been read for IDLE_MS, or when a thread has died. `threads`: how many. */
-  constructor(url: URL = WORKER, private readonly idle: (() => void) | null = null, threads = defaultThreads()) {
+  /**
+   * `idle`: called when no body has been read for IDLE_MS, or when a thread has died. `threads`:
+   * how many. `queuedBytes`: the most a thread is handed ahead of its reading (QUEUED_BYTES; tests
+   * lower it to have the main thread read held pieces).
+   */
+  constructor(url: URL = WORKER, private readonly idle: (() => void) | null = null, threads = defaultThreads(), private readonly queuedBytes = QUEUED_BYTES) {
     let gone = false;
     const died = () => {
       this.dead = true;
@@ -104,7 +115,7 @@ export class BodyThreads {
     if (this.dead) return -2;
     let w = 0;
     for (let k = 1; k < this.workers.length; k++) if (this.queued[k]! < this.queued[w]!) w = k;
-    return this.queued[w]! < QUEUED_BYTES ? w : -1;
+    return this.queued[w]! < this.queuedBytes ? w : -1;
   }
 
   /** Hand a piece to thread `w` (roomy()). */

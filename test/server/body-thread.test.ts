@@ -108,6 +108,8 @@ describe('N-Triples bodies on the body thread', () => {
 
   it('gives the keys, columns and escaped text of the inline reading for bodies of many pieces, on one thread or two', async () => {
     const one = new BodyThreads(pathToFileURL(join(work, 'body-worker.js')), null, 1);
+    // Threads handed one piece at a time: the pieces held meanwhile are read by the main thread after the last byte.
+    const held = new BodyThreads(pathToFileURL(join(work, 'body-worker.js')), null, 2, 1);
     try {
       const text = '\uFEFF' + Array.from({ length: 60000 }, (_, i) => `<http://a.example/s${i % 900}> <http://a.example/p${i % 11}> "v ${i % 5000} é😀 \\" \u0001"@en .${i % 5 ? '\n' : '\r\n'}`).join('') + '_:b1 <http://a.example/p> _:b2 .';
       const bytes = enc(text);
@@ -116,7 +118,7 @@ describe('N-Triples bodies on the body thread', () => {
       const want = (await inline.end(bytes))!;
       const blob = { type: 'application/n-triples', identity: null, jws: null };
       const wantBlob = Buffer.from(encodeTxnBlob({ ...blob, body: new TextDecoder().decode(bytes) }));
-      for (const [threads, size] of [[thread, 65536], [thread, 65537], [thread, 4093], [one, 65536], [thread, bytes.length]] as const) {
+      for (const [threads, size] of [[thread, 65536], [thread, 65537], [thread, 4093], [one, 65536], [thread, bytes.length], [held, 65536], [held, bytes.length]] as const) {
         const r = threads.reading();
         for (let at = 0; at < bytes.length; at += size) {
           expect(r.feed(bytes.subarray(at, at + size))).toBe(true);
@@ -133,12 +135,14 @@ describe('N-Triples bodies on the body thread', () => {
       const late = enc(text + '\n@prefix ex: <http://a.example/> .\n');
       expect(await read(thread.reading(), late, 65536)).toBeNull();
       expect(await read(one.reading(), late, 65536)).toBeNull();
+      expect(await read(held.reading(), late, 65536)).toBeNull();
       const cutUtf8 = bytes.slice(0, bytes.length - 40);
       cutUtf8[cutUtf8.length - 1] = 0xf0;
       for (const size of [65536, 16381]) expect(await read(thread.reading(), cutUtf8, size)).toBe(await read(inlineReading(), cutUtf8, size));
       expect(await read(thread.reading(), cutUtf8, 65536)).toBe('the request body is not valid UTF-8');
     } finally {
       await one.terminate();
+      await held.terminate();
     }
   });
 
