@@ -7,18 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ORDERS } from '../../src/core/flake/flake.js';
 import { allocRun, copyRow, mergeRunsSteps, sortRun, type Run } from '../../src/core/index/run.js';
 import { runSteps } from '../../src/core/util/steps.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../support/prng.js';
 
 type Row = [number, number, number, number, number, number, number];
 
@@ -50,7 +39,7 @@ function randomRows(next: () => number, n: number, base: number, spread: number)
 
 describe('mergeRunsSteps', () => {
   it('merges as sorting both runs together would, for interleaved, disjoint and repeated rows, in every order', () => {
-    const next = rng(18);
+    const next = prng(18);
     const shapes: [number, number, number, number, number, number][] = [
       // [a rows, a base, a spread, b rows, b base, b spread]
       [500, 0, 40, 500, 0, 40], // interleaved, many equal keys

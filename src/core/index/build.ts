@@ -7,7 +7,7 @@ import type { IndexOrder } from '../flake/flake.js';
 import type { ContentStore } from '../store.js';
 import { encodeLeaf } from './leaf-codec.js';
 import { canonicalJsonBytes, type BranchNode, type ChildRef } from './root-codec.js';
-import { allocRun, cmpRows, copyRow, keyCols, mergeRuns, sortRun, type Run } from './run.js';
+import { allocRun, cmpRows, copyRow, copyRows, keyCols, mergeRuns, sortRun, type Run } from './run.js';
 import type { IndexTree, LeafRef } from './tree.js';
 import { inParallel } from '../util/in-parallel.js';
 import type { TimeSlice } from '../util/next-turn.js';
@@ -164,23 +164,6 @@ export function mergeAsserts(order: IndexOrder, cur: Run, hist: Run | null, ev: 
   copyRows(out, ev, j, ev.n);
   out.op.fill(1, 0, out.n);
   return { cur: out, hist: hist ?? allocRun(0) };
-}
-
-/**
- * Append rows [from, to) of `src` to `dst` (capacity must suffice): a long block column by column,
- * a short one row by row (in POST a load's rows interleave with the leaf's a few at a time, and a
- * subarray per column costs more than the copy).
- */
-function copyRows(dst: Run, src: Run, from: number, to: number): void {
-  if (to - from < 64) {
-    for (let i = from; i < to; i++) copyRow(dst, src, i);
-    return;
-  }
-  const at = dst.n;
-  dst.g.set(src.g.subarray(from, to), at); dst.s.set(src.s.subarray(from, to), at); dst.p.set(src.p.subarray(from, to), at);
-  dst.o.set(src.o.subarray(from, to), at); dst.m.set(src.m.subarray(from, to), at); dst.t.set(src.t.subarray(from, to), at);
-  dst.op.set(src.op.subarray(from, to), at);
-  dst.n += to - from;
 }
 
 /** Touched leaves merged and written at once: reads, compression and fsyncs of one overlap the merge of another. */

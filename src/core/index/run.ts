@@ -227,12 +227,20 @@ export function mergeRuns(a: Run, b: Run, order: IndexOrder): Run {
   return runSteps(mergeRunsSteps(a, b, order, Infinity));
 }
 
-/** Append rows [from, to) of `src` to `dst` (capacity must suffice), column by column. */
-function copyRows(dst: Run, src: Run, from: number, to: number): void {
-  const j = dst.n;
-  dst.g.set(src.g.subarray(from, to), j); dst.s.set(src.s.subarray(from, to), j); dst.p.set(src.p.subarray(from, to), j);
-  dst.o.set(src.o.subarray(from, to), j); dst.m.set(src.m.subarray(from, to), j); dst.t.set(src.t.subarray(from, to), j);
-  dst.op.set(src.op.subarray(from, to), j);
+/**
+ * Append rows [from, to) of `src` to `dst` (capacity must suffice): a long block column by column,
+ * a short one row by row (in POST a load's rows interleave with the leaf's a few at a time, and a
+ * subarray per column costs more than the copy).
+ */
+export function copyRows(dst: Run, src: Run, from: number, to: number): void {
+  if (to - from < 64) {
+    for (let i = from; i < to; i++) copyRow(dst, src, i);
+    return;
+  }
+  const at = dst.n;
+  dst.g.set(src.g.subarray(from, to), at); dst.s.set(src.s.subarray(from, to), at); dst.p.set(src.p.subarray(from, to), at);
+  dst.o.set(src.o.subarray(from, to), at); dst.m.set(src.m.subarray(from, to), at); dst.t.set(src.t.subarray(from, to), at);
+  dst.op.set(src.op.subarray(from, to), at);
   dst.n += to - from;
 }
 
