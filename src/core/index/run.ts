@@ -120,11 +120,14 @@ export function cmpRows(ca: Int32Array[], i: number, cb: Int32Array[], j: number
   return 0;
 }
 
+/** Rows from which sorting takes radix passes rather than a comparison sort. */
+const RADIX_MIN_ROWS = 2048;
+
 /** Sort a run by an order's fact key, then t descending, then retract first. Returns a new run. */
 export function sortRun(r: Run, order: IndexOrder): Run {
   const cols = keyCols(r, order);
   let perm: ArrayLike<number>;
-  if (r.n >= 2048) {
+  if (r.n >= RADIX_MIN_ROWS) {
     // Least significant key first: op, t descending, then the fact key columns from last to first.
     const negT = new Int32Array(r.n);
     for (let i = 0; i < r.n; i++) negT[i] = -r.t[i]!;
@@ -195,6 +198,9 @@ export function radixPermutation(n: number, lsdFirst: ArrayLike<number>[]): Uint
  * between orders (util/steps.ts).
  */
 export function* sortAllOrdersSteps(r: Run): Steps<Record<IndexOrder, Run>> {
+  // A small run (a single-fact commit) is sorted per order by comparison: radix passes would each
+  // allocate and clear their counters for a handful of rows.
+  if (r.n < RADIX_MIN_ROWS) return { spot: sortRun(r, 'spot'), psot: sortRun(r, 'psot'), post: sortRun(r, 'post'), opst: sortRun(r, 'opst') };
   const spot = sortRun(r, 'spot');
   yield;
   const psot = resortStable(spot, spot.p);
