@@ -28,7 +28,7 @@ const insert = (quads: TxnQuad[]): TxnRequest => ({ kind: 'insert', quads, meta:
 function bigQuads(): TxnQuad[] {
   const out: TxnQuad[] = [];
   for (let i = 0; i < 6000; i++) {
-    const o = [literal(`v ${i % 4000}`), literal(String(i % 3000), namedNode(xsd.integer)), ex(`o${i % 700}`), literal(`w${i}`, 'en'), blankNode(`n${i % 50}`)][i % 5]!;
+    const o = i % 499 === 0 ? literal(`d${i}`, ex(`dt${i % 3}`)) : [literal(`v ${i % 4000}`), literal(String(i % 3000), namedNode(xsd.integer)), ex(`o${i % 700}`), literal(`w${i}`, 'en'), blankNode(`n${i % 50}`)][i % 5]!;
     const s = i % 13 === 0 ? blankNode(`b${i % 40}`) : ex(`s${i % 1500}`);
     out.push(q(s, `p${i % 9}`, o, i % 10 === 0 ? 'g-new' : i % 17 === 0 ? 'g-old' : undefined));
   }
@@ -64,7 +64,7 @@ async function twin(indexed = false): Promise<Connection> {
 }
 
 /** Run `req` on a fresh twin with run staging on or off: the receipt or the error, and the facts at t and t-1. */
-async function run(req: TxnRequest, runs: boolean, indexed = false): Promise<{ staged: string[]; out: unknown; now: string[]; before: string[]; commit: unknown }> {
+async function run(req: TxnRequest, runs: boolean, indexed = false): Promise<{ staged: string[]; out: unknown; now: string[]; before: string[]; commit: unknown; datatypes: string[] }> {
   const old = setRunStagingMinQuads(runs ? 0 : Infinity);
   try {
     const conn = await twin(indexed);
@@ -77,7 +77,8 @@ async function run(req: TxnRequest, runs: boolean, indexed = false): Promise<{ s
     const out = 'error' in r ? r : { t: r.t, flakes_added: r.flakes_added, flakes_retracted: r.flakes_retracted, 'tx-id': r['tx-id'] };
     const ledger = await conn.ledger('x');
     const t = ledger.t;
-    return { staged, out, now: await facts(conn, t), before: await facts(conn, t - 1), commit: await headCommit(ledger.store, ledger.head.cid) };
+    // The ledger's non-reserved datatypes (http-api.md §2.9) count the request's.
+    return { staged, out, now: await facts(conn, t), before: await facts(conn, t - 1), commit: await headCommit(ledger.store, ledger.head.cid), datatypes: [...ledger.datatypes].sort() };
   } finally {
     setRunStagingMinQuads(old);
   }
@@ -108,6 +109,8 @@ describe('run staging of large inserts', () => {
     expect(a.now).toEqual(b.now);
     expect(a.before).toEqual(b.before);
     expect(a.now.length - a.before.length).toBe((a.out as { flakes_added: number }).flakes_added);
+    expect(a.datatypes).toEqual(['http://example.org/dt0', 'http://example.org/dt1', 'http://example.org/dt2']);
+    expect(a.datatypes).toEqual(b.datatypes);
   });
 
   it('stages the same over an indexed history whose dictionary pages are not loaded yet (known, paged-out and new terms)', async () => {

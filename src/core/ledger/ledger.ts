@@ -54,6 +54,8 @@ export interface ApplyInput {
     events: Flake[];
     /** Novelty staging built: `after` is `base` plus `events` (0 bytes). */
     novelty?: { base: Novelty; after: Novelty };
+    /** The datatypes of its literal objects, when `data.flakes` was left empty (a large insert staged as id runs). */
+    datatypes?: readonly string[];
   };
 }
 
@@ -250,7 +252,8 @@ export class Ledger {
       if (c.staged) {
         // Staged here: already interned, and its datatypes counted when it staged.
         flakes = c.staged.events;
-        for (const f of data.flakes) if (f.o.termType === 'Literal' && !RESERVED_DATATYPES.has(f.o.datatype.value)) datatypes.push(f.o.datatype.value);
+        if (c.staged.datatypes) for (const dt of c.staged.datatypes) { if (!RESERVED_DATATYPES.has(dt)) datatypes.push(dt); }
+        else for (const f of data.flakes) if (f.o.termType === 'Literal' && !RESERVED_DATATYPES.has(f.o.datatype.value)) datatypes.push(f.o.datatype.value);
       } else {
         flakes = new Array<Flake>(data.flakes.length);
         for (let k = 0; k < data.flakes.length; k++) {

@@ -167,6 +167,8 @@ interface Prepared {
   newGraphs: ReadonlyMap<string, number>;
   /** The novelty staging built with its events (reused when it publishes on that same novelty). */
   novelty: { base: Novelty; after: Novelty };
+  /** Its literal objects' datatypes when `data.flakes` is empty (staged as id runs). */
+  datatypes?: string[];
 }
 
 /** A request that changes nothing: its receipt names the head it was staged on. */
@@ -295,7 +297,7 @@ async function publishGroup(env: WriteEnv, ledger: Ledger, g: Group, prev: Group
         const inputs: ApplyInput[] = [];
         for (const x of g.prepared) {
           await ledger.resolveCommitTerms({ ...x.data, nsDelta: x.nsDelta, flakes: [] }, x.cid);
-          inputs.push({ data: { ...x.data, nsDelta: x.nsDelta }, cid: x.cid, blob: x.bytes, staged: { events: x.events, novelty: x.novelty } });
+          inputs.push({ data: { ...x.data, nsDelta: x.nsDelta }, cid: x.cid, blob: x.bytes, staged: { events: x.events, novelty: x.novelty, ...(x.datatypes ? { datatypes: x.datatypes } : {}) } });
         }
         let applied = await runStepsSliced(ledger.applySteps(inputs), new TimeSlice(STEP_MS));
         const last = g.prepared[g.prepared.length - 1]!;
@@ -389,17 +391,22 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       // And the store may ready its file meanwhile (a file store deflates it): the blob's put then only writes.
       if (earlyTxn) env.contentFor(ledger.id).prepare?.(Codec.txn, earlyTxn);
       const stager = await stageRequest(view, ledger, req, t + 1, limits, ctx.identity);
-      const flakes = stager.flakes();
-      const big = flakes.length > BIG_COMMIT_FLAKES;
+      // A large plain insert staged as id runs makes no term object per fact: its count, datatypes
+      // and graphs are read off its columns, and its commit is encoded from them (below).
+      const runs = stager instanceof RunStager ? stager : null;
+      const flakes = runs ? [] : stager.flakes();
+      const count = runs ? runs.count() : flakes.length;
+      const big = count > BIG_COMMIT_FLAKES;
       if (big) await slice.pause();
-      if (flakes.length === 0) {
+      if (count === 0) {
         // Nothing changed: no commit, the receipt names the head (jsonld-transactions.md §2).
         unchanged.push({ w, t, cid, time });
         continue;
       }
       // Policy (policy.md §6): one flake the identity may not modify refuses the whole transaction,
       // before any blob is written, so nothing commits.
-      await checkWritePolicy(view, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
+      // (stageRequest stages as runs only without policy inputs, where nothing is checked.)
+      if (!runs) await checkWritePolicy(view, flakes, writePolicyInputs(req.opts, ctx.identity), req.meta);
       // Shapes (docs/shacl.md) are checked on the state after this request.
       const events = big ? await runStepsSliced(stager.idFlakeSteps(t + 1), slice) : stager.idFlakes(t + 1);
       // A large commit gives the event loop a turn between the steps below and within its novelty
@@ -409,27 +416,30 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       const after = view.withEvents(events, view.graphTableWith(stager.newGraphs), t + 1, novelty);
       if (big) await slice.pause();
       await checkShapes(after, events, ctx.signal, view);
-      const fresh = checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
+      const objectDatatypes = runs?.objectDatatypes();
+      const fresh = checkDatatypeLimit(datatypes, objectDatatypes ? objectDatatypes.map((dt) => ({ termType: 'Literal', datatype: { value: dt } })) : flakes.map((f) => f.o));
       if (big && slice.due()) await slice.pause();
       const txnBytes = earlyTxn ?? (env.opts.storeTxn ? (big ? await encodeTxnBlobSliced(blob, slice) : encodeTxnBlob(blob)) : null);
       const data: CommitData = {
         t: t + 1, parents: [CID.parse(cid)], time: commitTime, txn: earlyCid ? await earlyCid : txnBytes ? await cidOfLarge(Codec.txn, txnBytes) : null, author: '', nsDelta: [],
-        graphDelta: stager.graphDelta(flakes), meta: req.meta.map((m) => ({ p: { termType: 'NamedNode' as const, value: m.predicate }, o: m.object })), flakes,
+        graphDelta: runs ? runs.graphDeltaOfRows() : stager.graphDelta(flakes), meta: req.meta.map((m) => ({ p: { termType: 'NamedNode' as const, value: m.predicate }, o: m.object })), flakes,
       };
       // A large insert staged as id runs is encoded from its columns: the same bytes, without
       // preparing and sorting a term object per flake (docs/bulk-load.md).
-      const rows = stager instanceof RunStager ? stager.commitRows() : null;
+      const rows = runs ? runs.commitRows() : null;
       const encoded = rows ? await encodeCommitRowsSliced(data, ns, rows.rows, rows.keyOf, slice)
         : big ? await encodeCommitSliced(data, ns, slice) : encodeCommit(data, ns);
       const delta = encoded.bytes.length;
       admitNovelty(env, ledger, base.pendingBytes + ownBytes, delta);
       if (big && slice.due()) await slice.pause();
       const commitCid = (await cidOfLarge(Codec.commit, encoded.bytes)).toString();
-      let asserts = 0, retracts = 0;
+      // Run staging stages assertions only.
+      let asserts = runs ? count : 0, retracts = 0;
       for (const f of flakes) if (f.op) asserts++; else retracts++;
       prepared.push({
         w, t: t + 1, time: commitTime, prevCid: cid, cid: commitCid, data, bytes: encoded.bytes, nsDelta: encoded.nsDelta, txnBytes,
         asserts, retracts, events, newGraphs: new Map(stager.newGraphs), novelty: { base: view.sources.novelty, after: novelty },
+        ...(objectDatatypes ? { datatypes: objectDatatypes } : {}),
       });
       for (const dt of fresh) datatypes.add(dt);
       ownBytes += delta;

@@ -194,6 +194,38 @@ export class RunStager extends Stager {
     return out;
   }
 
+  /** How many facts it stages: flakes().length, without making them. */
+  count(): number {
+    return this.rows.n;
+  }
+
+  /**
+   * The datatypes of its literal objects, each once (what flakes()' objects name, read off each
+   * distinct object's dictionary key, `"datatype|language|value`), without a term per fact.
+   */
+  objectDatatypes(): string[] {
+    const r = this.rows;
+    const { keyOf } = this.commitRows();
+    const seen = new Set<number>();
+    const out = new Set<string>();
+    for (let k = 0; k < r.n; k++) {
+      const o = r.o[k]!;
+      if (seen.has(o)) continue;
+      seen.add(o);
+      const key = keyOf(o);
+      if (key.charCodeAt(0) === 34) out.add(key.slice(1, key.indexOf('|')));
+    }
+    return [...out];
+  }
+
+  /** graphDelta(flakes()) from the graph column. */
+  graphDeltaOfRows(): [number, string][] {
+    const r = this.rows;
+    const used = new Set<number>();
+    for (let k = 0; k < r.n; k++) used.add(r.g[k]!);
+    return this.graphDeltaOf(used);
+  }
+
   override flakes(): CommitFlake[] {
     const r = this.rows;
     const out = new Array<CommitFlake>(r.n);

@@ -211,7 +211,11 @@ export class Stager {
 
   /** Graph delta for the commit: only graphs that actually received a flake. */
   graphDelta(flakes: CommitFlake[]): [number, string][] {
-    const used = new Set(flakes.map((f) => f.g));
+    return this.graphDeltaOf(new Set(flakes.map((f) => f.g)));
+  }
+
+  /** The graphs this request creates that `used` (graph ids of its facts) holds, as [id, iri] by id. */
+  graphDeltaOf(used: ReadonlySet<number>): [number, string][] {
     return [...this.newGraphs].filter(([, id]) => used.has(id)).map(([iri, id]) => [id, iri] as [number, string]).sort((a, b) => a[0] - b[0]);
   }
 }
