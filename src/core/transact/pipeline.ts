@@ -18,7 +18,7 @@ import { encodeTxnBlob, encodeTxnBlobSliced, Utf8Text } from '../commit/txn-blob
 import { badRequest, busy, commitConflict, constraintViolation } from '../errors.js';
 import type { Db } from '../ledger/db.js';
 import type { ApplyInput, Ledger } from '../ledger/ledger.js';
-import { checkDatatypeLimit } from '../ledger/datatypes-limit.js';
+import { checkDatatypeLimit, checkDatatypeNames } from '../ledger/datatypes-limit.js';
 import { admitNovelty } from './novelty-limits.js';
 import type { NsRecord, StagedRecord } from '../store.js';
 import type { WriteEnv } from '../ledger/stores.js';
@@ -417,7 +417,7 @@ async function prepareAll(env: WriteEnv, ledger: Ledger, writes: PendingWrite[],
       if (big) await slice.pause();
       await checkShapes(after, events, ctx.signal, view);
       const objectDatatypes = runs?.objectDatatypes();
-      const fresh = checkDatatypeLimit(datatypes, objectDatatypes ? objectDatatypes.map((dt) => ({ termType: 'Literal', datatype: { value: dt } })) : flakes.map((f) => f.o));
+      const fresh = objectDatatypes ? checkDatatypeNames(datatypes, objectDatatypes) : checkDatatypeLimit(datatypes, flakes.map((f) => f.o));
       if (big && slice.due()) await slice.pause();
       const txnBytes = earlyTxn ?? (env.opts.storeTxn ? (big ? await encodeTxnBlobSliced(blob, slice) : encodeTxnBlob(blob)) : null);
       const data: CommitData = {

@@ -111,10 +111,8 @@ export class RunStager extends Stager {
     // flat strings of their own (decoded per term, or copied over from the body thread), stored as
     // they are, as the bulk load stores them; a renamed blank node (a concatenation) is copied flat.
     const resolve = (k: number): number | Promise<number> => {
-      const key = keys[k]!;
-      const id = idOf(dict, key);
-      if (id === MISS) return interned(dict, key).then((x) => (ids[k] = x));
-      return (ids[k] = id ?? dict.internAbsentKey(key, key === rows.keys[k]));
+      const x = idOrIntern(dict, keys[k]!, keys[k] === rows.keys[k]);
+      return typeof x === 'number' ? (ids[k] = x) : x.then((id) => (ids[k] = id));
     };
     const g = this.graphId(defaultGraph);
     const run = allocRun(rows.n);
@@ -327,11 +325,14 @@ function idOf(dict: TermDict, key: string): number | undefined {
   }
 }
 
-/** A key's id, interned when new: at once when the dictionary can answer now, else after loading its pages. */
-function idOrIntern(dict: TermDict, key: string): number | Promise<number> {
+/**
+ * A key's id, interned when new: at once when the dictionary can answer now, else after loading
+ * its pages. `flat`: the key is a flat string of its own, stored as it is (TermDict.internAbsentKey).
+ */
+function idOrIntern(dict: TermDict, key: string, flat = false): number | Promise<number> {
   const id = idOf(dict, key);
   if (id === MISS) return interned(dict, key);
-  return id ?? dict.internAbsentKey(key);
+  return id ?? dict.internAbsentKey(key, flat);
 }
 
 /** A key's id, loading its dictionary pages when needed, interned when new. */
