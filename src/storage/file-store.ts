@@ -187,10 +187,6 @@ export class FileContentStore implements ContentStore {
   }
 
   /**
-   * Write one object. Its directory counts as dirty from the moment the file exists; a barrier (or
-   * 'all') fsyncs the dirty directories then, beside the file's own write and fsync.
-   */
-  /**
    * The on-disk form of bytes announced by prepare(), deflating meanwhile (by the bytes' identity:
    * an entry goes with its bytes when they are never put).
    */
@@ -204,6 +200,10 @@ export class FileContentStore implements ContentStore {
     this.prepared.set(bytes, file);
   }
 
+  /**
+   * Write one object. Its directory counts as dirty from the moment the file exists; a barrier (or
+   * 'all') fsyncs the dirty directories then, beside the file's own write and fsync.
+   */
   private async write(cid: CID, bytes: Uint8Array, barrier = BARRIER_CODECS.has(cid.code), onCreated?: () => void): Promise<void> {
     const path = this.pathOf(cid);
     const dir = join(path, '..');
